@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/commands.hpp"
+
+namespace prewarm::cli {
+
+void
+add_inspect_command(CLI::App& app, Action& action)
+{
+  auto* cmd = app.add_subcommand("inspect", "not implemented yet");
+  cmd->callback([&action] {
+    action = [] { return Status(fail(Errc::failed, "'inspect' is not implemented yet")); };
+  });
+}
+
+} // namespace prewarm::cli

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "base/encoding.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace prewarm {
+
+namespace {
+
+constexpr std::string_view k_hex_digits = "0123456789abcdef";
+constexpr std::string_view k_b64 =
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int
+hex_value(char c)
+{
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  return -1;
+}
+
+int
+b64_value(char c)
+{
+  const auto pos = k_b64.find(c);
+  return pos == std::string_view::npos ? -1 : static_cast<int>(pos);
+}
+
+} // namespace
+
+std::string
+to_hex(std::string_view bytes)
+{
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const unsigned char c : bytes) {
+    out.push_back(k_hex_digits[c >> 4]);
+    out.push_back(k_hex_digits[c & 0xf]);
+  }
+  return out;
+}
+
+std::optional<std::string>
+from_hex(std::string_view hex)
+{
+  if (hex.size() % 2 != 0) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = hex_value(hex[i]);
+    const int lo = hex_value(hex[i + 1]);
+    if (hi < 0 || lo < 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>((hi << 4) | lo));
+  }
+  return out;
+}
+
+bool
+is_lower_hex(std::string_view text, std::size_t length)
+{
+  if (text.size() != length) {
+    return false;
+  }
+  for (const char c : text) {
+    if (hex_value(c) < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string
+base64_encode(std::string_view bytes)
+{
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  const auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const std::uint32_t v = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    out.push_back(k_b64[(v >> 18) & 63]);
+    out.push_back(k_b64[(v >> 12) & 63]);
+    out.push_back(k_b64[(v >> 6) & 63]);
+    out.push_back(k_b64[v & 63]);
+  }
+  const std::size_t rest = bytes.size() - i;
+  if (rest == 1) {
+    const std::uint32_t v = at(i) << 16;
+    out.push_back(k_b64[(v >> 18) & 63]);
+    out.push_back(k_b64[(v >> 12) & 63]);
+    out += "==";
+  } else if (rest == 2) {
+    const std::uint32_t v = (at(i) << 16) | (at(i + 1) << 8);
+    out.push_back(k_b64[(v >> 18) & 63]);
+    out.push_back(k_b64[(v >> 12) & 63]);
+    out.push_back(k_b64[(v >> 6) & 63]);
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::optional<std::string>
+base64_decode(std::string_view text)
+{
+  if (text.size() % 4 != 0) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    std::array<int, 4> v{};
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = text[i + static_cast<std::size_t>(k)];
+      if (c == '=') {
+        // Padding only at the end of the last quantum, at most two.
+        if (!last || k < 2) {
+          return std::nullopt;
+        }
+        ++pad;
+        v[static_cast<std::size_t>(k)] = 0;
+        continue;
+      }
+      if (pad > 0) {
+        return std::nullopt; // data after padding
+      }
+      v[static_cast<std::size_t>(k)] = b64_value(c);
+      if (v[static_cast<std::size_t>(k)] < 0) {
+        return std::nullopt;
+      }
+    }
+    const std::uint32_t word = (static_cast<std::uint32_t>(v[0]) << 18) |
+                               (static_cast<std::uint32_t>(v[1]) << 12) |
+                               (static_cast<std::uint32_t>(v[2]) << 6) |
+                               static_cast<std::uint32_t>(v[3]);
+    out.push_back(static_cast<char>((word >> 16) & 0xff));
+    if (pad < 2) {
+      out.push_back(static_cast<char>((word >> 8) & 0xff));
+    } else if ((word & 0xffff) != 0) {
+      return std::nullopt; // non-zero unused bits: a second spelling
+    }
+    if (pad < 1) {
+      out.push_back(static_cast<char>(word & 0xff));
+    } else if ((word & 0xff) != 0) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::string
+in_quotes(std::string_view text)
+{
+  std::string out;
+  out.reserve(text.size() + 2);
+  out.push_back('"');
+  out.append(text);
+  out.push_back('"');
+  return out;
+}
+
+} // namespace prewarm

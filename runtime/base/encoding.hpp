@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// Strict encodings for signed text: exactly one accepted spelling per value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace prewarm {
+
+std::string to_hex(std::string_view bytes); // lowercase
+// Lowercase hex only (uppercase would give two spellings of one value).
+std::optional<std::string> from_hex(std::string_view hex);
+bool is_lower_hex(std::string_view text, std::size_t length);
+
+std::string base64_encode(std::string_view bytes); // RFC 4648, with padding
+// Canonical RFC 4648 only: no whitespace, correct padding, zero unused bits.
+std::optional<std::string> base64_decode(std::string_view text);
+
+// `"text"`, for paths and values in messages.
+std::string in_quotes(std::string_view text);
+
+} // namespace prewarm

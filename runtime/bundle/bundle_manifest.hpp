@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bundle manifest: the one signed statement of what a bundle holds and for
+// which hosts. It is defined here, by its reader; the builder writes it with
+// serialize() and nothing else.
+//
+// Bundle directory layout:
+//   BUNDLE/manifest            canonical text below (the signed bytes)
+//   BUNDLE/manifest.sig        signature envelope (signature.hpp)
+//   BUNDLE/slices/<id>.tar.zst one payload per slice (pax tar + zstd)
+//
+// Grammar (format version 1). Every line ends in LF; no CR, tab, trailing or
+// double space, or byte outside printable ASCII. There is exactly one valid
+// encoding of any manifest: parse() accepts bytes only if serialize(parse(b))
+// reproduces them, so unknown keys, reordering and duplicates are rejected.
+//
+//   manifest     := header slice+
+//   header       := "prewarm-bundle 1" LF
+//                   "channel " NAME LF                 e.g. "default", "prod/llm"
+//                   "serial " U64 LF                   monotonic per channel
+//                   "issued-at " TIME LF               RFC 3339 UTC, seconds
+//                   "expires " TIME LF                 > issued-at
+//                   "producer " TEXT LF                tool + library versions
+//                   "build-manifest " SHA256 LF        digest of the YAML manifest
+//   slice        := "slice " ID LF                     ids strictly increasing
+//                   "payload " SHA256 " " U64 " " U64 " " U64 LF
+//                                  (digest, size of .tar.zst, sum of file sizes, entries)
+//                   ("require " KEY " " OP " " VALUE LF)*   sorted by (key, op, value)
+//                   ("job " TEXT LF)*                  jobs that filled it, sorted
+//                   ("dir " PATH LF)*                  sorted
+//                   ("file " SHA256 " " U64 " " MODE " " PATH LF)*   sorted by path
+//   ID           := [a-z0-9][a-z0-9._-]{0,127}
+//   NAME         := [A-Za-z0-9][A-Za-z0-9._/-]{0,127}
+//   KEY          := [a-z0-9][a-z0-9.-]*                known keys only (requirement.hpp)
+//   OP           := "==" | ">=" | "<" | "in"           "in": VALUE is a comma list
+//   VALUE, TEXT  := printable ASCII, no leading/trailing space, 1..1024 bytes
+//   MODE         := "0644" | "0755"
+//   PATH         := KIND "/" REL                       KIND: cache_kind.hpp names
+//   REL          := COMPONENT ("/" COMPONENT)*         depth <= 32, length <= 1024
+//   COMPONENT    := [A-Za-z0-9._+-]{1,255} except "." and ".."
+//   SHA256       := 64 lowercase hex
+//
+// Entries count = dirs + files. A dir line exists for every directory that
+// holds an entry (parents before children, by sort order), kinds included.
+#pragma once
+
+#include "base/error.hpp"
+#include "base/time_format.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace prewarm::bundle {
+
+inline constexpr std::string_view k_manifest_file = "manifest";
+inline constexpr std::string_view k_signature_file = "manifest.sig";
+inline constexpr std::string_view k_slices_dir = "slices";
+inline constexpr std::string_view k_slice_suffix = ".tar.zst";
+
+struct Requirement
+{
+  std::string key;   // "opencl.device", "nvidia.driver", "pci-id", ...
+  std::string op;    // "==", ">=", "<", "in"
+  std::string value;
+  auto operator<=>(const Requirement&) const = default;
+};
+
+struct FileEntry
+{
+  std::string path; // "<kind>/<relative path>"
+  std::string sha256;
+  std::uint64_t size = 0;
+  unsigned mode = 0644;
+  auto operator<=>(const FileEntry&) const = default;
+};
+
+struct Slice
+{
+  std::string id;
+  std::string payload_sha256;
+  std::uint64_t payload_size = 0;
+  std::uint64_t uncompressed_size = 0; // sum of file sizes
+  std::uint64_t entry_count = 0;       // dirs + files
+  std::vector<Requirement> requirements;
+  std::vector<std::string> jobs;
+  std::vector<std::string> directories;
+  std::vector<FileEntry> files;
+  auto operator<=>(const Slice&) const = default;
+};
+
+struct BundleManifest
+{
+  std::string channel = "default";
+  std::uint64_t serial = 1;
+  SysSeconds issued_at{};
+  SysSeconds expires{};
+  std::string producer;
+  std::string build_manifest_sha256;
+  std::vector<Slice> slices;
+  auto operator<=>(const BundleManifest&) const = default;
+};
+
+// Canonical bytes. Sorts nothing: the caller gives sorted vectors (normalize()).
+std::string serialize(const BundleManifest& manifest);
+
+// Sorts every list into canonical order and fills entry_count.
+void normalize(BundleManifest& manifest);
+
+// Strict parse of signed bytes. Errors are Errc::verify with code
+// E_MANIFEST_FORMAT and name the line number.
+Result<BundleManifest> parse(std::string_view bytes);
+
+// Validation shared by parse() and the writer: names, paths, limits.
+Status validate(const BundleManifest& manifest);
+
+// Cache kind of an entry path ("pocl/ab/cd" -> "pocl").
+std::string_view kind_of(std::string_view entry_path);
+
+} // namespace prewarm::bundle
