@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// A device as flat key/value properties: what a host probe reports, what a
+// builder records for the device that filled a cache, and what slice
+// requirements ("require KEY OP VALUE") are evaluated against.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace prewarm {
+
+using DeviceProperties = std::map<std::string, std::string, std::less<>>;
+
+// The vocabulary. Values are exact strings as the API reports them, except
+// where noted. A key absent from a device means "unknown", never "empty".
+namespace prop {
+inline constexpr std::string_view vendor = "vendor";                 // nvidia|intel|amd|cpu
+inline constexpr std::string_view opencl_platform = "opencl.platform";             // CL_PLATFORM_NAME
+inline constexpr std::string_view opencl_platform_version = "opencl.platform-version"; // CL_PLATFORM_VERSION
+inline constexpr std::string_view opencl_device = "opencl.device";                 // CL_DEVICE_NAME
+inline constexpr std::string_view opencl_device_version = "opencl.device-version";   // CL_DEVICE_VERSION
+inline constexpr std::string_view opencl_driver = "opencl.driver";                 // CL_DRIVER_VERSION
+inline constexpr std::string_view pci_id = "pci-id";                 // "0x56a5" (lowercase, 4 hex digits)
+inline constexpr std::string_view pci_revision = "pci-revision";     // "0x05"
+inline constexpr std::string_view nvidia_driver = "nvidia.driver";   // "580.159.04"
+inline constexpr std::string_view nvidia_sm = "nvidia.sm";           // "90" (major*10 + minor)
+inline constexpr std::string_view intel_ip_version = "intel.ip-version"; // "12.55.8"
+inline constexpr std::string_view intel_driver = "intel.driver";     // NEO version, "22.43.24595"
+inline constexpr std::string_view level_zero_device = "level-zero.device"; // ze device name
+// Framework versions a command workload's probe reports (issue: command workloads):
+// "framework.torch", "framework.triton", ... (prefix match).
+inline constexpr std::string_view framework_prefix = "framework.";
+} // namespace prop
+
+} // namespace prewarm
