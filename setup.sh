@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# One entry point for a fresh Debian 12 machine:
+#   ./setup.sh          install dependencies, build, then run the main job: build a signed bundle
+#                       from the embedded default manifest on the CPU OpenCL device, verify it and
+#                       install it into out/root
+#   ./setup.sh test     install dependencies, build with tests, run the whole test suite (ctest)
+#   ./setup.sh deps     only install the Debian packages
+#   ./setup.sh build    only configure and build
+# Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+
+# Every Debian package the project needs: build, tests, integration (PoCL, ocloc, Level Zero loader,
+# pyopencl, buildah), benchmarks (plots).
+PACKAGES=(
+  cmake ninja-build g++ pkg-config git ca-certificates
+  libssl-dev libarchive-dev libzstd-dev zstd libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers clinfo pocl-opencl-icd
+  intel-opencl-icd libze-dev libze1
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  clang libclang-rt-dev
+  python3 python3-pyopencl python3-numpy python3-matplotlib
+  buildah debootstrap uidmap fuse-overlayfs
+)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_deps() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all ${#PACKAGES[@]} Debian packages present"
+    return
+  fi
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+configure_and_build() {
+  local werror=OFF
+  [ "${CI:-}" = "true" ] && werror=ON
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DPREWARM_WERROR="$werror" "$@"
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+main_job() {
+  local prewarm="$BUILD_DIR/prewarm/cli/prewarm"
+  local runtime="$BUILD_DIR/runtime/cli/prewarm-runtime"
+  mkdir -p keys out
+  # A development key: production keys live in the CI secret store, never in the tree.
+  [ -f keys/dev.key ] || "$prewarm" keygen --out keys/dev
+  "$prewarm" targets
+  "$prewarm" build --key keys/dev.key --out out/default.bundle
+  "$prewarm" inspect out/default.bundle --trust keys/dev.pub
+  "$runtime" verify out/default.bundle --trust keys/dev.pub
+  "$runtime" install out/default.bundle --trust keys/dev.pub --root out/root
+  "$runtime" status --root out/root
+  echo "setup: done. Point an application at the caches with:"
+  echo "  eval \"\$($runtime env --root out/root)\"   or   $runtime exec --root out/root -- APP"
+}
+
+case "${1:-all}" in
+  deps) install_deps ;;
+  build) install_deps; configure_and_build ;;
+  test)
+    install_deps
+    configure_and_build -DPREWARM_BUILD_TESTS=ON
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900
+    ;;
+  all) install_deps; configure_and_build; main_job ;;
+  *) echo "usage: ./setup.sh [all|test|deps|build]" >&2; exit 2 ;;
+esac
