@@ -46,6 +46,7 @@
 #include "base/error.hpp"
 #include "base/time_format.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -108,10 +109,24 @@ std::string serialize(const BundleManifest& manifest);
 void normalize(BundleManifest& manifest);
 
 // Strict parse of signed bytes. Errors are Errc::verify with code
-// E_MANIFEST_FORMAT and name the line number.
+// E_MANIFEST_FORMAT and name the line number ("manifest:12: ..."), except a
+// requirement key this version does not know: E_UNKNOWN_REQUIREMENT.
 Result<BundleManifest> parse(std::string_view bytes);
 
-// Validation shared by parse() and the writer: names, paths, limits.
+// Limits validate() enforces (a manifest within them still goes through the
+// extraction limits of slice_reader.hpp).
+inline constexpr std::size_t k_max_slices = 4096;
+inline constexpr std::size_t k_max_entries_per_slice = 1'000'000;
+inline constexpr std::size_t k_max_requirements_per_slice = 64;
+inline constexpr std::size_t k_max_jobs_per_slice = 4096;
+inline constexpr std::size_t k_max_path_length = 1024;
+inline constexpr std::size_t k_max_path_depth = 32; // components after KIND
+
+// Validation shared by parse() and the writer: names, paths (charset,
+// depth, length, unique after ASCII case-fold, parent dir listed), kinds,
+// requirements (requirement.hpp), expires > issued-at, entry_count and
+// uncompressed_size consistent with the lists, limits. Errc::verify
+// E_MANIFEST_FORMAT / E_UNKNOWN_REQUIREMENT; the message names slice and path.
 Status validate(const BundleManifest& manifest);
 
 // Cache kind of an entry path ("pocl/ab/cd" -> "pocl").

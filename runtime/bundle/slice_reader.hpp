@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// Safe extraction of one slice payload (pax tar + zstd) into a staging
+// directory. The security-critical reader: see
+// shared/research/signing-archives.md §2.3 and §6.4.
+//
+// Order: the payload's size and SHA-256 are checked against the signed
+// manifest FIRST; libarchive sees no byte of a payload that does not match.
+// Then libarchive reads tar + zstd only, from the same fd. Every entry must be
+// a regular file or directory with a canonical name listed in the Slice, seen
+// once, with the listed size and SHA-256. Files and directories are created
+// relative to directory fds (openat/mkdirat, O_NOFOLLOW, O_EXCL); no path-based
+// write. Modes come from the manifest (0644/0755 files, 0755 dirs); owners,
+// times, xattrs, ACLs in the archive are ignored (files get the install time,
+// so LRU-evicting caches keep them).
+//
+// Errors are Errc::verify with a code, except I/O on the staging side
+// (Errc::failed, E_IO):
+//   E_PAYLOAD_SIZE E_PAYLOAD_DIGEST E_PAYLOAD_FORMAT E_TYPE E_PATH E_DUPLICATE
+//   E_ENTRY_NOT_IN_MANIFEST E_ENTRY_MISSING E_ENTRY_SIZE E_ENTRY_DIGEST E_LIMIT
+#pragma once
+
+#include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
+
+#include <cstdint>
+
+namespace prewarm::bundle {
+
+struct ExtractLimits
+{
+  std::uint64_t max_payload_bytes = std::uint64_t{16} << 30;       // compressed
+  std::uint64_t max_uncompressed_bytes = std::uint64_t{64} << 30;  // sum of file sizes
+  std::uint64_t max_entries = 1'000'000;                           // files + dirs
+  std::uint64_t max_file_bytes = std::uint64_t{8} << 30;           // one file
+  std::uint64_t max_path_length = 1024;                            // "<kind>/<rel>"
+  std::uint64_t max_depth = 32;                                    // components
+  std::uint64_t max_expansion_ratio = 2000; // uncompressed / payload (zstd on zeros ~ 1:1000+)
+};
+
+// fstat size == slice.payload_size, then SHA-256 of exactly those bytes by
+// pread (the fd offset is untouched). E_PAYLOAD_SIZE / E_PAYLOAD_DIGEST.
+Status verify_payload(int payload_fd, const Slice& slice);
+
+// Extracts `slice` from `payload_fd` into the directory `staging_dirfd`, which
+// the caller created empty and private; entries land at
+// staging/<kind>/<rel>. Checks the slice's declared totals against `limits`
+// before reading, and counts while reading (a lying manifest stops at the
+// declared size + 1 byte). Several slices may be extracted into one staging
+// directory: a directory that already exists there (a real directory, not a
+// symlink) is reused; a file that exists is E_DUPLICATE.
+// On error the staging directory holds a partial tree: the caller removes it.
+Status extract_slice(int payload_fd,
+                     const Slice& slice,
+                     int staging_dirfd,
+                     const ExtractLimits& limits = {});
+
+// fsyncs every regular file and directory under `dirfd` (not following
+// symlinks), children before parents, then `dirfd` itself. The installer
+// calls it on the staging directory before renaming it into place.
+Status fsync_tree(int dirfd);
+
+// How many times this process handed a payload to libarchive (extract_slice
+// past verify_payload). Tests use it to prove a tampered payload never
+// reaches the archive parser.
+std::uint64_t archive_reader_open_count();
+
+} // namespace prewarm::bundle
