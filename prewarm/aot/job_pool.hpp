@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs N independent jobs on up to `jobs` threads. Results come back in job
+// order, whatever order the threads finished in, so output that is built from
+// them is the same at --jobs 1 and --jobs 8.
+#pragma once
+
+#include "base/error.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace prewarm::aot {
+
+// Every job runs (one failure does not cancel the others: the caller decides
+// whether to keep going); result i belongs to job i.
+template<typename T>
+std::vector<Result<T>>
+run_jobs(std::size_t count, unsigned jobs, const std::function<Result<T>(std::size_t)>& job)
+{
+  std::vector<std::optional<Result<T>>> slots(count);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      slots[i].emplace(job(i));
+    }
+  };
+  const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(jobs == 0 ? 1 : jobs, 1, std::max<std::size_t>(count, 1)));
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::jthread> pool;
+    pool.reserve(threads);
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back(worker);
+    }
+  } // jthreads join here
+  std::vector<Result<T>> results;
+  results.reserve(count);
+  for (auto& slot : slots) {
+    results.push_back(std::move(*slot));
+  }
+  return results;
+}
+
+} // namespace prewarm::aot

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "aot/ocloc.hpp"
+
+#include "aot/process.hpp"
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+namespace prewarm::aot {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// ocloc 22.43 ends the OCL_DRIVER_VERSION file with " \0".
+constexpr std::string_view k_blank{" \t\r\n\0", 5};
+
+std::string
+trim(std::string_view text)
+{
+  const auto first = text.find_first_not_of(k_blank);
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  const auto last = text.find_last_not_of(k_blank);
+  return std::string(text.substr(first, last - first + 1));
+}
+
+// The last non-empty line of ocloc's output: where it puts the reason.
+std::string
+last_line(std::string_view text)
+{
+  std::string trimmed = trim(text);
+  const auto nl = trimmed.find_last_of('\n');
+  return nl == std::string::npos ? trimmed : trim(std::string_view(trimmed).substr(nl + 1));
+}
+
+std::optional<fs::path>
+find_on_path(std::string_view name)
+{
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) {
+    return std::nullopt;
+  }
+  std::string_view rest(path);
+  while (!rest.empty()) {
+    const auto colon = rest.find(':');
+    const auto dir = rest.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    if (dir.empty()) {
+      continue;
+    }
+    fs::path candidate = fs::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::string>
+query_driver_version(const fs::path& executable)
+{
+  PW_ASSIGN(auto scratch, TempDir::create("prewarm-ocloc-"));
+  std::vector<std::string> argv{executable.string(), "query", "OCL_DRIVER_VERSION"};
+  PW_ASSIGN(auto run, run_process(argv, scratch.path()));
+  auto file = read_file((scratch.path() / "OCL_DRIVER_VERSION").string(), 4096);
+  // 22.43 writes the file; a later ocloc might print to stdout instead.
+  std::string version = file ? trim(*file) : trim(run.output);
+  if (run.exit_code != 0 || version.empty()) {
+    return fail(Errc::failed,
+                fmt::format("{} query OCL_DRIVER_VERSION failed (exit {}): {}",
+                            executable.string(), run.exit_code, last_line(run.output)));
+  }
+  return version;
+}
+
+} // namespace
+
+bool
+is_single_device_name(std::string_view name)
+{
+  if (name.empty() || name.size() > 64 || name.front() == '-') {
+    return false;
+  }
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Result<Ocloc>
+Ocloc::locate()
+{
+  if (const char* over = std::getenv("PREWARM_OCLOC"); over != nullptr && *over != '\0') {
+    if (::access(over, X_OK) != 0) {
+      return fail(Errc::usage, fmt::format("PREWARM_OCLOC={}: not an executable file", in_quotes(over)));
+    }
+    return at(over);
+  }
+  if (auto on_path = find_on_path("ocloc")) {
+    return at(*on_path);
+  }
+  if (::access("/usr/bin/ocloc", X_OK) == 0) {
+    return at("/usr/bin/ocloc");
+  }
+  return fail(Errc::failed,
+              "ocloc not found on PATH or at /usr/bin/ocloc (install intel-opencl-icd, or set "
+              "PREWARM_OCLOC to the executable)",
+              "E_OCLOC_MISSING");
+}
+
+Result<Ocloc>
+Ocloc::at(const fs::path& executable)
+{
+  PW_ASSIGN(auto version, query_driver_version(executable));
+  return Ocloc(executable, std::move(version));
+}
+
+Result<OclocDevice>
+Ocloc::lookup_device(std::string_view name) const
+{
+  OclocDevice device;
+  device.name = std::string(name);
+  if (!is_single_device_name(name)) {
+    device.reason = fmt::format("{} is not a single ocloc device name", in_quotes(name));
+    return device;
+  }
+  PW_ASSIGN(auto scratch, TempDir::create("prewarm-ocloc-"));
+  std::vector<std::string> argv{m_executable.string(), "ids", std::string(name)};
+  PW_ASSIGN(auto run, run_process(argv, scratch.path()));
+  const auto marker = run.output.find("Matched ids:");
+  if (run.exit_code == 0 && marker != std::string::npos) {
+    // The first line after the marker is the IP version ("12.56.5").
+    std::string_view rest = std::string_view(run.output).substr(marker + 12);
+    rest.remove_prefix(std::min(rest.find_first_not_of(" \r\n"), rest.size()));
+    device.ip_version = trim(rest.substr(0, rest.find('\n')));
+    device.known = true;
+    return device;
+  }
+  device.reason = fmt::format("ocloc {} does not know {}: {}", m_driver_version, in_quotes(name),
+                              last_line(run.output));
+  return device;
+}
+
+namespace {
+
+Result<OclocOutput>
+run_compile(const fs::path& executable, const OclocCompileRequest& request, bool spirv_only)
+{
+  if (!is_single_device_name(request.device)) {
+    return fail(Errc::usage, fmt::format("ocloc compile of {}: {} is not a single device name",
+                                         request.source_name, in_quotes(request.device)));
+  }
+  PW_ASSIGN(auto scratch, TempDir::create("prewarm-ocloc-"));
+  // Fixed, relative names: nothing about the scratch directory can reach the
+  // output, so the bytes depend on source, options and device only.
+  PW_TRY(write_file_atomic(scratch.path() / "source.cl", request.source, 0600, Durability::none));
+  std::vector<std::string> argv{executable.string(), "compile", "-file", "source.cl",
+                                "-device", request.device, "-output", "program", "-output_no_suffix"};
+  if (spirv_only) {
+    argv.emplace_back("-spv_only");
+  } else {
+    argv.insert(argv.end(), {"--format", "zebin"});
+  }
+  if (!request.options.empty()) {
+    argv.insert(argv.end(), {"-options", request.options});
+  }
+  PW_ASSIGN(auto run, run_process(argv, scratch.path()));
+  if (run.exit_code != 0) {
+    return fail(Errc::failed, fmt::format("ocloc compile of {} for {} with options {} failed (exit "
+                                          "{}):\n{}",
+                                          request.source_name, request.device,
+                                          in_quotes(request.options), run.exit_code, trim(run.output)));
+  }
+  OclocOutput output;
+  output.log = trim(run.output);
+  if (!spirv_only) {
+    PW_ASSIGN_CTX(output.zebin, "reading ocloc's binary", read_file((scratch.path() / "program").string()));
+  }
+  PW_ASSIGN_CTX(output.spirv, "reading ocloc's SPIR-V", read_file((scratch.path() / "program.spv").string()));
+  return output;
+}
+
+} // namespace
+
+Result<OclocOutput>
+Ocloc::compile(const OclocCompileRequest& request) const
+{
+  return run_compile(m_executable, request, false);
+}
+
+Result<std::string>
+Ocloc::compile_spirv(const OclocCompileRequest& request) const
+{
+  PW_ASSIGN(auto output, run_compile(m_executable, request, true));
+  return std::move(output.spirv);
+}
+
+Result<OclocValidation>
+Ocloc::validate(std::string_view zebin, std::string_view device) const
+{
+  if (!is_single_device_name(device)) {
+    return fail(Errc::usage, fmt::format("ocloc validate: {} is not a single device name", in_quotes(device)));
+  }
+  PW_ASSIGN(auto scratch, TempDir::create("prewarm-ocloc-"));
+  PW_TRY(write_file_atomic(scratch.path() / "program.zebin", zebin, 0600, Durability::none));
+  std::vector<std::string> argv{m_executable.string(), "validate", "-file", "program.zebin",
+                                "-device", std::string(device)};
+  PW_ASSIGN(auto run, run_process(argv, scratch.path()));
+  OclocValidation validation;
+  validation.exit_code = run.exit_code;
+  validation.output = trim(run.output);
+  validation.valid = run.exit_code == 0 && validation.output.find("Binary is VALID") != std::string::npos;
+  return validation;
+}
+
+} // namespace prewarm::aot

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Intel's offline compiler (ocloc, intel-opencl-icd) as a library: which
+// devices it knows, compile OpenCL C for ONE named device into a zebin, and
+// `ocloc validate` a zebin. ocloc needs no GPU (its help says so; checked with
+// 22.43.24595 on a machine without one).
+//
+// Facts about ocloc 22.43 (Debian bookworm) this code relies on:
+//   - `ocloc query OCL_DRIVER_VERSION` writes the version to a FILE named
+//     OCL_DRIVER_VERSION in the working directory (stdout stays empty);
+//   - `ocloc ids <name>` exits 0 and prints "Matched ids:\n<ip version>" for a
+//     known device, and non-zero "Unknown acronym" otherwise (it does not
+//     accept PCI ids, although `compile -device 0x56a5` does);
+//   - the default output format is patchtokens; `--format zebin` gives the
+//     zebin that `ocloc validate` and Level Zero's NATIVE format take;
+//   - `-output X -output_no_suffix` names the binary X and the SPIR-V X.spv;
+//   - the same source, options and device give the same bytes (tested).
+#pragma once
+
+#include "base/error.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace prewarm::aot {
+
+struct OclocDevice
+{
+  std::string name;        // as asked, e.g. "acm-g11"
+  bool known = false;
+  std::string ip_version;  // "12.56.5" when known
+  std::string reason;      // when unknown: ocloc's message
+};
+
+struct OclocCompileRequest
+{
+  std::string source_name; // "gemm.cl", for messages only (never a path on disk)
+  std::string_view source; // OpenCL C
+  std::string options;     // build options, e.g. "-DTILE=16"
+  std::string device;      // ONE ocloc device name; lists and ranges are refused
+};
+
+struct OclocOutput
+{
+  std::string zebin;  // the device binary (ELF, e_machine 205)
+  std::string spirv;  // the SPIR-V ocloc made on the way (device-dependent: it is
+                      // not shared between targets)
+  std::string log;    // ocloc's messages (warnings), usually empty
+};
+
+struct OclocValidation
+{
+  bool valid = false;
+  int exit_code = -1;
+  std::string output; // ocloc's report; on 22.43 it warns ".ze_info Minor version : 20
+                      // is newer than available in decoder : 15" (IGC vs NEO skew, harmless)
+};
+
+class Ocloc
+{
+public:
+  // The executable: $PREWARM_OCLOC if set (it must exist), else `ocloc` on
+  // PATH, else /usr/bin/ocloc. Also queries the version, so a broken install
+  // fails here rather than in the middle of a build.
+  static Result<Ocloc> locate();
+  static Result<Ocloc> at(const std::filesystem::path& executable);
+
+  const std::filesystem::path& executable() const { return m_executable; }
+  // OCL_DRIVER_VERSION, "22.43.24595": the NEO release the compiler belongs to,
+  // recorded with every binary it makes.
+  const std::string& driver_version() const { return m_driver_version; }
+
+  // Whether this ocloc can compile for `name` (an acronym such as "acm-g11").
+  // An unknown device is a result (known = false, reason), not an error.
+  Result<OclocDevice> lookup_device(std::string_view name) const;
+
+  // One source for one device; thread-safe (every call has its own scratch
+  // directory). A compile error is Errc::failed carrying ocloc's build log.
+  Result<OclocOutput> compile(const OclocCompileRequest& request) const;
+
+  // SPIR-V only (`-spv_only`), for Level Zero's IL path. `device` selects the
+  // front end's target defines; the result is not a device binary.
+  Result<std::string> compile_spirv(const OclocCompileRequest& request) const;
+
+  // `ocloc validate -file X -device D`. Only zebins are understood
+  // (patchtokens: "Input is not a Zebin file").
+  Result<OclocValidation> validate(std::string_view zebin, std::string_view device) const;
+
+private:
+  Ocloc(std::filesystem::path executable, std::string driver_version)
+    : m_executable(std::move(executable)), m_driver_version(std::move(driver_version))
+  {
+  }
+
+  std::filesystem::path m_executable;
+  std::string m_driver_version;
+};
+
+// A device name ocloc can take for exactly one target: letters, digits, '-',
+// '_', '.' (IP versions). Lists (","), ranges (":") and anything a shell or
+// ocloc would split are refused, so one compile is always one target.
+bool is_single_device_name(std::string_view name);
+
+} // namespace prewarm::aot

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs one external tool (ocloc) to completion: argv without a shell, a
+// chosen working directory, stdout and stderr merged into one captured text.
+// ocloc writes helper files (OCL_DRIVER_VERSION, *.spv) into its working
+// directory, so every call here runs in a private scratch directory.
+#pragma once
+
+#include "base/error.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace prewarm::aot {
+
+struct ProcessResult
+{
+  int exit_code = -1;    // the status of a normal exit; 128 + N for signal N
+  std::string output;    // stdout and stderr, interleaved as written
+};
+
+// Errors only when the program cannot be started or waited for; a non-zero
+// exit is a result, not an error (the caller knows what it means).
+Result<ProcessResult> run_process(const std::vector<std::string>& argv,
+                                  const std::filesystem::path& working_directory);
+
+// "ocloc compile -file source.cl ..." with arguments that contain spaces quoted,
+// for messages.
+std::string command_line_text(const std::vector<std::string>& argv);
+
+} // namespace prewarm::aot
