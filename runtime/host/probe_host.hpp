@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// What this host has: the devices a bundle's slices are matched against.
+//
+// Sources, each optional (a container may see any subset):
+//   OpenCL           every device of every ICD (forked child, deadline)
+//   /proc/driver/nvidia/version   the NVIDIA kernel driver version
+//   nvidia-smi       per GPU: PCI address, SM, PCI device id (when installed)
+//   sysfs PCI        display-class devices (Intel, AMD, NVIDIA): ids, revision
+// A source that fails is reported (log::warn) and counts as "no such devices":
+// probing never stops the container from starting.
+//
+// Merging, only where it is unambiguous:
+//   - nvidia.driver goes into every NVIDIA record (one driver per host);
+//   - the PCI identity (pci-id, pci-revision, and nvidia.sm for NVIDIA) of a
+//     vendor's GPUs is copied into that vendor's OpenCL GPU devices when all
+//     of the vendor's PCI GPUs share it; keys the OpenCL device already
+//     reports are kept;
+//   - PCI GPUs not merged that way (no OpenCL device of their vendor, or a mix
+//     of models) are separate records, so a requirement on pci-id still finds
+//     them.
+#pragma once
+
+#include "base/error.hpp"
+#include "host/host_device.hpp"
+#include "host/nvidia_probe.hpp"
+#include "host/pci_probe.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prewarm::host {
+
+enum class OpenclProbe { enabled, disabled };
+
+struct HostProbeOptions
+{
+  std::filesystem::path proc_root = "/proc";
+  std::filesystem::path sys_root = "/sys";
+  std::string nvidia_smi = "nvidia-smi"; // looked up in PATH; absent is fine
+  OpenclProbe opencl = OpenclProbe::enabled;
+  std::chrono::milliseconds timeout{10'000}; // per source that can hang
+};
+
+// The raw findings of each source, before merging.
+struct HostFindings
+{
+  std::vector<HostDevice> opencl_devices;
+  std::optional<std::string> nvidia_driver;
+  std::vector<NvidiaGpu> nvidia_gpus;
+  std::vector<PciDisplayDevice> pci_gpus;
+};
+
+// Merges findings into device records (rules above). Pure; tested directly.
+std::vector<HostDevice> merge_host_findings(const HostFindings& findings);
+
+// PREWARM_HOST_DEVICES set: the test double's devices (host_description_file.hpp),
+// announced on stderr. Else the probe above. Errors only for a broken test
+// double file; real probe failures are warnings.
+Result<std::vector<HostDevice>> probe_host(const HostProbeOptions& options = {});
+
+// One line per device, "description: key=value, ..." (for messages).
+std::string describe_host(const std::vector<HostDevice>& devices);
+
+} // namespace prewarm::host

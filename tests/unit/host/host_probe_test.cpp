@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "base/files.hpp"
+#include "host/host_description_file.hpp"
+#include "host/nvidia_probe.hpp"
+#include "host/opencl_probe.hpp"
+#include "host/pci_probe.hpp"
+#include "host/probe_host.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace prewarm;
+using namespace prewarm::host;
+namespace fs = std::filesystem;
+
+namespace {
+
+TempDir
+scratch()
+{
+  auto dir = TempDir::create("prewarm-host-test-");
+  EXPECT_TRUE(dir);
+  return std::move(*dir);
+}
+
+void
+write(const fs::path& path, std::string_view text)
+{
+  fs::create_directories(path.parent_path());
+  ASSERT_TRUE(write_file_atomic(path, text, 0644, Durability::none));
+}
+
+// A fake sysfs PCI device directory.
+void
+add_pci_device(const fs::path& sys, std::string_view address, std::string_view vendor, std::string_view device,
+               std::string_view revision, std::string_view class_code)
+{
+  const auto dir = sys / "bus/pci/devices" / address;
+  write(dir / "vendor", std::string(vendor) + "\n");
+  write(dir / "device", std::string(device) + "\n");
+  write(dir / "revision", std::string(revision) + "\n");
+  write(dir / "class", std::string(class_code) + "\n");
+}
+
+// Restores an environment variable on scope exit.
+class ScopedEnv
+{
+public:
+  ScopedEnv(const char* name, const std::string& value) : m_name(name)
+  {
+    if (const char* old = std::getenv(name)) {
+      m_old = old;
+    }
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv()
+  {
+    if (m_old) {
+      ::setenv(m_name, m_old->c_str(), 1);
+    } else {
+      ::unsetenv(m_name);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  const char* m_name;
+  std::optional<std::string> m_old;
+};
+
+} // namespace
+
+TEST(NvidiaDriverVersion, ProprietaryModuleLine)
+{
+  const auto v = parse_nvidia_driver_version(
+    "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Wed Jul 16 22:33:40 UTC 2025\n"
+    "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(*v, "580.159.04");
+}
+
+TEST(NvidiaDriverVersion, OpenModuleLine)
+{
+  const auto v = parse_nvidia_driver_version(
+    "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  (dvs-builder@U16)\n");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(*v, "550.54.15");
+}
+
+TEST(NvidiaDriverVersion, NoVersionIsNullopt)
+{
+  EXPECT_FALSE(parse_nvidia_driver_version("GCC version: gcc version 12.2.0\n"));
+  EXPECT_FALSE(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  unknown\n"));
+}
+
+TEST(NvidiaSmi, ParsesQueryLinesAndSkipsGarbage)
+{
+  const auto gpus = parse_nvidia_smi_query("00000000:18:00.0, 9.0, 0x233010DE\n"
+                                           "No devices were found\n"
+                                           "00000000:2A:00.0, 8.6, 0x220410DE\n");
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].pci_address, "0000:18:00.0");
+  EXPECT_EQ(gpus[0].sm, "90");
+  EXPECT_EQ(gpus[0].pci_id, "0x2330");
+  EXPECT_EQ(gpus[1].pci_address, "0000:2a:00.0");
+  EXPECT_EQ(gpus[1].sm, "86");
+}
+
+TEST(PciScan, FindsDisplayClassDevicesOnly)
+{
+  auto dir = scratch();
+  const auto sys = dir.path() / "sys";
+  add_pci_device(sys, "0000:00:02.0", "0x8086", "0x46a6", "0x0c", "0x030000");
+  add_pci_device(sys, "0000:03:00.0", "0x8086", "0x56A5", "0x05", "0x038000"); // uppercase in sysfs
+  add_pci_device(sys, "0000:00:1f.3", "0x8086", "0x51c8", "0x01", "0x040380"); // audio: not a GPU
+  const auto gpus = scan_pci_display_devices(sys);
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].address, "0000:00:02.0");
+  EXPECT_EQ(gpus[1].device_id, "0x56a5");
+  EXPECT_EQ(gpus[1].revision, "0x05");
+}
+
+TEST(PciScan, NoSysfsIsAnEmptyList)
+{
+  auto dir = scratch();
+  EXPECT_TRUE(scan_pci_display_devices(dir.path() / "absent").empty());
+}
+
+TEST(MergeFindings, NvidiaIdentityGoesIntoTheOpenclDevice)
+{
+  HostFindings f;
+  f.opencl_devices.push_back({"OpenCL 0: NVIDIA H100", {{"vendor", "nvidia"}, {"opencl.device", "NVIDIA H100"}}});
+  f.nvidia_driver = "580.159.04";
+  f.nvidia_gpus.push_back({"0000:18:00.0", "90", "0x2330"});
+  f.pci_gpus.push_back({"0000:18:00.0", "0x10de", "0x2330", "0xa1", "0x030200"});
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 1u);
+  const auto& p = devices[0].properties;
+  EXPECT_EQ(p.at("nvidia.driver"), "580.159.04");
+  EXPECT_EQ(p.at("nvidia.sm"), "90");
+  EXPECT_EQ(p.at("pci-id"), "0x2330");
+  EXPECT_EQ(p.at("pci-revision"), "0xa1");
+  EXPECT_EQ(p.at("opencl.device"), "NVIDIA H100");
+}
+
+TEST(MergeFindings, MixedModelsStaySeparateRecords)
+{
+  HostFindings f;
+  f.opencl_devices.push_back({"OpenCL 0: Intel Arc", {{"vendor", "intel"}}});
+  f.pci_gpus.push_back({"0000:00:02.0", "0x8086", "0x46a6", "0x0c", "0x030000"});
+  f.pci_gpus.push_back({"0000:03:00.0", "0x8086", "0x56a0", "0x08", "0x030000"});
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_FALSE(devices[0].properties.contains("pci-id")); // not obvious which one it is
+  EXPECT_EQ(devices[1].properties.at("vendor"), "intel");
+  EXPECT_EQ(devices[2].properties.at("pci-id"), "0x56a0");
+}
+
+TEST(MergeFindings, GpuWithoutOpenclDriverIsStillListed)
+{
+  HostFindings f;
+  f.opencl_devices.push_back({"OpenCL 0: cpu", {{"vendor", "cpu"}}});
+  f.pci_gpus.push_back({"0000:03:00.0", "0x8086", "0x56a5", "0x05", "0x030000"});
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[1].properties.at("pci-id"), "0x56a5");
+  EXPECT_NE(devices[1].description.find("0000:03:00.0"), std::string::npos);
+}
+
+TEST(MergeFindings, DriverAloneMakesARecord)
+{
+  HostFindings f;
+  f.nvidia_driver = "550.54.15";
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].properties.at("nvidia.driver"), "550.54.15");
+}
+
+TEST(HostDescriptionFile, RoundTripAndErrors)
+{
+  auto dir = scratch();
+  const auto file = dir.path() / "host.json";
+  write(file, R"([{"description": "test A770", "vendor": "intel", "pci-id": "0x56a0"}, {"vendor": "cpu"}])");
+  auto devices = load_host_description(file);
+  ASSERT_TRUE(devices) << devices.error().message();
+  ASSERT_EQ(devices->size(), 2u);
+  EXPECT_EQ((*devices)[0].description, "test A770");
+  EXPECT_FALSE((*devices)[0].properties.contains("description"));
+  EXPECT_EQ((*devices)[1].description, "test device 1");
+
+  auto again = parse_host_description(host_description_json(*devices), "round trip");
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)[0].properties, (*devices)[0].properties);
+
+  write(file, R"([{"vendor": 3}])");
+  auto bad = load_host_description(file);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().category(), Errc::usage);
+  EXPECT_NE(bad.error().message().find("element 0"), std::string::npos);
+}
+
+TEST(ProbeHost, TestDoubleReplacesTheProbe)
+{
+  auto dir = scratch();
+  const auto file = dir.path() / "host.json";
+  write(file, R"([{"vendor": "intel", "pci-id": "0x56a5"}])");
+  ScopedEnv env("PREWARM_HOST_DEVICES", file.string());
+  auto devices = probe_host();
+  ASSERT_TRUE(devices);
+  ASSERT_EQ(devices->size(), 1u);
+  EXPECT_EQ((*devices)[0].properties.at("pci-id"), "0x56a5");
+}
+
+TEST(ProbeHost, FakeProcAndSysWithoutOpencl)
+{
+  auto dir = scratch();
+  write(dir.path() / "proc/driver/nvidia/version",
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Wed Jul 16 2025\n");
+  add_pci_device(dir.path() / "sys", "0000:18:00.0", "0x10de", "0x2330", "0xa1", "0x030200");
+  HostProbeOptions options;
+  options.proc_root = dir.path() / "proc";
+  options.sys_root = dir.path() / "sys";
+  options.nvidia_smi = "prewarm-test-no-such-nvidia-smi"; // absent: must not fail
+  options.opencl = OpenclProbe::disabled;
+  auto devices = probe_host(options);
+  ASSERT_TRUE(devices) << devices.error().message();
+  ASSERT_EQ(devices->size(), 1u);
+  EXPECT_EQ((*devices)[0].properties.at("vendor"), "nvidia");
+  EXPECT_EQ((*devices)[0].properties.at("pci-id"), "0x2330");
+  EXPECT_EQ((*devices)[0].properties.at("nvidia.driver"), "580.159.04");
+}
+
+TEST(ProbeHost, RealOpenclFindsThePoclCpuDevice)
+{
+  if (!opencl_probe_available()) {
+    GTEST_SKIP() << "built without OpenCL";
+  }
+  auto dir = scratch();
+  HostProbeOptions options;
+  options.proc_root = dir.path(); // no NVIDIA here either way
+  options.sys_root = dir.path();
+  auto devices = probe_host(options);
+  ASSERT_TRUE(devices) << devices.error().message();
+  bool cpu = false;
+  for (const auto& d : *devices) {
+    cpu = cpu || (d.properties.contains("vendor") && d.properties.at("vendor") == "cpu" &&
+                  d.properties.contains("opencl.device"));
+  }
+  EXPECT_TRUE(cpu) << describe_host(*devices);
+}
