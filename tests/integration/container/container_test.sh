@@ -1,0 +1,272 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Container end-to-end test: build docker/Dockerfile with buildah on a
+# debootstrap-made Debian image, start the entrypoint in the built image
+# (buildah run) and check every start path:
+#   warm       bundle installed, the application's first result is warm
+#   tampered   flipped payload byte: warn => app starts with JIT and the
+#              reason; fail => the container stops (non-zero exit)
+#   pin        a manifest that is not the pinned one: refused before install
+#   no-match   a host that matches no slice: skipped, app starts (warn and fail)
+#   secret     the signing key is in no layer of any built image (and the
+#              check would see it: the public key IS found in the runtime layers)
+#
+# Usage: container_test.sh PREWARM_BINARY SOURCE_DIR
+# Exit: 0 pass, 1 fail, 77 skip (not root, no buildah/debootstrap, no mirror).
+# Environment: PREWARM_IMAGE_CACHE (base rootfs cache, see make-base-image.sh),
+#   PREWARM_CONTAINER_KEEP=1 keeps the scratch dir and the tagged images,
+#   PREWARM_CONTAINER_REPORT=FILE writes the measured figures there too.
+set -uo pipefail
+
+prewarm=${1:?usage: container_test.sh PREWARM_BINARY SOURCE_DIR}
+source_dir=${2:?usage: container_test.sh PREWARM_BINARY SOURCE_DIR}
+prewarm=$(realpath "$prewarm")
+source_dir=$(realpath "$source_dir")
+
+say() { echo "container-test: $*" >&2; }
+skip() { say "SKIP: $*"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "buildah with chroot isolation and vfs storage needs root here (uid $(id -u))"
+command -v buildah >/dev/null || skip "buildah is not installed"
+command -v python3 >/dev/null || skip "python3 is needed to read the application's JSON report"
+
+export BUILDAH_ISOLATION=chroot
+buildah_args=${PREWARM_BUILDAH_ARGS:---storage-driver vfs}
+export PREWARM_BUILDAH_ARGS="$buildah_args"
+# shellcheck disable=SC2086  # several global options on purpose
+bah() { buildah $buildah_args "$@"; }
+
+t0=$(date +%s)
+base_image=$("$source_dir/docker/make-base-image.sh")
+rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || { say "FAIL: making the base image failed (exit $rc)"; exit 1; }
+
+scratch=$(mktemp -d /var/tmp/prewarm-container-test.XXXXXX)
+tag=localhost/prewarm-test-$$
+# Working containers, one per line (new_container runs in a subshell).
+containers=$scratch/containers
+touch "$containers"
+cleanup() {
+  while read -r c; do bah rm "$c" >/dev/null 2>&1; done <"$containers"
+  if [ "${PREWARM_CONTAINER_KEEP:-0}" != 1 ]; then
+    # Only the tags go: the cached layers stay for the next run (warm cache).
+    for t in builder runtime demo; do bah rmi "$tag-$t" >/dev/null 2>&1; done
+    rm -rf "$scratch"
+  else
+    say "kept $scratch and images $tag-{builder,runtime,demo}"
+  fi
+}
+trap cleanup EXIT
+
+failures=0
+report=()
+pass() { say "PASS: $*"; report+=("PASS  $*"); }
+failed() { say "FAIL: $*"; report+=("FAIL  $*"); failures=$((failures + 1)); }
+figure() { say "figure: $*"; report+=("      $*"); }
+
+# --- build context: the sources the Dockerfile copies, plus a test key ----------------------
+ctx=$scratch/context
+mkdir -p "$ctx/docker" "$ctx/keys"
+for p in CMakeLists.txt cmake runtime kernels manifests prewarm; do
+  cp -a "$source_dir/$p" "$ctx/"
+done
+cp -a "$source_dir/docker/entrypoint" "$ctx/docker/"
+"$prewarm" keygen --out "$scratch/test_only_container" >/dev/null || { say "FAIL: keygen"; exit 1; }
+cp "$scratch/test_only_container.pub" "$ctx/keys/test_only_container.pub"
+key_file=$scratch/test_only_container.key
+
+epoch=1767225600 # 2026-01-01T00:00:00Z: a fixed SOURCE_DATE_EPOCH (reproducible bundle)
+build_image() { # TARGET
+  local target=$1 start
+  start=$(date +%s)
+  if ! bah build --isolation chroot --layers --pull=never \
+      -f "$source_dir/docker/Dockerfile" \
+      --build-arg "BASE_IMAGE=$base_image" \
+      --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
+      --build-arg "SOURCE_DATE_EPOCH=$epoch" \
+      --secret "id=prewarm_signing_key,src=$key_file" \
+      --target "$target" -t "$tag-$target" "$ctx" >"$scratch/build-$target.log" 2>&1; then
+    tail -n 40 "$scratch/build-$target.log" >&2
+    say "FAIL: buildah build --target $target (log above)"
+    exit 1
+  fi
+  figure "buildah build --target $target: $(( $(date +%s) - start )) s"
+}
+build_image runtime
+build_image demo
+build_image builder
+figure "base image + all builds: $(( $(date +%s) - t0 )) s"
+
+for t in builder runtime demo; do
+  figure "image size $t: $(bah images --noheading --format '{{.Size}}' "$tag-$t")"
+done
+
+# --- the signing key is in no layer ---------------------------------------------------------
+# Search every layer and config blob of each image for the private key's
+# base64 body. The same search must find the public key in the runtime image
+# (it is shipped there), which shows the search itself works.
+needle_private=$(sed -n 2p "$key_file")
+needle_public=$(grep -v -- '-----' "$scratch/test_only_container.pub" | tr -d '\n')
+search_image() { # IMAGE NEEDLE -> 0 found
+  local image=$1 needle=$2 dir blob
+  dir=$scratch/oci-$(echo "$image" | tr -c 'a-z0-9\n' '_')
+  if [ ! -d "$dir" ]; then
+    bah push --quiet "$image" "oci:$dir" >/dev/null 2>&1 || { say "cannot export $image"; return 2; }
+  fi
+  for blob in "$dir"/blobs/sha256/*; do
+    if zcat -f "$blob" | grep -a -q -F -- "$needle"; then
+      say "found in $image blob $(basename "$blob")"
+      return 0
+    fi
+    # Also file names: a key file under any name would show in tar listings.
+    if zcat -f "$blob" 2>/dev/null | tar -t 2>/dev/null | grep -q -e 'signing_key' -e '\.key$'; then
+      say "a key-like file name in $image blob $(basename "$blob")"
+      return 0
+    fi
+  done
+  return 1
+}
+secret_ok=1
+for t in builder runtime demo; do
+  if search_image "$tag-$t" "$needle_private"; then secret_ok=0; fi
+done
+if [ $secret_ok = 1 ]; then pass "secret: the private key is in no layer or config of builder, runtime, demo"
+else failed "secret: the private key was found in an image"; fi
+if search_image "$tag-runtime" "$needle_public"; then pass "secret (control): the layer search finds the shipped public key"
+else failed "secret (control): the layer search cannot even find the public key"; fi
+c=$(bah from -q --pull=never "$tag-runtime") && echo "$c" >>"$containers"
+if bah run "$c" -- test -e /usr/local/bin/prewarm; then
+  failed "runtime image contains the builder binary /usr/local/bin/prewarm"
+elif bah run "$c" -- test -x /usr/local/bin/prewarm-runtime; then
+  pass "runtime image holds prewarm-runtime and no prewarm builder binary"
+else
+  failed "runtime image lacks /usr/local/bin/prewarm-runtime"
+fi
+
+# --- start paths ------------------------------------------------------------------------------
+app=(prewarm run qwen2.5-0.5b --precision fp32 --json)
+new_container() { local c; c=$(bah from -q --pull=never "$tag-demo") || exit 1; echo "$c" >>"$containers"; echo "$c"; }
+# start NAME CONTAINER [ENV...] -- runs the entrypoint with the app; sets
+# $out (stdout file), $err (stderr file), $rc, $wall_ms
+start() {
+  local name=$1 ctr=$2 envs=() start_ms
+  shift 2
+  for e in "$@"; do envs+=(--env "$e"); done
+  out=$scratch/$name.out err=$scratch/$name.err
+  start_ms=$(date +%s%3N)
+  bah run "${envs[@]}" "$ctr" -- /usr/local/bin/prewarm-entrypoint "${app[@]}" >"$out" 2>"$err"
+  rc=$?
+  wall_ms=$(( $(date +%s%3N) - start_ms ))
+  say "$name: exit $rc in $wall_ms ms; stderr:"
+  sed 's/^/    /' "$err" >&2
+}
+# The application's own report: how many kernels it loaded from a warm cache.
+report_field() { # FILE FIELD
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+start = text.find("{")
+doc = json.loads(text[start:]) if start >= 0 else {}
+def find(d, key):
+    if isinstance(d, dict):
+        if key in d:
+            return d[key]
+        for v in d.values():
+            r = find(v, key)
+            if r is not None:
+                return r
+    return None
+v = find(doc, sys.argv[2])
+print("" if v is None else v)
+EOF
+}
+app_started() { [ -n "$(report_field "$1" first_result_seconds)" ]; }
+app_summary() { # FILE
+  echo "store hits=$(report_field "$1" hits) misses=$(report_field "$1" misses)" \
+       "first_result_s=$(report_field "$1" first_result_seconds) compile_s=$(report_field "$1" compile_seconds)"
+}
+is_warm() { # FILE: every program came from the installed store, none compiled
+  local hits misses
+  hits=$(report_field "$1" hits); misses=$(report_field "$1" misses)
+  [ -n "$hits" ] && [ "$hits" -gt 0 ] && [ "${misses:-1}" = 0 ]
+}
+
+# cold reference: same image, install disabled
+c=$(new_container)
+start cold "$c" PREWARM_DISABLE=1
+cold_ms=$wall_ms
+figure "cold start (install disabled): app $(app_summary "$out"); container command $cold_ms ms"
+
+# warm: default settings
+c=$(new_container)
+start warm "$c"
+if [ $rc = 0 ] && grep -q "install step took" "$err" && ! grep -q "not installed" "$err" && is_warm "$out"; then
+  pass "warm: installed, app's first result warm ($(app_summary "$out"))"
+else
+  failed "warm: exit $rc, app $(app_summary "$out")"
+fi
+install_ms=$(sed -n 's/.*install step took \([0-9]*\) ms.*/\1/p' "$err" | tail -n 1)
+figure "entrypoint install step (verify + install, default bundle): ${install_ms:-?} ms; container command $wall_ms ms"
+# second start of the same container: the install is a no-op
+start warm-again "$c"
+again_ms=$(sed -n 's/.*install step took \([0-9]*\) ms.*/\1/p' "$err" | tail -n 1)
+if [ $rc = 0 ] && is_warm "$out"; then pass "warm restart: still warm (install step ${again_ms:-?} ms)"
+else failed "warm restart: exit $rc"; fi
+# install only (no app): the time the entrypoint adds to a container start
+c=$(new_container)
+s=$(date +%s%3N); bah run "$c" -- /usr/local/bin/prewarm-entrypoint >"$scratch/install-only.out" 2>&1; rc=$?
+figure "entrypoint alone (install + status, no app): $(( $(date +%s%3N) - s )) ms, exit $rc"
+c=$(new_container)
+s=$(date +%s%3N); bah run --env PREWARM_DISABLE=1 "$c" -- /bin/true; rc=$?
+figure "container start doing nothing (buildah run /bin/true): $(( $(date +%s%3N) - s )) ms"
+
+# tampered payload
+tamper='for f in /opt/prewarm/bundle/slices/*.tar.zst; do printf "\377" | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null; done'
+c=$(new_container)
+bah run "$c" -- sh -c "$tamper"
+start tampered-warn "$c"
+if [ $rc = 0 ] && grep -q "not installed" "$err" && grep -q "E_PAYLOAD_DIGEST" "$err" &&
+   app_started "$out" && ! is_warm "$out"; then
+  pass "tampered, warn: app started with JIT, reason printed ($(grep -o 'E_[A-Z_]*' "$err" | sort -u | tr '\n' ' '))"
+else
+  failed "tampered, warn: exit $rc, app $(app_summary "$out")"
+fi
+start tampered-fail "$c" PREWARM_ON_FAILURE=fail
+if [ $rc != 0 ] && [ ! -s "$out" ]; then pass "tampered, fail: container stopped with exit $rc, app not started"
+else failed "tampered, fail: exit $rc (expected non-zero and no app output)"; fi
+
+# a manifest that is not the pinned one (signature checks come after the pin)
+c=$(new_container)
+bah run "$c" -- sh -c 'echo "#" >> /opt/prewarm/bundle/manifest'
+start pin-warn "$c"
+if [ $rc = 0 ] && grep -q "E_PINNED_DIGEST" "$err" && app_started "$out"; then
+  pass "pinned digest, warn: other manifest refused (E_PINNED_DIGEST), app started"
+else failed "pinned digest, warn: exit $rc"; fi
+start pin-fail "$c" PREWARM_ON_FAILURE=fail
+if [ $rc = 3 ] && [ ! -s "$out" ]; then pass "pinned digest, fail: exit 3, app not started"
+else failed "pinned digest, fail: exit $rc (expected 3)"; fi
+
+# a host that matches no slice (test double: PREWARM_HOST_DEVICES)
+c=$(new_container)
+cat >"$scratch/host.json" <<'EOF'
+[ {"description": "test_only H100 without this bundle's slice", "vendor": "nvidia",
+   "nvidia.driver": "580.159.04", "nvidia.sm": "90", "pci-id": "0x2330"} ]
+EOF
+bah copy "$c" "$scratch/host.json" /tmp/host.json >/dev/null
+for mode in warn fail; do
+  start "nomatch-$mode" "$c" PREWARM_HOST_DEVICES=/tmp/host.json PREWARM_ON_FAILURE=$mode
+  if [ $rc = 0 ] && app_started "$out" && ! is_warm "$out" &&
+     grep -q -i -e "nothing applies" -e "no slice" -e "matches no" "$err"; then
+    pass "no matching slice, $mode: skipped with the reason, app started"
+  else
+    failed "no matching slice, $mode: exit $rc, app $(app_summary "$out")"
+  fi
+done
+
+figure "total test time: $(( $(date +%s) - t0 )) s"
+say "summary:"
+printf '  %s\n' "${report[@]}" >&2
+if [ -n "${PREWARM_CONTAINER_REPORT:-}" ]; then printf '%s\n' "${report[@]}" >"$PREWARM_CONTAINER_REPORT"; fi
+[ $failures = 0 ] || exit 1
+exit 0
