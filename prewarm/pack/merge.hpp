@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Merging partial bundles (one per CI shard, `prewarm build --shard I/N`)
+// into one bundle signed once.
+//
+// Every partial is verified as the runtime would verify it: signature over
+// the exact manifest bytes first (with `trust`), then the manifest is parsed,
+// then each payload's digest is checked before the archive is read. The
+// partials must come from one build: the same build-manifest digest,
+// channel, serial and producer (prewarm, libarchive and zstd versions), and
+// no job may appear in two partials (overlapping shards).
+//
+// A slice id is the target identity (target + requirements), so when one
+// target's jobs were split across shards, several partials hold a slice with
+// the same id. Those are extracted (verified) into one staging directory and
+// archived again by the same slice writer with the same entry time, so that
+// N shards merged are byte-identical to the monolithic build with the same
+// SOURCE_DATE_EPOCH. A file present in two of them must have the same
+// content and mode (caches are content-keyed, so a second job that compiled
+// the same kernel wrote the same bytes); otherwise the merge stops with the
+// path named.
+//
+// The merged header: issued-at is the latest and expires the earliest of the
+// partials'; entries get the time the partials' archives recorded (they
+// agree when every shard had the same SOURCE_DATE_EPOCH).
+//
+// Errors (Errc::verify): the partial's own verification codes, and
+//   E_MERGE_MISMATCH   partials from different builds (header field named)
+//   E_MERGE_DUPLICATE  a job present in two partials
+//   E_MERGE_CONFLICT   same slice id with different requirements, or one
+//                      path with different content in two partials
+//   E_EXPIRED          a partial has already expired
+#pragma once
+
+#include "base/error.hpp"
+#include "base/time_format.hpp"
+#include "bundle/trust.hpp"
+#include "pack/bundle_writer.hpp"
+#include "pack/key_pair.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace prewarm::pack {
+
+struct MergeResult
+{
+  WrittenBundle bundle;
+  std::size_t partial_count = 0;
+  std::size_t job_count = 0;
+  // Slices whose jobs came from more than one partial (re-packed together).
+  std::vector<std::string> joined_slice_ids;
+};
+
+// Verifies `partials` with `trust` at time `now`, merges them and writes
+// `out_dir` signed with every key in `keys` (bundle_writer.hpp semantics:
+// atomic, never a partial bundle under `out_dir`).
+Result<MergeResult> merge_bundles(std::span<const std::filesystem::path> partials,
+                                  const bundle::TrustStore& trust,
+                                  std::span<const PrivateKey> keys,
+                                  const std::filesystem::path& out_dir,
+                                  SysSeconds now);
+
+} // namespace prewarm::pack
