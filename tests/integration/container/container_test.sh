@@ -83,6 +83,7 @@ build_image() { # TARGET
   if ! bah build --isolation chroot --layers --pull=never \
       -f "$source_dir/docker/Dockerfile" \
       --build-arg "BASE_IMAGE=$base_image" \
+      --build-arg BUNDLE_FROM=build \
       --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
       --build-arg "SOURCE_DATE_EPOCH=$epoch" \
       --secret "id=prewarm_signing_key,src=$key_file" \
@@ -97,6 +98,33 @@ build_image runtime
 build_image demo
 build_image builder
 figure "base image + all builds: $(( $(date +%s) - t0 )) s"
+
+# The CI path: a bundle made elsewhere (shards + merge) at prebuilt-bundle/ in
+# the context, no --secret given to this build. Use the bundle the first
+# build made.
+c=$(bah from -q --pull=never "$tag-builder") && echo "$c" >>"$containers"
+mnt=$(bah mount "$c") && cp -a "$mnt/opt/prewarm/bundle" "$ctx/prebuilt-bundle"
+pinned_build=$(cat "$mnt/opt/prewarm/trust/manifest.sha256")
+bah umount "$c" >/dev/null
+tag_saved=$tag
+tag=$tag-prebuilt
+if bah build --isolation chroot --layers --pull=never -f "$source_dir/docker/Dockerfile" \
+    --build-arg "BASE_IMAGE=$base_image" --build-arg BUNDLE_FROM=context \
+    --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
+    --target runtime -t "$tag-runtime" "$ctx" >"$scratch/build-prebuilt.log" 2>&1; then
+  c=$(bah from -q --pull=never "$tag-runtime") && echo "$c" >>"$containers"
+  pinned_prebuilt=$(bah run "$c" -- cat /opt/prewarm/trust/manifest.sha256)
+  if [ "$pinned_prebuilt" = "$pinned_build" ]; then
+    pass "prebuilt bundle (BUNDLE_FROM=context, no key in the build): verified and pinned ($pinned_build)"
+  else
+    failed "prebuilt bundle: pinned '$pinned_prebuilt', expected '$pinned_build'"
+  fi
+  bah rmi "$tag-runtime" >/dev/null 2>&1
+else
+  tail -n 30 "$scratch/build-prebuilt.log" >&2
+  failed "prebuilt bundle: buildah build --build-arg BUNDLE_FROM=context failed"
+fi
+tag=$tag_saved
 
 for t in builder runtime demo; do
   figure "image size $t: $(bah images --noheading --format '{{.Size}}' "$tag-$t")"
