@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "level_zero/aot_programs.hpp"
+
+#include "base/digest.hpp"
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <system_error>
+
+namespace prewarm::level_zero {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string
+escape(std::string_view value)
+{
+  std::string out;
+  for (char c : value) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string
+join(const std::vector<std::string>& items)
+{
+  std::string out;
+  for (const auto& i : items) {
+    out += (out.empty() ? "" : ",") + i;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string
+AotTarget::to_text() const
+{
+  return fmt::format("format {}\nvendor intel\nocloc-device {}\nip-version {}\ncompiler {}\npci-ids {}\n",
+                     k_aot_format, escape(ocloc_device), escape(ip_version), escape(compiler), join(pci_ids));
+}
+
+Result<AotTarget>
+AotTarget::parse(std::string_view text)
+{
+  static constexpr std::string_view k_names[] = {"format", "vendor", "ocloc-device", "ip-version", "compiler",
+                                                 "pci-ids"};
+  std::vector<std::string> values;
+  std::size_t line_number = 0;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    if (nl == std::string_view::npos) {
+      return fail(Errc::verify, "AOT target record: last line has no newline", "E_AOT_TARGET");
+    }
+    const auto line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    if (line_number >= std::size(k_names)) {
+      return fail(Errc::verify, fmt::format("AOT target record: unexpected line {}", in_quotes(line)),
+                  "E_AOT_TARGET");
+    }
+    const auto& name = k_names[line_number++];
+    if (!line.starts_with(name) || line.size() <= name.size() + 1 || line[name.size()] != ' ') {
+      return fail(Errc::verify, fmt::format("AOT target record line {}: expected \"{} VALUE\", got {}",
+                                            line_number, name, in_quotes(line)),
+                  "E_AOT_TARGET");
+    }
+    values.emplace_back(line.substr(name.size() + 1));
+  }
+  if (values.size() != std::size(k_names)) {
+    return fail(Errc::verify, fmt::format("AOT target record has {} lines, expected {}", values.size(),
+                                          std::size(k_names)),
+                "E_AOT_TARGET");
+  }
+  if (values[0] != std::to_string(k_aot_format) || values[1] != "intel") {
+    return fail(Errc::verify, fmt::format("AOT target record: format {} vendor {} not understood (format {} intel)",
+                                          values[0], values[1], k_aot_format),
+                "E_AOT_TARGET");
+  }
+  AotTarget target;
+  target.ocloc_device = values[2];
+  target.ip_version = values[3];
+  target.compiler = values[4];
+  std::string_view ids = values[5];
+  while (!ids.empty()) {
+    const auto comma = ids.find(',');
+    target.pci_ids.emplace_back(ids.substr(0, comma));
+    ids = comma == std::string_view::npos ? std::string_view{} : ids.substr(comma + 1);
+  }
+  return target;
+}
+
+AotProgramKey
+AotProgramKey::for_target(const AotTarget& target, std::string_view source, std::string_view options)
+{
+  return AotProgramKey{.source_sha256 = sha256_hex(source),
+                       .options = std::string(options),
+                       .ocloc_device = target.ocloc_device,
+                       .ip_version = target.ip_version,
+                       .compiler = target.compiler};
+}
+
+std::string
+AotProgramKey::canonical_text() const
+{
+  return fmt::format("format {}\nkind aot\nsource-sha256 {}\noptions {}\nvendor intel\nocloc-device {}\n"
+                     "ip-version {}\ncompiler {}\n",
+                     k_aot_format, source_sha256, escape(options), escape(ocloc_device), escape(ip_version),
+                     escape(compiler));
+}
+
+std::string
+AotProgramKey::digest() const
+{
+  return sha256_hex(canonical_text());
+}
+
+Result<AotPrograms>
+AotPrograms::open(const fs::path& programs_dir)
+{
+  AotPrograms programs;
+  const fs::path root = programs_dir / k_aot_directory;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    return programs;
+  }
+  std::vector<fs::path> dirs;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) {
+      dirs.push_back(it->path());
+    }
+  }
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(root.string()), ec.message()));
+  }
+  std::ranges::sort(dirs);
+  for (const auto& dir : dirs) {
+    std::vector<fs::path> records;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const auto name = it->path().filename().string();
+      if (name.starts_with("target.") && it->is_regular_file(ec) && !it->is_symlink(ec)) {
+        records.push_back(it->path());
+      }
+    }
+    if (ec) {
+      return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(dir.string()), ec.message()));
+    }
+    std::ranges::sort(records);
+    for (const auto& record : records) {
+      PW_ASSIGN_CTX(auto text, record.string(), read_file(record.string(), 64 * 1024));
+      PW_ASSIGN_CTX(auto target, record.string(), AotTarget::parse(text));
+      if (target.ocloc_device != dir.filename().string()) {
+        return fail(Errc::verify,
+                    fmt::format("{}: names ocloc-device {} but lies in {}", record.string(), target.ocloc_device,
+                                in_quotes(dir.filename().string())),
+                    "E_AOT_TARGET");
+      }
+      target.dir = dir;
+      programs.m_targets.push_back(std::move(target));
+    }
+  }
+  return programs;
+}
+
+AotSelection
+AotPrograms::select(const DeviceProperties& device) const
+{
+  AotSelection selection;
+  auto get = [&](std::string_view key) -> std::string {
+    auto it = device.find(key);
+    return it == device.end() ? std::string("unknown") : it->second;
+  };
+  if (m_targets.empty()) {
+    selection.reason = "no AOT programs installed";
+    return selection;
+  }
+  if (get(prop::vendor) != "intel") {
+    selection.reason = fmt::format("device vendor is {}, AOT programs are for Intel GPUs", get(prop::vendor));
+    return selection;
+  }
+  const auto pci = get(prop::pci_id);
+  std::string names;
+  for (const auto& target : m_targets) {
+    names += (names.empty() ? "" : ", ") + target.ocloc_device;
+    if (std::ranges::find(target.pci_ids, pci) == target.pci_ids.end()) {
+      continue;
+    }
+    const auto driver = get(prop::intel_driver);
+    if (driver != "unknown" && driver != target.compiler) {
+      selection.reason = fmt::format("AOT target {} matches pci-id {} but was compiled by ocloc {} and the "
+                                     "device's driver is {}",
+                                     target.ocloc_device, pci, target.compiler, driver);
+      return selection;
+    }
+    selection.target = &target;
+    return selection;
+  }
+  selection.reason = fmt::format("no AOT target lists pci-id {} (targets: {})", pci, names);
+  return selection;
+}
+
+AotLookup
+AotPrograms::find(const AotTarget& target, std::string_view source, std::string_view options) const
+{
+  AotLookup lookup;
+  const auto key = AotProgramKey::for_target(target, source, options);
+  const auto digest = key.digest();
+  const auto base = target.dir / digest;
+  auto meta = read_file(base.string() + ".meta", 64 * 1024);
+  if (!meta) {
+    lookup.reason = fmt::format("no AOT program {} for {} (options {})", digest.substr(0, 12),
+                                target.ocloc_device, in_quotes(options));
+    return lookup;
+  }
+  if (*meta != key.canonical_text()) {
+    lookup.reason = fmt::format("AOT program {}: its meta does not match the key", digest.substr(0, 12));
+    return lookup;
+  }
+  auto zebin = read_file(base.string() + ".zebin");
+  if (!zebin) {
+    lookup.reason = fmt::format("AOT program {}: {}", digest.substr(0, 12), zebin.error().message());
+    return lookup;
+  }
+  AotProgram program;
+  program.key = digest;
+  program.zebin = std::move(*zebin);
+  if (auto spirv = read_file(base.string() + ".spv")) {
+    program.spirv = std::move(*spirv);
+  }
+  lookup.program = std::move(program);
+  return lookup;
+}
+
+std::string
+AotPrograms::find_any_spirv(std::string_view source, std::string_view options) const
+{
+  for (const auto& target : m_targets) {
+    const auto key = AotProgramKey::for_target(target, source, options);
+    const auto base = (target.dir / key.digest()).string();
+    auto meta = read_file(base + ".meta", 64 * 1024);
+    if (meta && *meta == key.canonical_text()) {
+      if (auto spirv = read_file(base + ".spv"); spirv && !spirv->empty()) {
+        return std::move(*spirv);
+      }
+    }
+  }
+  return {};
+}
+
+} // namespace prewarm::level_zero
