@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/cache_capture.hpp"
+
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/log.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <system_error>
+
+namespace prewarm::command {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool
+starts_with(std::string_view text, std::string_view prefix)
+{
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool
+ends_with(std::string_view text, std::string_view suffix)
+{
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// NEO's temporaries come from mkstemp("cl_cache.XXXXXX") and friends.
+bool
+is_neo_temporary(std::string_view name)
+{
+  for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {
+    if (starts_with(name, stem) && name.size() == stem.size() + 6) {
+      const auto suffix = name.substr(stem.size());
+      return std::all_of(suffix.begin(), suffix.end(),
+                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+    }
+  }
+  return false;
+}
+
+// One component as the bundle manifest grammar allows it: [A-Za-z0-9._+-]{1,255}.
+bool
+is_canonical_component(std::string_view name)
+{
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '+' ||
+           c == '-';
+  });
+}
+
+std::string
+error_text(const std::error_code& ec)
+{
+  return ec.message();
+}
+
+struct TreeStats
+{
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+};
+
+Result<TreeStats>
+measure_tree(const fs::path& root)
+{
+  TreeStats stats;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
+    }
+    const auto status = it->symlink_status(ec);
+    if (!ec && fs::is_regular_file(status)) {
+      ++stats.files;
+      stats.bytes += it->file_size(ec);
+    }
+  }
+  return stats;
+}
+
+// Moves every regular file of `source` into the same relative place under
+// `target` unless one is there already (what the program wrote through the
+// variable wins over what it wrote to a default location). Both trees are
+// under the capture's work directory, so rename() never crosses devices.
+Result<std::uint64_t>
+fold_tree_into(const fs::path& source, const fs::path& target)
+{
+  std::uint64_t moved = 0;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  fs::recursive_directory_iterator it(source, fs::directory_options::none, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(source.string()), error_text(ec)));
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      return fail(Errc::failed,
+                  fmt::format("cannot read {}: {}", in_quotes(source.string()), error_text(ec)));
+    }
+    if (fs::is_regular_file(it->symlink_status(ec))) {
+      files.push_back(it->path());
+    }
+  }
+  for (const auto& file : files) {
+    const auto destination = target / file.lexically_relative(source);
+    if (fs::exists(fs::symlink_status(destination, ec))) {
+      continue;
+    }
+    fs::create_directories(destination.parent_path(), ec);
+    if (ec) {
+      return fail(Errc::failed, fmt::format("cannot create {}: {}",
+                                            in_quotes(destination.parent_path().string()), error_text(ec)));
+    }
+    if (::rename(file.c_str(), destination.c_str()) != 0) {
+      return fail(Errc::failed, fmt::format("cannot move {} to {}: {}", in_quotes(file.string()),
+                                            in_quotes(destination.string()), errno_message(errno)));
+    }
+    ++moved;
+  }
+  return moved;
+}
+
+struct CleanResult
+{
+  std::uint64_t bookkeeping_removed = 0;
+  std::vector<std::string> warnings;
+};
+
+// Removes bookkeeping and anything that is neither a regular file nor a
+// directory (the bundle writer refuses links and special files, and a slice
+// must never carry a link the installer would have to trust).
+Result<CleanResult>
+clean_tree(CacheKind kind, const fs::path& root)
+{
+  CleanResult result;
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  std::vector<fs::path> non_regular;
+  std::vector<fs::path> bad_names;
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
+    }
+    const auto name = it->path().filename().string();
+    const auto status = it->symlink_status(ec);
+    if (is_bookkeeping(kind, name)) {
+      doomed.push_back(it->path());
+      if (fs::is_directory(status)) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
+      non_regular.push_back(it->path());
+      continue;
+    }
+    if (!is_canonical_component(name)) {
+      bad_names.push_back(it->path());
+    }
+  }
+  for (const auto& path : doomed) {
+    PW_TRY(remove_tree(path));
+    ++result.bookkeeping_removed;
+  }
+  for (const auto& path : non_regular) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return fail(Errc::failed,
+                  fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
+    }
+    result.warnings.push_back(fmt::format("{}: removed {} (not a regular file or directory; a slice "
+                                          "holds only files and directories)",
+                                          to_string(kind), in_quotes(path.lexically_relative(root).string())));
+  }
+  for (const auto& path : bad_names) {
+    result.warnings.push_back(fmt::format(
+      "{}: {} has a name outside [A-Za-z0-9._+-]; the bundle writer will refuse it", to_string(kind),
+      in_quotes(path.lexically_relative(root).string())));
+  }
+  return result;
+}
+
+std::string
+kind_list(std::span<const CacheKind> kinds)
+{
+  std::string text;
+  for (const auto kind : kinds) {
+    if (!text.empty()) {
+      text += ", ";
+    }
+    text += to_string(kind);
+  }
+  return text;
+}
+
+bool
+selected(std::span<const CacheKind> kinds, CacheKind kind)
+{
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+bool
+is_real_directory(const fs::path& path)
+{
+  std::error_code ec;
+  return fs::is_directory(fs::symlink_status(path, ec));
+}
+
+} // namespace
+
+std::uint64_t
+CaptureSummary::total_files() const
+{
+  std::uint64_t total = 0;
+  for (const auto& k : kinds) {
+    total += k.files;
+  }
+  return total;
+}
+
+std::uint64_t
+CaptureSummary::total_bytes() const
+{
+  std::uint64_t total = 0;
+  for (const auto& k : kinds) {
+    total += k.bytes;
+  }
+  return total;
+}
+
+const KindCapture*
+CaptureSummary::find(CacheKind kind) const
+{
+  for (const auto& k : kinds) {
+    if (k.kind == kind) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+fs::path
+default_location_under_home(CacheKind kind)
+{
+  switch (kind) {
+  case CacheKind::pocl:
+    return ".cache/pocl/kcache";
+  case CacheKind::cuda:
+    return ".nv/ComputeCache";
+  case CacheKind::neo:
+    return ".cache/neo_compiler_cache";
+  case CacheKind::sycl:
+    return ".cache/libsycl_cache";
+  case CacheKind::triton:
+    return ".triton/cache";
+  case CacheKind::inductor: // /tmp/torchinductor_$USER: outside HOME, set explicitly
+  case CacheKind::programs:
+    return {};
+  }
+  return {};
+}
+
+bool
+is_bookkeeping(CacheKind kind, std::string_view name)
+{
+  switch (kind) {
+  case CacheKind::neo:
+    // config.file holds the running total size; a shipped one is wrong on the
+    // target and NEO recomputes it when it is missing.
+    return name == "config.file" || name == "stats" || is_neo_temporary(name) ||
+           ends_with(name, ".trace") || ends_with(name, ".input");
+  case CacheKind::sycl:
+    // A stale .lock hides its entry forever; cache_size.txt is recomputed.
+    return ends_with(name, ".lock") || name == "cache_size.txt";
+  case CacheKind::pocl:
+    return starts_with(name, "tempfile_") || starts_with(name, "_UNCACHED_");
+  case CacheKind::triton:
+    return starts_with(name, "tmp.");
+  case CacheKind::inductor:
+    // FileLock files; Triton's tmp.* staging under inductor/triton.
+    return ends_with(name, ".lock") || starts_with(name, "tmp.");
+  case CacheKind::cuda: // layout undocumented: ship it whole
+  case CacheKind::programs:
+    return false;
+  }
+  return false;
+}
+
+std::vector<std::string>
+environment_traps(const Environment& environment, std::span<const CacheKind> kinds)
+{
+  std::vector<std::string> traps;
+  auto value_of = [&](std::string_view name) -> const std::string* {
+    const auto it = environment.find(name);
+    return it == environment.end() ? nullptr : &it->second;
+  };
+
+  // Variables the redirection sets anyway: say so, the value in the
+  // environment does not apply to the capture.
+  for (const auto kind : kinds) {
+    for (const auto& setting : bundle::cache_environment(kind, "/staging", 0)) {
+      if (const auto* old = value_of(setting.name); old != nullptr) {
+        traps.push_back(fmt::format("{}={} is overridden for the capture of {}", setting.name,
+                                    in_quotes(*old), to_string(kind)));
+      }
+    }
+  }
+  if (selected(kinds, CacheKind::neo)) {
+    for (const auto& [name, value] : environment) {
+      if (starts_with(name, "IGC_")) {
+        traps.push_back(fmt::format(
+          "{} is set: Intel compute-runtime 25.31 to 26.31 turns its compiler cache off when any "
+          "IGC_* variable is set, so neo stays empty on those drivers (unset it for the warm-up and "
+          "in the application)",
+          name));
+      }
+    }
+  }
+  if (selected(kinds, CacheKind::pocl)) {
+    if (const auto* v = value_of("POCL_KERNEL_CACHE"); v != nullptr && *v == "0") {
+      traps.push_back("POCL_KERNEL_CACHE=0: PoCL deletes its cache files when a program is "
+                      "released, so pocl stays empty");
+    }
+    for (const std::string_view name : {"POCL_WORK_GROUP_METHOD", "POCL_CPU_JIT"}) {
+      if (const auto* v = value_of(name); v != nullptr) {
+        traps.push_back(fmt::format("{}={} is part of PoCL's cache key: the application must run "
+                                    "with the same value to hit the captured cache",
+                                    name, in_quotes(*v)));
+      }
+    }
+  }
+  if (selected(kinds, CacheKind::triton)) {
+    for (const std::string_view name : {"TRITON_CACHE_MANAGER", "TRITON_REMOTE_CACHE_BACKEND"}) {
+      if (value_of(name) != nullptr) {
+        traps.push_back(fmt::format(
+          "{} is set: a custom Triton cache decides where kernels go; triton may stay empty", name));
+      }
+    }
+    if (const auto* v = value_of("TRITON_ALWAYS_COMPILE"); v != nullptr && *v == "1") {
+      traps.push_back("TRITON_ALWAYS_COMPILE=1: Triton recompiles every kernel even with a warm "
+                      "cache; unset it where the bundle is used");
+    }
+  }
+  if (selected(kinds, CacheKind::inductor)) {
+    if (const auto* v = value_of("TORCHINDUCTOR_FORCE_DISABLE_CACHES"); v != nullptr && *v == "1") {
+      traps.push_back("TORCHINDUCTOR_FORCE_DISABLE_CACHES=1: Inductor caches are off, so inductor "
+                      "stays empty");
+    }
+  }
+  return traps;
+}
+
+Result<CacheCapture>
+CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, CaptureOptions options)
+{
+  if (kinds.empty()) {
+    return fail(Errc::usage, "no cache kinds selected for the capture");
+  }
+  std::sort(kinds.begin(), kinds.end());
+  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+  const auto staging_root = work_dir / "staging";
+  const auto home = work_dir / "home";
+  std::error_code ec;
+  for (const auto& dir : {staging_root, home, home / ".cache"}) {
+    if (!fs::create_directory(dir, ec) || ec) {
+      return fail(Errc::failed, fmt::format("cannot create capture directory {}: {}", in_quotes(dir.string()),
+                                            ec ? error_text(ec) : "it exists already"));
+    }
+  }
+  for (const auto kind : kinds) {
+    const auto dir = staging_root / std::string(to_string(kind));
+    if (!fs::create_directory(dir, ec) || ec) {
+      return fail(Errc::failed, fmt::format("cannot create staging directory {}: {}",
+                                            in_quotes(dir.string()),
+                                            ec ? error_text(ec) : "it exists already"));
+    }
+  }
+  return CacheCapture(staging_root, home, std::move(kinds), options);
+}
+
+fs::path
+CacheCapture::staging_dir(CacheKind kind) const
+{
+  return m_staging_root / std::string(to_string(kind));
+}
+
+Environment
+CacheCapture::child_environment(const Environment& base) const
+{
+  Environment env = base;
+  if (m_options.home == HomeMode::private_home) {
+    // Data that lives under the real home and is not a compiled-kernel cache:
+    // keep its real location so the program still imports its packages and
+    // does not download models again into a throwaway directory.
+    const auto real_home_it = base.find("HOME");
+    if (real_home_it != base.end() && !real_home_it->second.empty()) {
+      const fs::path real_home = real_home_it->second;
+      const auto real_cache = [&]() -> fs::path {
+        const auto xdg = base.find("XDG_CACHE_HOME");
+        return xdg != base.end() && !xdg->second.empty() ? fs::path(xdg->second) : real_home / ".cache";
+      }();
+      const std::array<std::pair<std::string_view, fs::path>, 4> kept = {{
+        {"PYTHONUSERBASE", real_home / ".local"},   // pip --user packages
+        {"PYENV_ROOT", real_home / ".pyenv"},       // pyenv shims find their pythons here
+        {"HF_HOME", real_cache / "huggingface"},    // downloaded models
+        {"TORCH_HOME", real_cache / "torch"},       // torch.hub weights
+      }};
+      for (const auto& [name, path] : kept) {
+        if (env.find(name) == env.end() && is_real_directory(path)) {
+          env.emplace(std::string(name), path.string());
+        }
+      }
+    }
+    env["HOME"] = m_home.string();
+    env["XDG_CACHE_HOME"] = (m_home / ".cache").string();
+  }
+  for (const auto kind : m_kinds) {
+    for (auto& setting : bundle::cache_environment(kind, staging_dir(kind), 0)) {
+      env[setting.name] = std::move(setting.value);
+    }
+  }
+  return env;
+}
+
+Result<CaptureSummary>
+CacheCapture::collect() const
+{
+  CaptureSummary summary;
+  std::vector<CacheKind> empty_kinds;
+  for (const auto kind : m_kinds) {
+    KindCapture capture;
+    capture.kind = kind;
+    const auto staging = staging_dir(kind);
+    if (!is_real_directory(staging)) {
+      return fail(Errc::failed, fmt::format("staging directory {} is gone (did the program delete it?)",
+                                            in_quotes(staging.string())));
+    }
+    const auto fallback_rel = default_location_under_home(kind);
+    if (m_options.home == HomeMode::private_home && !fallback_rel.empty() &&
+        is_real_directory(m_home / fallback_rel)) {
+      PW_ASSIGN(capture.from_default_location, fold_tree_into(m_home / fallback_rel, staging));
+      if (capture.from_default_location > 0) {
+        summary.warnings.push_back(fmt::format(
+          "{}: {} files were written to the default location ~/{} instead of the redirected "
+          "directory (the program or a library resets the variable); they were captured, but the "
+          "application must read them from where the installed bundle points",
+          to_string(kind), capture.from_default_location, fallback_rel.string()));
+      }
+    }
+    PW_ASSIGN(auto cleaned, clean_tree(kind, staging));
+    capture.bookkeeping_removed = cleaned.bookkeeping_removed;
+    summary.warnings.insert(summary.warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
+    PW_ASSIGN(const auto stats, measure_tree(staging));
+    capture.files = stats.files;
+    capture.bytes = stats.bytes;
+    if (capture.files == 0) {
+      empty_kinds.push_back(kind);
+    }
+    summary.kinds.push_back(capture);
+  }
+  // Caches the manifest did not ask for that still filled up in the private
+  // home: worth knowing, not worth packaging unasked.
+  if (m_options.home == HomeMode::private_home) {
+    for (const auto kind : bundle::all_cache_kinds()) {
+      const auto rel = default_location_under_home(kind);
+      if (selected(m_kinds, kind) || rel.empty() || !is_real_directory(m_home / rel)) {
+        continue;
+      }
+      PW_ASSIGN(const auto stats, measure_tree(m_home / rel));
+      if (stats.files > 0) {
+        summary.warnings.push_back(fmt::format(
+          "{}: the program filled ~/{} ({} files, {} bytes) but the workload does not select {}; "
+          "not captured",
+          to_string(kind), rel.string(), stats.files, stats.bytes, to_string(kind)));
+      }
+    }
+  }
+  if (summary.total_files() == 0) {
+    summary.warnings.push_back(fmt::format(
+      "the command filled none of the caches expected ({}): nothing will be packaged for it (does it "
+      "compile kernels on this host? is a cache switched off in its environment?)",
+      kind_list(m_kinds)));
+  } else if (m_options.selection == KindSelection::named && !empty_kinds.empty()) {
+    summary.warnings.push_back(fmt::format("the command left {} empty although the workload names {}",
+                                           kind_list(empty_kinds),
+                                           empty_kinds.size() == 1 ? "it" : "them"));
+  }
+  return summary;
+}
+
+} // namespace prewarm::command

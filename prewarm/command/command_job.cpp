@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/command_job.hpp"
+
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/log.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace prewarm::command {
+
+namespace {
+
+constexpr std::string_view k_precision_placeholder = "{precision}";
+
+bool
+selected(const std::vector<CacheKind>& kinds, CacheKind kind)
+{
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+std::string
+human_bytes(std::uint64_t bytes)
+{
+  if (bytes < 1024) {
+    return fmt::format("{} B", bytes);
+  }
+  if (bytes < 1024 * 1024) {
+    return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024.0);
+  }
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+std::string
+requirement_text(const std::vector<bundle::Requirement>& requirements)
+{
+  if (requirements.empty()) {
+    return "(no requirements)";
+  }
+  std::string text;
+  for (const auto& r : requirements) {
+    if (!text.empty()) {
+      text += ", ";
+    }
+    text += fmt::format("{} {} {}", r.key, r.op, r.value);
+  }
+  return text;
+}
+
+} // namespace
+
+std::string
+expand_template(std::string_view text, std::string_view precision)
+{
+  std::string out;
+  std::size_t pos = 0;
+  for (;;) {
+    const auto hit = text.find(k_precision_placeholder, pos);
+    if (hit == std::string_view::npos) {
+      out.append(text.substr(pos));
+      return out;
+    }
+    out.append(text.substr(pos, hit - pos));
+    out.append(precision);
+    pos = hit + k_precision_placeholder.size();
+  }
+}
+
+std::string
+CommandJobResult::job_line() const
+{
+  return fmt::format("command {}: {}", job_id, quote_argv(argv));
+}
+
+std::vector<SliceGroup>
+CommandJobResult::slice_groups() const
+{
+  std::vector<SliceGroup> groups;
+  for (const auto& identity : identities) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const SliceGroup& g) { return g.requirements == identity.requirements; });
+    if (it == groups.end()) {
+      groups.push_back(SliceGroup{{identity.kind}, identity.requirements});
+    } else {
+      it->kinds.push_back(identity.kind);
+    }
+  }
+  return groups;
+}
+
+std::string
+CommandJobResult::report() const
+{
+  std::string text = fmt::format("job {}: {} in {:.2f} s: {}\n", job_id, quote_argv(argv),
+                                 std::chrono::duration<double>(run.duration).count(),
+                                 run.describe(std::chrono::duration_cast<std::chrono::milliseconds>(timeout)));
+  if (!succeeded()) {
+    text += fmt::format("  failed: nothing of this job is packaged; full log: {}\n", log_file.string());
+    text += "  last output:\n";
+    std::string_view tail = run.output_tail;
+    // Show whole lines: drop a partial first line when the tail was cut.
+    if (const auto nl = tail.find('\n'); tail.size() >= 4096 && nl != std::string_view::npos) {
+      tail.remove_prefix(nl + 1);
+    }
+    std::size_t start = 0;
+    while (start < tail.size()) {
+      auto end = tail.find('\n', start);
+      if (end == std::string_view::npos) {
+        end = tail.size();
+      }
+      text += fmt::format("  | {}\n", tail.substr(start, end - start));
+      start = end + 1;
+    }
+  } else {
+    for (const auto& k : capture.kinds) {
+      text += fmt::format("  {:<9} {:>6} files {:>11}", to_string(k.kind), k.files, human_bytes(k.bytes));
+      if (k.bookkeeping_removed > 0) {
+        text += fmt::format("  ({} bookkeeping entries removed)", k.bookkeeping_removed);
+      }
+      text += '\n';
+    }
+    for (const auto& identity : identities) {
+      text += fmt::format("  {} made for: {}\n", to_string(identity.kind), requirement_text(identity.requirements));
+    }
+  }
+  for (const auto& w : warnings) {
+    text += fmt::format("  warning: {}\n", w);
+  }
+  return text;
+}
+
+Result<CommandJobResult>
+run_command_job(const CommandJobRequest& request)
+{
+  const auto& workload = request.workload;
+  if (workload.argv.empty()) {
+    return fail(Errc::usage, fmt::format("job {}: the command has an empty argv", request.job_id));
+  }
+  if (workload.shell == ShellMode::via_shell && workload.argv.size() != 1) {
+    // One string for `sh -c`; more would silently become $0, $1...
+    return fail(Errc::usage, fmt::format("job {}: a shell command is one string, got {} argv elements",
+                                         request.job_id, workload.argv.size()));
+  }
+  CommandJobResult result;
+  result.job_id = request.job_id;
+  result.timeout = workload.timeout;
+  for (const auto& word : workload.argv) {
+    result.argv.push_back(expand_template(word, request.precision));
+  }
+
+  std::vector<CacheKind> kinds = workload.kinds;
+  const auto selection = kinds.empty() ? KindSelection::all_known : KindSelection::named;
+  if (kinds.empty()) {
+    kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
+  }
+  PW_ASSIGN(auto capture, CacheCapture::prepare(request.work_dir, kinds,
+                                                CaptureOptions{request.home, selection}));
+  result.staging_root = capture.staging_root();
+  result.log_file = request.work_dir / "command.log";
+
+  Environment base = inherited_environment();
+  for (const auto& [name, value] : workload.environment) {
+    base[name] = expand_template(value, request.precision);
+  }
+  for (auto& trap : environment_traps(base, capture.kinds())) {
+    log::warn("job {}: {}", request.job_id, trap);
+    result.warnings.push_back(std::move(trap));
+  }
+  const Environment child_env = capture.child_environment(base);
+  const std::filesystem::path working_directory =
+    workload.working_directory.empty() ? std::filesystem::path()
+                                       : std::filesystem::path(expand_template(
+                                           workload.working_directory.string(), request.precision));
+
+  IdentityFacts facts;
+  const bool wants_frameworks =
+    selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor);
+  if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
+    // Before the run: the probe imports the frameworks but compiles nothing,
+    // and anything it might write lands in staging before it is measured.
+    facts.frameworks = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);
+    result.frameworks = facts.frameworks;
+  }
+
+  SubprocessSpec spec;
+  spec.argv = result.argv;
+  spec.shell = workload.shell;
+  spec.working_directory = working_directory;
+  spec.environment = child_env;
+  spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(workload.timeout);
+  spec.log_file = result.log_file;
+  log::verbose("job {}: running {} (caches: {})", request.job_id, quote_argv(result.argv),
+               capture.staging_root().string());
+  PW_ASSIGN_CTX(result.run, fmt::format("job {}", request.job_id), run_subprocess(spec));
+
+  if (!result.succeeded()) {
+    // Whatever a failed warm-up wrote may be half a cache: never package it.
+    PW_TRY(remove_tree(capture.staging_root()));
+    return result;
+  }
+
+  PW_ASSIGN(result.capture, capture.collect());
+  result.warnings.insert(result.warnings.end(), result.capture.warnings.begin(), result.capture.warnings.end());
+
+  const bool wants_nvidia = selected(capture.kinds(), CacheKind::cuda) || wants_frameworks;
+  if (wants_nvidia) {
+    facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
+  }
+  const bool wants_opencl = selected(capture.kinds(), CacheKind::pocl) ||
+                            selected(capture.kinds(), CacheKind::neo) ||
+                            selected(capture.kinds(), CacheKind::sycl);
+  if (wants_opencl && request.list_opencl_devices) {
+    facts.opencl_devices = request.list_opencl_devices();
+  }
+  for (const auto& k : result.capture.kinds) {
+    if (k.files == 0) {
+      continue;
+    }
+    auto identity = identify_kind(k.kind, facts);
+    result.warnings.insert(result.warnings.end(), identity.warnings.begin(), identity.warnings.end());
+    result.identities.push_back(std::move(identity));
+  }
+  return result;
+}
+
+} // namespace prewarm::command

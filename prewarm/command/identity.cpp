@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/identity.hpp"
+
+#include "base/log.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace prewarm::command {
+
+namespace {
+
+using bundle::CacheKind;
+using bundle::Requirement;
+
+std::string
+trim(std::string_view text)
+{
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+bool
+is_dotted_version(std::string_view token)
+{
+  if (token.empty() || token.front() == '.' || token.back() == '.') {
+    return false;
+  }
+  bool dot = false;
+  for (const char c : token) {
+    if (c == '.') {
+      dot = true;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) == 0) {
+      return false;
+    }
+  }
+  return dot;
+}
+
+std::string
+join(const std::set<std::string>& values)
+{
+  std::string text;
+  for (const auto& v : values) {
+    if (!text.empty()) {
+      text += ',';
+    }
+    text += v;
+  }
+  return text;
+}
+
+// One requirement over all `devices` that report `key`: "==" when they agree,
+// "in" when they differ; nothing (and a warning) when none reports it.
+void
+require_values(std::vector<Requirement>& out, std::vector<std::string>& warnings,
+               const std::vector<const DeviceProperties*>& devices, std::string_view key,
+               std::string_view what_for)
+{
+  std::set<std::string> values;
+  for (const auto* device : devices) {
+    if (const auto it = device->find(key); it != device->end() && !it->second.empty()) {
+      values.insert(it->second);
+    }
+  }
+  if (values.empty()) {
+    warnings.push_back(fmt::format("{}: the build host reports no {}; the slice does not check it", what_for, key));
+    return;
+  }
+  // A value with a comma cannot go into an "in" list unambiguously.
+  const bool has_comma =
+    std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.find(',') != std::string::npos; });
+  if (values.size() == 1) {
+    out.push_back(Requirement{std::string(key), "==", *values.begin()});
+  } else if (!has_comma) {
+    out.push_back(Requirement{std::string(key), "in", join(values)});
+  } else {
+    warnings.push_back(fmt::format("{}: devices differ in {} and a value holds a comma; the slice "
+                                   "does not check it",
+                                   what_for, key));
+  }
+}
+
+bool
+has_value(const DeviceProperties& device, std::string_view key, std::string_view value)
+{
+  const auto it = device.find(key);
+  return it != device.end() && it->second == value;
+}
+
+bool
+contains(const DeviceProperties& device, std::string_view key, std::string_view needle)
+{
+  const auto it = device.find(key);
+  return it != device.end() && it->second.find(needle) != std::string::npos;
+}
+
+std::vector<const DeviceProperties*>
+select_devices(const std::vector<DeviceProperties>& devices, bool (*keep)(const DeviceProperties&))
+{
+  std::vector<const DeviceProperties*> chosen;
+  for (const auto& d : devices) {
+    if (keep(d)) {
+      chosen.push_back(&d);
+    }
+  }
+  return chosen;
+}
+
+bool
+is_pocl(const DeviceProperties& d)
+{
+  return contains(d, prop::opencl_platform, "Portable Computing Language") ||
+         contains(d, prop::opencl_platform_version, "PoCL") || contains(d, prop::opencl_platform, "PoCL");
+}
+
+bool
+is_intel_gpu(const DeviceProperties& d)
+{
+  return has_value(d, prop::vendor, "intel") && d.contains(prop::pci_id);
+}
+
+void
+require_frameworks(KindIdentity& identity, const IdentityFacts& facts)
+{
+  for (const std::string_view name : {"framework.torch", "framework.triton"}) {
+    if (const auto it = facts.frameworks.find(name); it != facts.frameworks.end()) {
+      identity.requirements.push_back(Requirement{std::string(name), "==", it->second});
+    } else {
+      identity.warnings.push_back(fmt::format(
+        "{}: no {} version known (the command is not a Python interpreter, or the probe could not "
+        "import it); the slice does not check it",
+        to_string(identity.kind), name.substr(prop::framework_prefix.size())));
+    }
+  }
+}
+
+} // namespace
+
+KindIdentity
+identify_kind(CacheKind kind, const IdentityFacts& facts)
+{
+  KindIdentity identity;
+  identity.kind = kind;
+  const std::string what_for(to_string(kind));
+  std::vector<const DeviceProperties*> nvidia;
+  for (const auto& d : facts.nvidia_gpus) {
+    nvidia.push_back(&d);
+  }
+  switch (kind) {
+  case CacheKind::cuda:
+    // The ComputeCache is invalidated by any driver change, and in a container
+    // the driver is the host's: the strongest check a slice can make.
+    require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_driver, what_for);
+    require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_sm, what_for);
+    break;
+  case CacheKind::triton:
+  case CacheKind::inductor:
+    require_frameworks(identity, facts);
+    if (!nvidia.empty()) {
+      // A cubin is for one SM; Inductor's key holds the device name too.
+      require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_sm, what_for);
+    }
+    break;
+  case CacheKind::pocl: {
+    const auto devices = select_devices(facts.opencl_devices, is_pocl);
+    if (devices.empty()) {
+      identity.warnings.push_back("pocl: no PoCL device on the build host; the slice does not check "
+                                  "the PoCL build or device");
+      break;
+    }
+    // PoCL's key holds its build timestamp and LLVM version (in the platform
+    // version string) and the CPU model (the device name).
+    for (const auto key : {prop::opencl_platform_version, prop::opencl_device, prop::opencl_driver}) {
+      require_values(identity.requirements, identity.warnings, devices, key, what_for);
+    }
+    break;
+  }
+  case CacheKind::neo:
+  case CacheKind::sycl: {
+    const auto devices = select_devices(facts.opencl_devices, is_intel_gpu);
+    if (devices.empty()) {
+      identity.warnings.push_back(fmt::format(
+        "{}: no Intel GPU with a PCI id on the build host; the slice does not check device or driver",
+        what_for));
+      break;
+    }
+    // NEO hashes the PCI device id and revision and the IGC build; SYCL the
+    // device name and driver version string.
+    require_values(identity.requirements, identity.warnings, devices, prop::pci_id, what_for);
+    const bool knows_neo_version = std::any_of(devices.begin(), devices.end(),
+                                               [](const auto* d) { return d->contains(prop::intel_driver); });
+    require_values(identity.requirements, identity.warnings, devices,
+                   knows_neo_version ? prop::intel_driver : prop::opencl_driver, what_for);
+    if (kind == CacheKind::sycl) {
+      require_values(identity.requirements, identity.warnings, devices, prop::opencl_device, what_for);
+    }
+    break;
+  }
+  case CacheKind::programs:
+    // prewarm's own store keys every binary by device and driver itself.
+    break;
+  }
+  std::sort(identity.requirements.begin(), identity.requirements.end());
+  return identity;
+}
+
+std::vector<bundle::Requirement>
+merge_requirements(const std::vector<KindIdentity>& kinds)
+{
+  std::vector<Requirement> merged;
+  for (const auto& k : kinds) {
+    merged.insert(merged.end(), k.requirements.begin(), k.requirements.end());
+  }
+  std::sort(merged.begin(), merged.end());
+  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+  return merged;
+}
+
+std::optional<std::string>
+parse_nvidia_proc_version(std::string_view text)
+{
+  const auto line_end = text.find('\n');
+  const auto first_line = text.substr(0, line_end);
+  if (first_line.find("NVRM version:") == std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::istringstream words{std::string(first_line)};
+  std::string word;
+  while (words >> word) {
+    if (is_dotted_version(word)) {
+      return word;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<DeviceProperties>
+parse_nvidia_smi_csv(std::string_view text)
+{
+  std::vector<DeviceProperties> gpus;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    // The name comes last and may hold commas of its own.
+    for (int i = 0; i < 3; ++i) {
+      const auto comma = line.find(',', start);
+      if (comma == std::string::npos) {
+        break;
+      }
+      fields.push_back(trim(std::string_view(line).substr(start, comma - start)));
+      start = comma + 1;
+    }
+    if (fields.size() != 3) {
+      continue;
+    }
+    fields.push_back(trim(std::string_view(line).substr(start)));
+    DeviceProperties gpu;
+    gpu.emplace(prop::vendor, "nvidia");
+    if (is_dotted_version(fields[0])) {
+      gpu.emplace(prop::nvidia_driver, fields[0]);
+    }
+    // compute_cap "9.0" -> "90" (major*10 + minor, the vocabulary's form).
+    if (const auto dot = fields[1].find('.'); dot != std::string::npos && is_dotted_version(fields[1])) {
+      const int major = std::stoi(fields[1].substr(0, dot));
+      const int minor = std::stoi(fields[1].substr(dot + 1));
+      gpu.emplace(prop::nvidia_sm, std::to_string(major * 10 + minor));
+    }
+    // pci.device_id "0x233010DE": device id in the high 16 bits, vendor below.
+    std::string pci = fields[2];
+    std::transform(pci.begin(), pci.end(), pci.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (pci.size() == 10 && pci.starts_with("0x") && pci.ends_with("10de")) {
+      gpu.emplace(prop::pci_id, "0x" + pci.substr(2, 4));
+    }
+    if (!fields[3].empty()) {
+      gpu.emplace("nvidia.name", fields[3]); // informational; not a requirement key
+    }
+    gpus.push_back(std::move(gpu));
+  }
+  return gpus;
+}
+
+std::vector<DeviceProperties>
+probe_nvidia_gpus()
+{
+  std::optional<std::string> proc_driver;
+  // /proc files report size 0: read as a stream, not with read_file().
+  if (std::ifstream in("/proc/driver/nvidia/version"); in) {
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    proc_driver = parse_nvidia_proc_version(text);
+  }
+  SubprocessSpec spec;
+  spec.argv = {"nvidia-smi", "--query-gpu=driver_version,compute_cap,pci.device_id,name",
+               "--format=csv,noheader"};
+  spec.environment = inherited_environment();
+  spec.timeout = std::chrono::seconds(30);
+  spec.kill_grace = std::chrono::seconds(2);
+  std::vector<DeviceProperties> gpus;
+  if (auto run = run_subprocess(spec); run && run->succeeded()) {
+    gpus = parse_nvidia_smi_csv(run->output_tail);
+  } else if (run) {
+    log::verbose("nvidia-smi {}: no GPU details", run->describe(spec.timeout));
+  } else if (proc_driver) {
+    log::verbose("nvidia-smi: {}; using /proc/driver/nvidia/version only", run.error().message());
+  }
+  if (proc_driver) {
+    if (gpus.empty()) {
+      gpus.push_back(DeviceProperties{{std::string(prop::vendor), "nvidia"},
+                                      {std::string(prop::nvidia_driver), *proc_driver}});
+    }
+    for (auto& gpu : gpus) {
+      // The kernel module's version is what a container shares with its host.
+      gpu[std::string(prop::nvidia_driver)] = *proc_driver;
+    }
+  }
+  return gpus;
+}
+
+bool
+looks_like_python(const std::vector<std::string>& argv)
+{
+  if (argv.empty()) {
+    return false;
+  }
+  const auto name = std::filesystem::path(argv.front()).filename().string();
+  if (!name.starts_with("python")) {
+    return false;
+  }
+  const auto rest = std::string_view(name).substr(6);
+  return std::all_of(rest.begin(), rest.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
+}
+
+std::string_view
+framework_probe_source()
+{
+  return "import importlib\n"
+         "for module, key in (('torch', 'torch'), ('triton', 'triton'),\n"
+         "                    ('intel_extension_for_pytorch', 'ipex')):\n"
+         "    try:\n"
+         "        m = importlib.import_module(module)\n"
+         "    except Exception:\n"
+         "        continue\n"
+         "    v = getattr(m, '__version__', None)\n"
+         "    if v:\n"
+         "        print('framework.%s %s' % (key, str(v).strip()))\n";
+}
+
+std::map<std::string, std::string, std::less<>>
+parse_framework_probe(std::string_view output)
+{
+  std::map<std::string, std::string, std::less<>> versions;
+  std::istringstream lines{std::string(output)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    line = trim(line);
+    const auto space = line.find(' ');
+    if (!line.starts_with(prop::framework_prefix) || space == std::string::npos) {
+      continue;
+    }
+    auto key = line.substr(0, space);
+    auto value = trim(std::string_view(line).substr(space + 1));
+    const bool printable = std::all_of(value.begin(), value.end(), [](char c) { return c > ' ' && c < 0x7f; });
+    const bool key_ok = std::all_of(key.begin(), key.end(), [](char c) {
+      return std::islower(static_cast<unsigned char>(c)) != 0 || std::isdigit(static_cast<unsigned char>(c)) != 0 ||
+             c == '.' || c == '-';
+    });
+    if (!value.empty() && value.size() <= 128 && printable && key_ok) {
+      versions[std::move(key)] = std::move(value);
+    }
+  }
+  return versions;
+}
+
+std::map<std::string, std::string, std::less<>>
+probe_frameworks(const std::string& python, const Environment& environment,
+                 const std::filesystem::path& working_directory, std::vector<std::string>& warnings)
+{
+  SubprocessSpec spec;
+  spec.argv = {python, "-c", std::string(framework_probe_source())};
+  spec.environment = environment;
+  spec.working_directory = working_directory;
+  spec.timeout = std::chrono::seconds(120);
+  spec.kill_grace = std::chrono::seconds(2);
+  auto run = run_subprocess(spec);
+  if (!run) {
+    warnings.push_back(fmt::format("framework probe: {}", run.error().message()));
+    return {};
+  }
+  if (!run->succeeded()) {
+    warnings.push_back(fmt::format("framework probe `{} -c ...` {}", python, run->describe(spec.timeout)));
+  }
+  return parse_framework_probe(run->output_tail);
+}
+
+} // namespace prewarm::command

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a captured cache depends on, as slice requirements. A driver cache is
+// only good for the GPU and driver that filled it, a framework cache for the
+// framework versions that wrote it (kernel-caches.md §0, §5–§8), so each
+// kind records those facts of the build host and the installer checks them
+// against the host it runs on:
+//   cuda             nvidia.driver ==, nvidia.sm ==          (host driver: containers share it)
+//   triton, inductor framework.torch ==, framework.triton ==, nvidia.sm == (if NVIDIA)
+//   pocl             opencl.platform-version ==, opencl.device ==, opencl.driver ==
+//   neo, sycl        pci-id ==, intel.driver == (else opencl.driver ==), opencl.device == (sycl)
+// Several devices with different values give "in" lists instead of "==".
+#pragma once
+
+#include "base/device_properties.hpp"
+#include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
+#include "bundle/cache_kind.hpp"
+#include "command/subprocess.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace prewarm::command {
+
+// Facts about the build host and the program's software, gathered once per job.
+struct IdentityFacts
+{
+  std::vector<DeviceProperties> opencl_devices; // as runtime/opencl reports them
+  std::vector<DeviceProperties> nvidia_gpus;    // probe_nvidia_gpus()
+  std::map<std::string, std::string, std::less<>> frameworks; // "framework.torch" -> "2.11.0+cu128"
+};
+
+struct KindIdentity
+{
+  bundle::CacheKind kind = bundle::CacheKind::pocl;
+  std::vector<bundle::Requirement> requirements; // sorted
+  // Facts that were missing ("no NVIDIA driver found: cuda has no driver requirement").
+  std::vector<std::string> warnings;
+};
+
+KindIdentity identify_kind(bundle::CacheKind kind, const IdentityFacts& facts);
+
+// Union of several kinds' requirements (a slice has one list). Requirements on
+// the same key are merged when equal; differing ones are kept both, which a
+// device can never satisfy, so callers should keep such kinds in separate
+// slices (see CommandJobResult::slices()).
+std::vector<bundle::Requirement> merge_requirements(const std::vector<KindIdentity>& kinds);
+
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue ..." -> "580.95.05".
+std::optional<std::string> parse_nvidia_proc_version(std::string_view text);
+
+// `nvidia-smi --query-gpu=driver_version,compute_cap,pci.device_id,name
+// --format=csv,noheader` output -> one property map per GPU (vendor,
+// nvidia.driver, nvidia.sm "90", pci-id "0x2330").
+std::vector<DeviceProperties> parse_nvidia_smi_csv(std::string_view text);
+
+// The NVIDIA GPUs of this host: nvidia-smi when it runs, else only the driver
+// version from /proc/driver/nvidia/version. No NVIDIA driver: empty. Never
+// fails: a probe problem is logged and means "unknown".
+std::vector<DeviceProperties> probe_nvidia_gpus();
+
+// Whether argv runs a Python interpreter directly ("python", "python3.11",
+// "/usr/bin/python3"), so that a version probe can run with the same one.
+bool looks_like_python(const std::vector<std::string>& argv);
+
+// The probe program: prints "framework.<name> <version>" for each of torch,
+// triton, intel_extension_for_pytorch it can import; missing modules are
+// skipped, never an error.
+std::string_view framework_probe_source();
+
+// Lines "framework.torch 2.11.0" -> map; other lines are ignored.
+std::map<std::string, std::string, std::less<>> parse_framework_probe(std::string_view output);
+
+// Runs `<python> -c <probe>` with the program's environment and working
+// directory. Failures (no such interpreter, timeout) give an empty map and a
+// warning in `warnings`.
+std::map<std::string, std::string, std::less<>>
+probe_frameworks(const std::string& python, const Environment& environment,
+                 const std::filesystem::path& working_directory, std::vector<std::string>& warnings);
+
+} // namespace prewarm::command

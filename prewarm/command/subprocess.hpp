@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs one program to completion: argv passed as-is (execvp, no shell unless
+// asked), a complete environment, a working directory, a timeout enforced on
+// the whole process group, stdout+stderr appended to a log file with a
+// bounded in-memory tail for error reports.
+#pragma once
+
+#include "base/error.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prewarm::command {
+
+// The complete environment of a child: name -> value. Ordered, so that a
+// printed environment and the child's envp are deterministic.
+using Environment = std::map<std::string, std::string, std::less<>>;
+
+// This process's environment (`environ`).
+Environment inherited_environment();
+
+// How argv is run. via_shell runs `/bin/sh -c argv[0] argv[1..]` (argv[1]
+// becomes $0): only when a manifest asks for it, so that no argv element is
+// ever re-parsed by a shell by accident.
+enum class ShellMode { direct, via_shell };
+
+struct SubprocessSpec
+{
+  std::vector<std::string> argv;             // argv[0] is looked up in the child's PATH
+  ShellMode shell = ShellMode::direct;
+  std::filesystem::path working_directory;   // empty: inherit ours
+  Environment environment;                   // exactly what the child sees
+  std::chrono::milliseconds timeout{0};      // 0: no limit
+  // After the timeout: SIGTERM to the group, then SIGKILL after this grace.
+  std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
+  std::filesystem::path log_file;            // appended to; empty: no log file
+  std::size_t tail_bytes = 16 * 1024;        // how much output to keep in memory
+};
+
+struct SubprocessResult
+{
+  enum class Ending { exited, signaled, timed_out };
+
+  Ending ending = Ending::exited;
+  int exit_status = 0;  // when exited
+  int signal = 0;       // when signaled, or the signal that ended a timed-out run
+  std::chrono::steady_clock::duration duration{};
+  std::string output_tail; // the last tail_bytes of stdout+stderr (may start mid-line)
+
+  bool succeeded() const { return ending == Ending::exited && exit_status == 0; }
+  // "exited with status 3", "killed by signal 11 (Segmentation fault)",
+  // "timed out after 5.0 s (stopped with SIGTERM)".
+  std::string describe(std::chrono::milliseconds timeout = {}) const;
+};
+
+// Starts the program and waits for it. An error means it could not be
+// started at all (missing program, bad working directory, no fork); a
+// program that runs and fails is a successful call whose result says how.
+// Processes the program leaves behind in its process group are killed once
+// it has exited, so nothing keeps writing into a cache after it is measured.
+Result<SubprocessResult> run_subprocess(const SubprocessSpec& spec);
+
+// "a b 'c d'": argv as a shell-quoted line, for logs and job descriptions.
+std::string quote_argv(const std::vector<std::string>& argv);
+
+} // namespace prewarm::command

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/command_job.hpp"
+
+#include "base/files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace prewarm::command {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+bool
+any_contains(const std::vector<std::string>& lines, std::string_view needle)
+{
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+}
+
+struct JobDirs
+{
+  TempDir root;
+  fs::path work;
+};
+
+JobDirs
+make_dirs()
+{
+  auto root = TempDir::create("test_only_job-");
+  EXPECT_TRUE(root);
+  auto work = root->path() / "work";
+  fs::create_directory(work);
+  return JobDirs{std::move(*root), work};
+}
+
+std::vector<DeviceProperties>
+fake_pocl()
+{
+  return {{{"vendor", "cpu"},
+           {"opencl.platform", "Portable Computing Language"},
+           {"opencl.platform-version", "OpenCL 3.0 PoCL test_only"},
+           {"opencl.device", "test_only-cpu"},
+           {"opencl.driver", "3.1"}}};
+}
+
+TEST(CommandJob, ExpandTemplateReplacesOnlyThePrecisionPlaceholder)
+{
+  EXPECT_EQ(expand_template("--precision={precision}", "fp16"), "--precision=fp16");
+  EXPECT_EQ(expand_template("{precision}/{precision}", "int8"), "int8/int8");
+  EXPECT_EQ(expand_template("print({'a': 1}) {prec}", "fp32"), "print({'a': 1}) {prec}");
+}
+
+TEST(CommandJob, CapturesWhatTheProgramWritesThroughTheVariables)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only/fp16";
+  request.precision = "fp16";
+  request.work_dir = dirs.work;
+  request.list_opencl_devices = fake_pocl;
+  request.workload.argv = {"sh", "-c",
+                           "mkdir -p \"$POCL_CACHE_DIR/AB/CDEF/k\" && printf %s \"$1-$MODE\" > "
+                           "\"$POCL_CACHE_DIR/AB/CDEF/program.bc\" && touch \"$POCL_CACHE_DIR/tempfile_x\" && pwd",
+                           "sh", "{precision}"};
+  request.workload.environment = {{"MODE", "m-{precision}"}};
+  request.workload.working_directory = dirs.root.path();
+  request.workload.kinds = {CacheKind::pocl};
+
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  EXPECT_EQ(result->argv.back(), "fp16");
+  const auto captured = result->staging_root / "pocl" / "AB" / "CDEF" / "program.bc";
+  EXPECT_EQ(*read_file(captured), "fp16-m-fp16");
+  EXPECT_FALSE(fs::exists(result->staging_root / "pocl" / "tempfile_x"));
+  EXPECT_NE(result->run.output_tail.find(fs::canonical(dirs.root.path()).string()), std::string::npos);
+  ASSERT_EQ(result->capture.kinds.size(), 1u);
+  EXPECT_EQ(result->capture.kinds[0].files, 1u);
+  EXPECT_EQ(result->capture.kinds[0].bytes, 11u);
+  EXPECT_EQ(result->capture.kinds[0].bookkeeping_removed, 1u);
+  ASSERT_EQ(result->identities.size(), 1u);
+  const auto groups = result->slice_groups();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].kinds, std::vector<CacheKind>{CacheKind::pocl});
+  EXPECT_EQ(groups[0].requirements.size(), 3u);
+  EXPECT_EQ(result->job_line().substr(0, 28), "command cpu/test_only/fp16: ");
+  const auto report = result->report();
+  EXPECT_NE(report.find("pocl"), std::string::npos);
+  EXPECT_NE(report.find("opencl.device == test_only-cpu"), std::string::npos);
+  EXPECT_TRUE(fs::exists(result->log_file));
+}
+
+TEST(CommandJob, AFailedProgramLeavesNothingToPackageAndReportsItsOutput)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only/fp32";
+  request.precision = "fp32";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"sh", "-c",
+                           "touch \"$POCL_CACHE_DIR/half\"; echo 'Traceback: test_only failure' >&2; exit 2"};
+  request.workload.kinds = {CacheKind::pocl};
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  EXPECT_FALSE(result->succeeded());
+  EXPECT_FALSE(fs::exists(result->staging_root));
+  EXPECT_TRUE(result->identities.empty());
+  const auto report = result->report();
+  EXPECT_NE(report.find("exited with status 2"), std::string::npos);
+  EXPECT_NE(report.find("| Traceback: test_only failure"), std::string::npos);
+  EXPECT_NE(report.find("nothing of this job is packaged"), std::string::npos);
+}
+
+TEST(CommandJob, TimeoutFailsTheJob)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only/fp32";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"sleep", "30"};
+  request.workload.timeout = 1s;
+  request.workload.kinds = {CacheKind::pocl};
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  EXPECT_FALSE(result->succeeded());
+  EXPECT_EQ(result->run.ending, SubprocessResult::Ending::timed_out);
+  EXPECT_NE(result->report().find("timed out after 1.0 s"), std::string::npos);
+}
+
+TEST(CommandJob, ProgramThatCannotStartIsAnError)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only/fp32";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"test_only_no_such_program"};
+  auto result = run_command_job(request);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("job cpu/test_only/fp32"), std::string::npos);
+  EXPECT_NE(result.error().message().find("test_only_no_such_program"), std::string::npos);
+}
+
+TEST(CommandJob, ShellCommandMustBeOneString)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "j";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"echo", "a"};
+  request.workload.shell = ShellMode::via_shell;
+  auto result = run_command_job(request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), Errc::usage);
+}
+
+TEST(CommandJob, EmptyCaptureIsAWarningNotAFailure)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "j";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"true"};
+  auto result = run_command_job(request); // all known kinds
+  ASSERT_TRUE(result) << result.error().message();
+  EXPECT_TRUE(result->succeeded());
+  EXPECT_TRUE(result->identities.empty());
+  EXPECT_TRUE(result->slice_groups().empty());
+  EXPECT_TRUE(any_contains(result->warnings, "filled none of the caches expected (programs, pocl, cuda, neo, "
+                                             "sycl, triton, inductor)"));
+}
+
+TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
+{
+  auto dirs = make_dirs();
+  const auto site = dirs.root.path() / "site";
+  fs::create_directories(site / "torch");
+  fs::create_directories(site / "triton");
+  ASSERT_TRUE(write_file_atomic(site / "torch" / "__init__.py", "__version__ = '2.11.0+test_only'\n"));
+  ASSERT_TRUE(write_file_atomic(site / "triton" / "__init__.py", "__version__ = '3.6.0'\n"));
+  CommandJobRequest request;
+  request.job_id = "h100/test_only/fp32";
+  request.work_dir = dirs.work;
+  request.list_nvidia_gpus = [] {
+    return std::vector<DeviceProperties>{
+      {{"vendor", "nvidia"}, {"nvidia.driver", "580.95.05"}, {"nvidia.sm", "90"}}};
+  };
+  request.workload.argv = {"/usr/bin/python3", "-c",
+                           "import os\n"
+                           "for v in ('TRITON_CACHE_DIR', 'CUDA_CACHE_PATH'):\n"
+                           "    d = os.path.join(os.environ[v], 'K')\n"
+                           "    os.makedirs(d)\n"
+                           "    open(os.path.join(d, 'entry'), 'w').write(v)\n"};
+  request.workload.environment = {{"PYTHONPATH", site.string()}};
+  request.workload.kinds = {CacheKind::triton, CacheKind::cuda};
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  EXPECT_EQ(result->frameworks.at("framework.torch"), "2.11.0+test_only");
+  const auto groups = result->slice_groups();
+  ASSERT_EQ(groups.size(), 2u);
+  const auto& cuda = groups[0].kinds.front() == CacheKind::cuda ? groups[0] : groups[1];
+  const auto& triton = groups[0].kinds.front() == CacheKind::cuda ? groups[1] : groups[0];
+  EXPECT_EQ(cuda.requirements,
+            (std::vector<bundle::Requirement>{{"nvidia.driver", "==", "580.95.05"}, {"nvidia.sm", "==", "90"}}));
+  EXPECT_EQ(triton.requirements, (std::vector<bundle::Requirement>{{"framework.torch", "==", "2.11.0+test_only"},
+                                                                   {"framework.triton", "==", "3.6.0"},
+                                                                   {"nvidia.sm", "==", "90"}}));
+}
+
+} // namespace
+} // namespace prewarm::command

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/identity.hpp"
+
+#include "base/files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace prewarm::command {
+namespace {
+
+using bundle::CacheKind;
+using bundle::Requirement;
+
+bool
+has(const std::vector<Requirement>& reqs, std::string_view key, std::string_view op, std::string_view value)
+{
+  return std::find(reqs.begin(), reqs.end(), Requirement{std::string(key), std::string(op), std::string(value)}) !=
+         reqs.end();
+}
+
+DeviceProperties
+pocl_device(std::string name)
+{
+  return {{"vendor", "cpu"},
+          {"opencl.platform", "Portable Computing Language"},
+          {"opencl.platform-version", "OpenCL 3.0 PoCL 3.1+debian  Linux, LLVM 15.0.6"},
+          {"opencl.device", std::move(name)},
+          {"opencl.driver", "3.1+debian"}};
+}
+
+DeviceProperties
+h100(std::string driver = "580.95.05")
+{
+  return {{"vendor", "nvidia"}, {"nvidia.driver", std::move(driver)}, {"nvidia.sm", "90"}, {"pci-id", "0x2330"}};
+}
+
+TEST(Identity, ParsesBothNvidiaProcVersionFormats)
+{
+  EXPECT_EQ(parse_nvidia_proc_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 "
+                                      "22:23:56 UTC 2024\nGCC version:  gcc version 12.3.0\n"),
+            "550.54.15");
+  EXPECT_EQ(parse_nvidia_proc_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
+                                      "Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Sep 23 2025\n"),
+            "580.95.05");
+  EXPECT_EQ(parse_nvidia_proc_version("something else 1.2.3\n"), std::nullopt);
+  EXPECT_EQ(parse_nvidia_proc_version(""), std::nullopt);
+}
+
+TEST(Identity, ParsesNvidiaSmiCsv)
+{
+  const auto gpus = parse_nvidia_smi_csv("580.95.05, 9.0, 0x233010DE, NVIDIA H100 80GB HBM3\n"
+                                         "580.95.05, 8.9, 0x27B810DE, NVIDIA L4, rev, b\n"
+                                         "garbage line\n");
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].at("nvidia.driver"), "580.95.05");
+  EXPECT_EQ(gpus[0].at("nvidia.sm"), "90");
+  EXPECT_EQ(gpus[0].at("pci-id"), "0x2330");
+  EXPECT_EQ(gpus[0].at("vendor"), "nvidia");
+  EXPECT_EQ(gpus[1].at("nvidia.sm"), "89");
+  EXPECT_EQ(gpus[1].at("pci-id"), "0x27b8");
+  EXPECT_EQ(gpus[1].at("nvidia.name"), "NVIDIA L4, rev, b");
+  // "[N/A]" where an old driver has no compute_cap: the key is absent, not empty.
+  const auto old = parse_nvidia_smi_csv("470.1.2, [N/A], 0x20B010DE, A100\n");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_FALSE(old[0].contains("nvidia.sm"));
+}
+
+TEST(Identity, CudaDependsOnDriverAndSm)
+{
+  IdentityFacts facts;
+  facts.nvidia_gpus = {h100()};
+  const auto identity = identify_kind(CacheKind::cuda, facts);
+  EXPECT_TRUE(identity.warnings.empty());
+  EXPECT_EQ(identity.requirements.size(), 2u);
+  EXPECT_TRUE(has(identity.requirements, "nvidia.driver", "==", "580.95.05"));
+  EXPECT_TRUE(has(identity.requirements, "nvidia.sm", "==", "90"));
+  EXPECT_TRUE(std::is_sorted(identity.requirements.begin(), identity.requirements.end()));
+}
+
+TEST(Identity, CudaWithoutNvidiaFactsWarns)
+{
+  const auto identity = identify_kind(CacheKind::cuda, IdentityFacts{});
+  EXPECT_TRUE(identity.requirements.empty());
+  ASSERT_EQ(identity.warnings.size(), 2u);
+  EXPECT_NE(identity.warnings[0].find("nvidia.driver"), std::string::npos);
+}
+
+TEST(Identity, DifferingDevicesGiveAnInList)
+{
+  IdentityFacts facts;
+  auto l4 = h100();
+  l4["nvidia.sm"] = "89";
+  facts.nvidia_gpus = {h100(), l4};
+  const auto identity = identify_kind(CacheKind::cuda, facts);
+  EXPECT_TRUE(has(identity.requirements, "nvidia.sm", "in", "89,90"));
+  EXPECT_TRUE(has(identity.requirements, "nvidia.driver", "==", "580.95.05"));
+}
+
+TEST(Identity, FrameworkKindsDependOnFrameworkVersionsAndSm)
+{
+  IdentityFacts facts;
+  facts.nvidia_gpus = {h100()};
+  facts.frameworks = {{"framework.torch", "2.11.0+cu128"}, {"framework.triton", "3.6.0"}};
+  for (const auto kind : {CacheKind::triton, CacheKind::inductor}) {
+    const auto identity = identify_kind(kind, facts);
+    EXPECT_TRUE(identity.warnings.empty());
+    EXPECT_TRUE(has(identity.requirements, "framework.torch", "==", "2.11.0+cu128"));
+    EXPECT_TRUE(has(identity.requirements, "framework.triton", "==", "3.6.0"));
+    EXPECT_TRUE(has(identity.requirements, "nvidia.sm", "==", "90"));
+    // Triton/Inductor entries carry their own keys; the driver is not one of them.
+    EXPECT_FALSE(has(identity.requirements, "nvidia.driver", "==", "580.95.05"));
+  }
+  facts.frameworks.erase("framework.triton");
+  const auto partial = identify_kind(CacheKind::inductor, facts);
+  ASSERT_EQ(partial.warnings.size(), 1u);
+  EXPECT_NE(partial.warnings[0].find("no triton version"), std::string::npos);
+}
+
+TEST(Identity, PoclDependsOnItsBuildAndTheCpu)
+{
+  IdentityFacts facts;
+  DeviceProperties gpu = h100();
+  gpu["opencl.platform"] = "NVIDIA CUDA";
+  gpu["opencl.device"] = "NVIDIA H100";
+  facts.opencl_devices = {gpu, pocl_device("pthread-skylake-avx512")};
+  const auto identity = identify_kind(CacheKind::pocl, facts);
+  EXPECT_TRUE(identity.warnings.empty());
+  EXPECT_EQ(identity.requirements.size(), 3u);
+  EXPECT_TRUE(has(identity.requirements, "opencl.device", "==", "pthread-skylake-avx512"));
+  EXPECT_TRUE(has(identity.requirements, "opencl.driver", "==", "3.1+debian"));
+  EXPECT_TRUE(has(identity.requirements, "opencl.platform-version", "==",
+                  "OpenCL 3.0 PoCL 3.1+debian  Linux, LLVM 15.0.6"));
+
+  const auto none = identify_kind(CacheKind::pocl, IdentityFacts{});
+  EXPECT_TRUE(none.requirements.empty());
+  ASSERT_EQ(none.warnings.size(), 1u);
+}
+
+TEST(Identity, NeoAndSyclDependOnPciIdAndDriver)
+{
+  IdentityFacts facts;
+  facts.opencl_devices = {{{"vendor", "intel"},
+                           {"pci-id", "0x56a0"},
+                           {"intel.driver", "22.43.24595"},
+                           {"opencl.driver", "22.43.24595.30"},
+                           {"opencl.device", "Intel(R) Arc(TM) A770 Graphics"}}};
+  const auto neo = identify_kind(CacheKind::neo, facts);
+  EXPECT_TRUE(has(neo.requirements, "pci-id", "==", "0x56a0"));
+  EXPECT_TRUE(has(neo.requirements, "intel.driver", "==", "22.43.24595"));
+  EXPECT_EQ(neo.requirements.size(), 2u);
+  const auto sycl = identify_kind(CacheKind::sycl, facts);
+  EXPECT_TRUE(has(sycl.requirements, "opencl.device", "==", "Intel(R) Arc(TM) A770 Graphics"));
+  EXPECT_EQ(sycl.requirements.size(), 3u);
+}
+
+TEST(Identity, MergeRequirementsDeduplicates)
+{
+  IdentityFacts facts;
+  facts.nvidia_gpus = {h100()};
+  facts.frameworks = {{"framework.torch", "2.11.0"}, {"framework.triton", "3.6.0"}};
+  const auto merged = merge_requirements(
+    {identify_kind(CacheKind::cuda, facts), identify_kind(CacheKind::triton, facts),
+     identify_kind(CacheKind::inductor, facts)});
+  EXPECT_EQ(merged.size(), 4u); // driver, sm, torch, triton
+  EXPECT_TRUE(std::is_sorted(merged.begin(), merged.end()));
+}
+
+TEST(Identity, LooksLikePython)
+{
+  EXPECT_TRUE(looks_like_python({"python"}));
+  EXPECT_TRUE(looks_like_python({"python3", "x.py"}));
+  EXPECT_TRUE(looks_like_python({"/usr/bin/python3.11"}));
+  EXPECT_FALSE(looks_like_python({"python-config"}));
+  EXPECT_FALSE(looks_like_python({"bash", "python3"}));
+  EXPECT_FALSE(looks_like_python({}));
+}
+
+TEST(Identity, ParsesFrameworkProbeOutput)
+{
+  const auto versions = parse_framework_probe("noise\nframework.torch 2.11.0+cu128\nframework.triton  3.6.0 \n"
+                                              "framework.bad value with spaces\nframework.UPPER 1\n");
+  EXPECT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions.at("framework.torch"), "2.11.0+cu128");
+  EXPECT_EQ(versions.at("framework.triton"), "3.6.0");
+}
+
+TEST(Identity, FrameworkProbeRunsTheSamePythonAndToleratesMissingModules)
+{
+  auto dir = TempDir::create("test_only_identity-");
+  ASSERT_TRUE(dir);
+  // A stand-in torch package on PYTHONPATH: the probe must find it with the
+  // program's environment, and must not fail on the missing triton.
+  std::filesystem::create_directories(dir->path() / "torch");
+  ASSERT_TRUE(write_file_atomic(dir->path() / "torch" / "__init__.py", "__version__ = '9.9.9+test_only'\n"));
+  Environment env = inherited_environment();
+  env["PYTHONPATH"] = dir->path().string();
+  std::vector<std::string> warnings;
+  const auto versions = probe_frameworks("/usr/bin/python3", env, dir->path(), warnings);
+  EXPECT_TRUE(warnings.empty());
+  ASSERT_TRUE(versions.contains("framework.torch"));
+  EXPECT_EQ(versions.at("framework.torch"), "9.9.9+test_only");
+
+  const auto none = probe_frameworks("/nonexistent/test_only_python", env, dir->path(), warnings);
+  EXPECT_TRUE(none.empty());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("test_only_python"), std::string::npos);
+}
+
+} // namespace
+} // namespace prewarm::command
