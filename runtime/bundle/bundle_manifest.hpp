@@ -129,6 +129,16 @@ inline constexpr std::size_t k_max_path_depth = 32; // components after KIND
 // E_MANIFEST_FORMAT / E_UNKNOWN_REQUIREMENT; the message names slice and path.
 Status validate(const BundleManifest& manifest);
 
+// One entry path ("<kind>/<rel>", or "<kind>" for the kind's own directory)
+// against the PATH rule above: charset, no "."/".." or empty components,
+// known kind, length and depth. Errc::verify E_PATH naming the path and the
+// rule it breaks. `kind_only` allows the bare "<kind>" form (directories).
+enum class KindOnlyPath { allowed, refused };
+Status validate_entry_path(std::string_view path,
+                           KindOnlyPath kind_only,
+                           std::size_t max_length = k_max_path_length,
+                           std::size_t max_depth = k_max_path_depth);
+
 // Cache kind of an entry path ("pocl/ab/cd" -> "pocl").
 std::string_view kind_of(std::string_view entry_path);
 

@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bundle/bundle_manifest.hpp"
+
+#include "base/encoding.hpp"
+#include "bundle/cache_kind.hpp"
+#include "bundle/requirement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <set>
+#include <string>
+
+namespace prewarm::bundle {
+
+namespace {
+
+constexpr std::string_view k_magic_line = "prewarm-bundle 1";
+constexpr std::size_t k_max_text = 1024;
+constexpr std::size_t k_max_component = 255;
+
+std::unexpected<Error>
+format_error(std::string message)
+{
+  return fail(Errc::verify, std::move(message), "E_MANIFEST_FORMAT");
+}
+
+std::unexpected<Error>
+line_error(std::size_t line, std::string_view message)
+{
+  return format_error(fmt::format("manifest:{}: {}", line, message));
+}
+
+bool
+is_id(std::string_view text)
+{
+  if (text.empty() || text.size() > 128) {
+    return false;
+  }
+  const auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!lower_alnum(text[0])) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [&](char c) {
+    return lower_alnum(c) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+bool
+is_name(std::string_view text)
+{
+  if (text.empty() || text.size() > 128) {
+    return false;
+  }
+  const auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (!alnum(text[0])) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [&](char c) {
+    return alnum(c) || c == '.' || c == '_' || c == '/' || c == '-';
+  });
+}
+
+// VALUE, TEXT: printable ASCII, no leading/trailing space, no double space
+// (the line rule), 1..1024 bytes.
+bool
+is_text(std::string_view text)
+{
+  if (text.empty() || text.size() > k_max_text || text.front() == ' ' || text.back() == ' ') {
+    return false;
+  }
+  if (text.find("  ") != std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
+bool
+is_component(std::string_view text)
+{
+  if (text.empty() || text.size() > k_max_component || text == "." || text == "..") {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '+' || c == '-';
+  });
+}
+
+bool
+is_sha256(std::string_view text)
+{
+  return is_lower_hex(text, 64);
+}
+
+// U64: decimal, no sign, no leading zero (one spelling per value).
+std::optional<std::uint64_t>
+parse_u64(std::string_view text)
+{
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) {
+    return std::nullopt;
+  }
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string
+ascii_lower(std::string_view text)
+{
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
+}
+
+std::string_view
+parent_of(std::string_view path)
+{
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+}
+
+// Splits "a b c" into at most `max_fields` fields; the last keeps its spaces.
+std::vector<std::string_view>
+split_fields(std::string_view text, std::size_t max_fields)
+{
+  std::vector<std::string_view> out;
+  while (out.size() + 1 < max_fields) {
+    const auto space = text.find(' ');
+    if (space == std::string_view::npos) {
+      break;
+    }
+    out.push_back(text.substr(0, space));
+    text.remove_prefix(space + 1);
+  }
+  out.push_back(text);
+  return out;
+}
+
+Status
+validate_slice(const Slice& slice)
+{
+  const auto where = [&](std::string_view what) { return fmt::format("slice {}: {}", in_quotes(slice.id), what); };
+  if (!is_id(slice.id)) {
+    return format_error(fmt::format("slice id {}: not of the form [a-z0-9][a-z0-9._-]{{0,127}}", in_quotes(slice.id)));
+  }
+  if (!is_sha256(slice.payload_sha256)) {
+    return format_error(where(fmt::format("payload digest {} is not 64 lowercase hex digits", in_quotes(slice.payload_sha256))));
+  }
+  if (slice.requirements.size() > k_max_requirements_per_slice) {
+    return format_error(where(fmt::format("{} requirements (at most {})", slice.requirements.size(), k_max_requirements_per_slice)));
+  }
+  for (std::size_t i = 0; i < slice.requirements.size(); ++i) {
+    const auto& r = slice.requirements[i];
+    if (!is_text(r.value)) {
+      return format_error(where(fmt::format("requirement {}: value {} is not 1..1024 printable ASCII without outer or double spaces", r.key, in_quotes(r.value))));
+    }
+    if (auto s = validate_requirement(r); !s) {
+      return fail(s.error().wrap(fmt::format("slice {}", in_quotes(slice.id))));
+    }
+    if (i > 0 && !(slice.requirements[i - 1] < r)) {
+      return format_error(where(fmt::format("requirement \"{} {} {}\" is duplicated or out of order", r.key, r.op, r.value)));
+    }
+  }
+  if (slice.jobs.size() > k_max_jobs_per_slice) {
+    return format_error(where(fmt::format("{} jobs (at most {})", slice.jobs.size(), k_max_jobs_per_slice)));
+  }
+  for (std::size_t i = 0; i < slice.jobs.size(); ++i) {
+    if (!is_text(slice.jobs[i])) {
+      return format_error(where(fmt::format("job {} is not 1..1024 printable ASCII without outer or double spaces", in_quotes(slice.jobs[i]))));
+    }
+    if (i > 0 && !(slice.jobs[i - 1] < slice.jobs[i])) {
+      return format_error(where(fmt::format("job {} is duplicated or out of order", in_quotes(slice.jobs[i]))));
+    }
+  }
+  const std::size_t entries = slice.directories.size() + slice.files.size();
+  if (entries > k_max_entries_per_slice) {
+    return format_error(where(fmt::format("{} entries (at most {})", entries, k_max_entries_per_slice)));
+  }
+  if (entries == 0) {
+    return format_error(where("no entries"));
+  }
+  if (slice.entry_count != entries) {
+    return format_error(where(fmt::format("entry count {} differs from the {} dir and file lines", slice.entry_count, entries)));
+  }
+
+  // Every path once, also after ASCII case-fold: on a case-insensitive file
+  // system "A" and "a" are the same file (node-tar CVE-2021-37701 class).
+  std::set<std::string, std::less<>> folded;
+  std::set<std::string_view> directories;
+  for (std::size_t i = 0; i < slice.directories.size(); ++i) {
+    const auto& dir = slice.directories[i];
+    PW_TRY_CTX(where("dir"), validate_entry_path(dir, KindOnlyPath::allowed));
+    if (i > 0 && !(slice.directories[i - 1] < dir)) {
+      return format_error(where(fmt::format("dir {} is duplicated or out of order", in_quotes(dir))));
+    }
+    if (!folded.insert(ascii_lower(dir)).second) {
+      return format_error(where(fmt::format("dir {} collides with another entry after ASCII case-fold", in_quotes(dir))));
+    }
+    const auto parent = parent_of(dir);
+    if (!parent.empty() && !directories.contains(parent)) {
+      return format_error(where(fmt::format("dir {} has no dir line for its parent {}", in_quotes(dir), in_quotes(parent))));
+    }
+    directories.insert(dir);
+  }
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < slice.files.size(); ++i) {
+    const auto& file = slice.files[i];
+    PW_TRY_CTX(where("file"), validate_entry_path(file.path, KindOnlyPath::refused));
+    if (i > 0 && !(slice.files[i - 1].path < file.path)) {
+      return format_error(where(fmt::format("file {} is duplicated or out of order", in_quotes(file.path))));
+    }
+    if (!is_sha256(file.sha256)) {
+      return format_error(where(fmt::format("file {}: digest {} is not 64 lowercase hex digits", in_quotes(file.path), in_quotes(file.sha256))));
+    }
+    if (file.mode != 0644 && file.mode != 0755) {
+      return format_error(where(fmt::format("file {}: mode {:04o} (only 0644 and 0755)", in_quotes(file.path), file.mode)));
+    }
+    if (!folded.insert(ascii_lower(file.path)).second) {
+      return format_error(where(fmt::format("file {} collides with another entry after ASCII case-fold", in_quotes(file.path))));
+    }
+    if (!directories.contains(parent_of(file.path))) {
+      return format_error(where(fmt::format("file {} has no dir line for its parent {}", in_quotes(file.path), in_quotes(parent_of(file.path)))));
+    }
+    if (file.size > std::numeric_limits<std::uint64_t>::max() - total) {
+      return format_error(where("file sizes overflow 64 bits"));
+    }
+    total += file.size;
+  }
+  if (total != slice.uncompressed_size) {
+    return format_error(where(fmt::format("uncompressed size {} differs from the sum of file sizes {}", slice.uncompressed_size, total)));
+  }
+  return {};
+}
+
+} // namespace
+
+std::string
+serialize(const BundleManifest& manifest)
+{
+  std::string out;
+  out.reserve(4096);
+  const auto line = [&out](std::string_view text) {
+    out.append(text);
+    out.push_back('\n');
+  };
+  line(k_magic_line);
+  line(fmt::format("channel {}", manifest.channel));
+  line(fmt::format("serial {}", manifest.serial));
+  line(fmt::format("issued-at {}", format_rfc3339(manifest.issued_at)));
+  line(fmt::format("expires {}", format_rfc3339(manifest.expires)));
+  line(fmt::format("producer {}", manifest.producer));
+  line(fmt::format("build-manifest {}", manifest.build_manifest_sha256));
+  for (const auto& slice : manifest.slices) {
+    line(fmt::format("slice {}", slice.id));
+    line(fmt::format("payload {} {} {} {}", slice.payload_sha256, slice.payload_size, slice.uncompressed_size, slice.entry_count));
+    for (const auto& r : slice.requirements) {
+      line(fmt::format("require {} {} {}", r.key, r.op, r.value));
+    }
+    for (const auto& job : slice.jobs) {
+      line(fmt::format("job {}", job));
+    }
+    for (const auto& dir : slice.directories) {
+      line(fmt::format("dir {}", dir));
+    }
+    for (const auto& file : slice.files) {
+      line(fmt::format("file {} {} {:04o} {}", file.sha256, file.size, file.mode, file.path));
+    }
+  }
+  return out;
+}
+
+void
+normalize(BundleManifest& manifest)
+{
+  std::sort(manifest.slices.begin(), manifest.slices.end(),
+            [](const Slice& a, const Slice& b) { return a.id < b.id; });
+  for (auto& slice : manifest.slices) {
+    std::sort(slice.requirements.begin(), slice.requirements.end());
+    std::sort(slice.jobs.begin(), slice.jobs.end());
+    slice.jobs.erase(std::unique(slice.jobs.begin(), slice.jobs.end()), slice.jobs.end());
+    std::sort(slice.directories.begin(), slice.directories.end());
+    std::sort(slice.files.begin(), slice.files.end(),
+              [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+    slice.entry_count = slice.directories.size() + slice.files.size();
+  }
+}
+
+Status
+validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t max_length, std::size_t max_depth)
+{
+  const auto bad = [&](std::string_view why) {
+    return fail(Errc::verify, fmt::format("path {}: {}", in_quotes(path), why), "E_PATH");
+  };
+  if (path.empty()) {
+    return bad("empty");
+  }
+  if (path.size() > max_length) {
+    return bad(fmt::format("{} bytes long (at most {})", path.size(), max_length));
+  }
+  const auto kind = kind_of(path);
+  if (!parse_cache_kind(kind)) {
+    return bad(fmt::format("does not start with a known cache kind ({} is not one)", in_quotes(kind)));
+  }
+  if (kind.size() == path.size()) {
+    if (kind_only == KindOnlyPath::refused) {
+      return bad("names a cache kind directory, not a file in it");
+    }
+    return {};
+  }
+  std::string_view rest = path.substr(kind.size() + 1);
+  std::size_t depth = 0;
+  while (true) {
+    const auto slash = rest.find('/');
+    const auto component = rest.substr(0, slash);
+    ++depth;
+    if (component.empty()) {
+      return bad("empty component (\"//\" or a trailing \"/\")");
+    }
+    if (component == "." || component == "..") {
+      return bad(fmt::format("component {} is not allowed", in_quotes(component)));
+    }
+    if (!is_component(component)) {
+      return bad(fmt::format("component {} is not 1..255 of [A-Za-z0-9._+-]", in_quotes(component)));
+    }
+    if (slash == std::string_view::npos) {
+      break;
+    }
+    rest.remove_prefix(slash + 1);
+  }
+  if (depth > max_depth) {
+    return bad(fmt::format("{} components deep (at most {})", depth, max_depth));
+  }
+  return {};
+}
+
+Status
+validate(const BundleManifest& manifest)
+{
+  if (!is_name(manifest.channel)) {
+    return format_error(fmt::format("channel {}: not of the form [A-Za-z0-9][A-Za-z0-9._/-]{{0,127}}", in_quotes(manifest.channel)));
+  }
+  if (manifest.expires <= manifest.issued_at) {
+    return format_error(fmt::format("expires {} is not after issued-at {}", format_rfc3339(manifest.expires), format_rfc3339(manifest.issued_at)));
+  }
+  if (!is_text(manifest.producer)) {
+    return format_error(fmt::format("producer {}: not 1..1024 printable ASCII without outer or double spaces", in_quotes(manifest.producer)));
+  }
+  if (!is_sha256(manifest.build_manifest_sha256)) {
+    return format_error(fmt::format("build-manifest {}: not 64 lowercase hex digits", in_quotes(manifest.build_manifest_sha256)));
+  }
+  if (manifest.slices.empty()) {
+    return format_error("no slices");
+  }
+  if (manifest.slices.size() > k_max_slices) {
+    return format_error(fmt::format("{} slices (at most {})", manifest.slices.size(), k_max_slices));
+  }
+  for (std::size_t i = 0; i < manifest.slices.size(); ++i) {
+    if (i > 0 && !(manifest.slices[i - 1].id < manifest.slices[i].id)) {
+      return format_error(fmt::format("slice {} is duplicated or out of order", in_quotes(manifest.slices[i].id)));
+    }
+    PW_TRY(validate_slice(manifest.slices[i]));
+  }
+  return {};
+}
+
+Result<BundleManifest>
+parse(std::string_view bytes)
+{
+  if (bytes.empty()) {
+    return format_error("manifest: empty");
+  }
+  if (bytes.back() != '\n') {
+    return format_error("manifest: does not end with a line feed (truncated?)");
+  }
+  // Pass 1: the byte rules, before any field is looked at.
+  {
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      const char c = bytes[i];
+      if (c == '\n') {
+        if (column == 1) {
+          return line_error(line, "empty line");
+        }
+        if (bytes[i - 1] == ' ') {
+          return line_error(line, "trailing space");
+        }
+        ++line;
+        column = 1;
+        continue;
+      }
+      if (c == '\r') {
+        return line_error(line, fmt::format("column {}: carriage return (lines end in LF only)", column));
+      }
+      if (c < 0x20 || c > 0x7e) {
+        return line_error(line, fmt::format("column {}: byte 0x{:02x} is not printable ASCII", column, static_cast<unsigned char>(c)));
+      }
+      if (c == ' ' && (column == 1 || bytes[i - 1] == ' ')) {
+        return line_error(line, fmt::format("column {}: leading or double space", column));
+      }
+      ++column;
+    }
+  }
+
+  BundleManifest manifest;
+  std::vector<std::string_view> lines;
+  {
+    std::string_view rest = bytes;
+    while (!rest.empty()) {
+      const auto lf = rest.find('\n');
+      lines.push_back(rest.substr(0, lf));
+      rest.remove_prefix(lf + 1);
+    }
+  }
+  std::size_t n = 0; // index into lines; line number is n + 1
+  const auto expect_key = [&](std::string_view key) -> Result<std::string_view> {
+    if (n >= lines.size()) {
+      return line_error(n + 1, fmt::format("missing {} line (truncated?)", in_quotes(key)));
+    }
+    const auto text = lines[n];
+    if (text.size() <= key.size() + 1 || text.substr(0, key.size()) != key || text[key.size()] != ' ') {
+      return line_error(n + 1, fmt::format("expected {} here, found {}", in_quotes(std::string(key) + " ..."), in_quotes(text.substr(0, 40))));
+    }
+    ++n;
+    return text.substr(key.size() + 1);
+  };
+
+  if (lines[0] != k_magic_line) {
+    return line_error(1, fmt::format("expected {}, found {}", in_quotes(k_magic_line), in_quotes(lines[0].substr(0, 40))));
+  }
+  n = 1;
+  {
+    PW_ASSIGN(const auto channel, expect_key("channel"));
+    manifest.channel = std::string(channel);
+    PW_ASSIGN(const auto serial, expect_key("serial"));
+    const auto serial_value = parse_u64(serial);
+    if (!serial_value) {
+      return line_error(n, fmt::format("serial {} is not a decimal u64 without leading zeros", in_quotes(serial)));
+    }
+    manifest.serial = *serial_value;
+    PW_ASSIGN(const auto issued, expect_key("issued-at"));
+    auto issued_at = parse_rfc3339(issued);
+    if (!issued_at) {
+      return line_error(n, "issued-at: " + issued_at.error().message());
+    }
+    manifest.issued_at = *issued_at;
+    PW_ASSIGN(const auto expires_text, expect_key("expires"));
+    auto expires = parse_rfc3339(expires_text);
+    if (!expires) {
+      return line_error(n, "expires: " + expires.error().message());
+    }
+    manifest.expires = *expires;
+    PW_ASSIGN(const auto producer, expect_key("producer"));
+    manifest.producer = std::string(producer);
+    PW_ASSIGN(const auto build_manifest, expect_key("build-manifest"));
+    if (!is_sha256(build_manifest)) {
+      return line_error(n, fmt::format("build-manifest {} is not 64 lowercase hex digits", in_quotes(build_manifest)));
+    }
+    manifest.build_manifest_sha256 = std::string(build_manifest);
+  }
+
+  // Sections of a slice, in the only order they may appear.
+  enum class Section { payload, require, job, dir, file };
+  Slice* slice = nullptr;
+  Section section = Section::payload;
+  const auto section_index = [](std::string_view keyword) -> int {
+    if (keyword == "require") return 1;
+    if (keyword == "job") return 2;
+    if (keyword == "dir") return 3;
+    if (keyword == "file") return 4;
+    return -1;
+  };
+  for (; n < lines.size(); ++n) {
+    const std::size_t line_no = n + 1;
+    const auto text = lines[n];
+    const auto space = text.find(' ');
+    const auto keyword = text.substr(0, space);
+    const auto rest = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (space == std::string_view::npos) {
+      return line_error(line_no, fmt::format("unknown line {}", in_quotes(text.substr(0, 40))));
+    }
+    if (keyword == "slice") {
+      if (slice != nullptr && section == Section::payload) {
+        return line_error(line_no, "slice without a payload line");
+      }
+      if (manifest.slices.size() >= k_max_slices) {
+        return line_error(line_no, fmt::format("more than {} slices", k_max_slices));
+      }
+      if (!is_id(rest)) {
+        return line_error(line_no, fmt::format("slice id {} is not of the form [a-z0-9][a-z0-9._-]{{0,127}}", in_quotes(rest)));
+      }
+      manifest.slices.emplace_back().id = std::string(rest);
+      slice = &manifest.slices.back();
+      ++n;
+      if (n >= lines.size()) {
+        return line_error(n + 1, "missing payload line (truncated?)");
+      }
+      const auto payload_line = lines[n];
+      if (payload_line.substr(0, 8) != "payload ") {
+        return line_error(n + 1, fmt::format("expected \"payload ...\" after the slice line, found {}", in_quotes(payload_line.substr(0, 40))));
+      }
+      const auto fields = split_fields(payload_line.substr(8), 5);
+      if (fields.size() != 4) {
+        return line_error(n + 1, "payload line needs: SHA256 SIZE UNCOMPRESSED-SIZE ENTRIES");
+      }
+      if (!is_sha256(fields[0])) {
+        return line_error(n + 1, fmt::format("payload digest {} is not 64 lowercase hex digits", in_quotes(fields[0])));
+      }
+      const auto size = parse_u64(fields[1]);
+      const auto uncompressed = parse_u64(fields[2]);
+      const auto entries = parse_u64(fields[3]);
+      if (!size || !uncompressed || !entries) {
+        return line_error(n + 1, "payload sizes must be decimal u64 without leading zeros");
+      }
+      slice->payload_sha256 = std::string(fields[0]);
+      slice->payload_size = *size;
+      slice->uncompressed_size = *uncompressed;
+      slice->entry_count = *entries;
+      section = Section::require; // the earliest section allowed next
+      continue;
+    }
+    const int index = section_index(keyword);
+    if (index < 0) {
+      return line_error(line_no, fmt::format("unknown line {}", in_quotes(text.substr(0, 40))));
+    }
+    if (slice == nullptr) {
+      return line_error(line_no, fmt::format("{} line before the first slice line", in_quotes(keyword)));
+    }
+    if (index < static_cast<int>(section)) {
+      return line_error(line_no, fmt::format("{} line out of order (require, job, dir, file)", in_quotes(keyword)));
+    }
+    section = static_cast<Section>(index);
+    if (slice->directories.size() + slice->files.size() >= k_max_entries_per_slice &&
+        (section == Section::dir || section == Section::file)) {
+      return line_error(line_no, fmt::format("more than {} entries in slice {}", k_max_entries_per_slice, in_quotes(slice->id)));
+    }
+    switch (section) {
+      case Section::require: {
+        const auto fields = split_fields(rest, 3);
+        if (fields.size() != 3) {
+          return line_error(line_no, "require line needs: KEY OP VALUE");
+        }
+        Requirement r{std::string(fields[0]), std::string(fields[1]), std::string(fields[2])};
+        if (auto s = validate_requirement(r); !s) {
+          return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, s.error().message()), s.error().code()));
+        }
+        if (slice->requirements.size() >= k_max_requirements_per_slice) {
+          return line_error(line_no, fmt::format("more than {} requirements", k_max_requirements_per_slice));
+        }
+        slice->requirements.push_back(std::move(r));
+        break;
+      }
+      case Section::job:
+        if (slice->jobs.size() >= k_max_jobs_per_slice) {
+          return line_error(line_no, fmt::format("more than {} jobs", k_max_jobs_per_slice));
+        }
+        slice->jobs.emplace_back(rest);
+        break;
+      case Section::dir:
+        if (auto s = validate_entry_path(rest, KindOnlyPath::allowed); !s) {
+          return line_error(line_no, s.error().message());
+        }
+        slice->directories.emplace_back(rest);
+        break;
+      case Section::file: {
+        const auto fields = split_fields(rest, 4);
+        if (fields.size() != 4) {
+          return line_error(line_no, "file line needs: SHA256 SIZE MODE PATH");
+        }
+        if (!is_sha256(fields[0])) {
+          return line_error(line_no, fmt::format("file digest {} is not 64 lowercase hex digits", in_quotes(fields[0])));
+        }
+        const auto size = parse_u64(fields[1]);
+        if (!size) {
+          return line_error(line_no, fmt::format("file size {} is not a decimal u64 without leading zeros", in_quotes(fields[1])));
+        }
+        unsigned mode = 0;
+        if (fields[2] == "0644") {
+          mode = 0644;
+        } else if (fields[2] == "0755") {
+          mode = 0755;
+        } else {
+          return line_error(line_no, fmt::format("file mode {} (only 0644 and 0755)", in_quotes(fields[2])));
+        }
+        if (auto s = validate_entry_path(fields[3], KindOnlyPath::refused); !s) {
+          return line_error(line_no, s.error().message());
+        }
+        slice->files.push_back(FileEntry{std::string(fields[3]), std::string(fields[0]), *size, mode});
+        break;
+      }
+      case Section::payload:
+        break;
+    }
+  }
+  if (manifest.slices.empty()) {
+    return line_error(lines.size() + 1, "no slice (truncated?)");
+  }
+
+  PW_TRY(validate(manifest));
+  // One spelling only: anything the field parsers tolerated but serialize()
+  // would write differently (order, duplicates) is not canonical.
+  const std::string canonical = serialize(manifest);
+  if (canonical != bytes) {
+    std::size_t line = 1;
+    const std::size_t limit = std::min(canonical.size(), bytes.size());
+    for (std::size_t i = 0; i < limit && canonical[i] == bytes[i]; ++i) {
+      if (bytes[i] == '\n') {
+        ++line;
+      }
+    }
+    return line_error(line, "not in canonical form (order, spacing or number spelling)");
+  }
+  return manifest;
+}
+
+std::string_view
+kind_of(std::string_view entry_path)
+{
+  return entry_path.substr(0, entry_path.find('/'));
+}
+
+} // namespace prewarm::bundle

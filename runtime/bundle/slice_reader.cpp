@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: Apache-2.0
+// Three passes over one payload fd, each only if the previous one passed:
+//   1. size + SHA-256 against the signed manifest (no parser involved);
+//   2. structure audit: the zstd-decompressed tar stream walked block by
+//      block (libarchive "raw" format), checking every header's type flag,
+//      checksum and magic, pax records, and that nothing but zeros follows
+//      the end-of-archive marker. This sees what the libarchive tar reader
+//      hides: global pax headers ('g', silently skipped by 3.6.2), GNU long
+//      name/link headers, concatenated archives, trailing data;
+//   3. extraction through the libarchive tar reader with the per-entry policy.
+// Pass 2 costs a second decompression; it keeps the entry policy independent
+// of how one tar parser resolves odd headers (parser differentials).
+#include "bundle/slice_reader.hpp"
+
+#include "base/digest.hpp"
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+namespace prewarm::bundle {
+
+namespace {
+
+std::atomic<std::uint64_t> g_archive_reader_opens{0};
+
+constexpr std::size_t k_block = 512;
+constexpr std::size_t k_read_buffer = 256 * 1024;
+constexpr std::uint64_t k_max_pax_header = 64 * 1024;
+// Below this many bytes a slice cannot be a meaningful decompression bomb;
+// tiny slices of zero-filled files legitimately compress beyond any ratio.
+constexpr std::uint64_t k_expansion_check_floor = std::uint64_t{64} << 20;
+
+std::unexpected<Error>
+verify_error(std::string_view code, std::string message)
+{
+  return fail(Errc::verify, std::move(message), std::string(code));
+}
+
+std::unexpected<Error>
+io_error(std::string message)
+{
+  return fail(Errc::failed, std::move(message), "E_IO");
+}
+
+using ArchivePtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
+
+std::string
+archive_message(archive* a)
+{
+  const char* text = archive_error_string(a);
+  return text != nullptr ? text : "no detail from libarchive";
+}
+
+// tar + zstd only: no other format or filter is compiled into the reader, so
+// a payload cannot steer libarchive into a parser we did not choose.
+Result<ArchivePtr>
+open_reader(int fd, const Slice& slice, bool raw)
+{
+  if (::lseek(fd, 0, SEEK_SET) != 0) {
+    return io_error(fmt::format("slice {}: cannot rewind the payload: {}", in_quotes(slice.id), errno_message(errno)));
+  }
+  ArchivePtr a(archive_read_new(), &archive_read_free);
+  if (!a) {
+    return fail(Errc::internal, "archive_read_new failed");
+  }
+  const int format = raw ? archive_read_support_format_raw(a.get()) : archive_read_support_format_tar(a.get());
+  if (format != ARCHIVE_OK || archive_read_support_filter_zstd(a.get()) != ARCHIVE_OK) {
+    return fail(Errc::internal, "libarchive lacks tar or zstd support: " + archive_message(a.get()));
+  }
+  g_archive_reader_opens.fetch_add(1, std::memory_order_relaxed);
+  if (archive_read_open_fd(a.get(), fd, k_read_buffer) != ARCHIVE_OK) {
+    return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: payload is not a zstd tar: {}", in_quotes(slice.id), archive_message(a.get())));
+  }
+  return a;
+}
+
+// ---- pass 2: structure audit --------------------------------------------
+
+// Sequential reader over the decompressed stream.
+class RawStream
+{
+public:
+  RawStream(archive* a, std::uint64_t cap) : m_archive(a), m_cap(cap) {}
+
+  // Copies exactly `size` bytes into `out`; false at end of stream.
+  Result<bool> read(char* out, std::size_t size)
+  {
+    std::size_t done = 0;
+    while (done < size) {
+      PW_ASSIGN(const bool more, fill());
+      if (!more) {
+        return done == 0 ? false : Result<bool>(fail(Errc::verify, "truncated tar stream", "E_PAYLOAD_FORMAT"));
+      }
+      const std::size_t n = std::min(size - done, m_size - m_pos);
+      std::memcpy(out + done, m_data + m_pos, n);
+      m_pos += n;
+      done += n;
+    }
+    return true;
+  }
+
+  Status skip(std::uint64_t size)
+  {
+    while (size > 0) {
+      PW_ASSIGN(const bool more, fill());
+      if (!more) {
+        return fail(Errc::verify, "truncated tar stream (entry data cut short)", "E_PAYLOAD_FORMAT");
+      }
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, m_size - m_pos));
+      m_pos += n;
+      size -= n;
+    }
+    return {};
+  }
+
+  // After the end-of-archive marker: only zero bytes may follow.
+  Status expect_zeros_to_end()
+  {
+    while (true) {
+      PW_ASSIGN(const bool more, fill());
+      if (!more) {
+        return {};
+      }
+      if (std::any_of(m_data + m_pos, m_data + m_size, [](char c) { return c != 0; })) {
+        return fail(Errc::verify, "data after the end-of-archive marker (a second archive or trailing bytes)", "E_PAYLOAD_FORMAT");
+      }
+      m_pos = m_size;
+    }
+  }
+
+private:
+  Result<bool> fill()
+  {
+    if (m_pos < m_size) {
+      return true;
+    }
+    const void* block = nullptr;
+    std::size_t size = 0;
+    la_int64_t offset = 0;
+    const int r = archive_read_data_block(m_archive, &block, &size, &offset);
+    if (r == ARCHIVE_EOF) {
+      return false;
+    }
+    if (r != ARCHIVE_OK) {
+      return fail(Errc::verify, "cannot decompress: " + archive_message(m_archive), "E_PAYLOAD_FORMAT");
+    }
+    m_total += size;
+    if (m_total > m_cap) {
+      return fail(Errc::verify, fmt::format("decompressed tar stream exceeds {} bytes (declared sizes + header allowance)", m_cap), "E_LIMIT");
+    }
+    m_data = static_cast<const char*>(block);
+    m_size = size;
+    m_pos = 0;
+    return true;
+  }
+
+  archive* m_archive;
+  std::uint64_t m_cap;
+  std::uint64_t m_total = 0;
+  const char* m_data = nullptr;
+  std::size_t m_size = 0;
+  std::size_t m_pos = 0;
+};
+
+std::optional<std::uint64_t>
+parse_octal_field(const char* field, std::size_t width)
+{
+  std::uint64_t value = 0;
+  std::size_t i = 0;
+  while (i < width && field[i] == ' ') {
+    ++i;
+  }
+  bool any = false;
+  for (; i < width && field[i] >= '0' && field[i] <= '7'; ++i) {
+    if (value > (std::numeric_limits<std::uint64_t>::max() >> 3)) {
+      return std::nullopt;
+    }
+    value = (value << 3) | static_cast<std::uint64_t>(field[i] - '0');
+    any = true;
+  }
+  for (; i < width; ++i) {
+    if (field[i] != ' ' && field[i] != '\0') {
+      return std::nullopt; // base-256 or garbage: our writer never emits it
+    }
+  }
+  return any ? std::optional(value) : std::nullopt;
+}
+
+std::string_view
+type_name(char flag)
+{
+  switch (flag) {
+    case '1': return "hard link";
+    case '2': return "symbolic link";
+    case '3': return "character device";
+    case '4': return "block device";
+    case '6': return "fifo";
+    case '7': return "contiguous file";
+    case 'g': return "global pax header";
+    case 'S': return "GNU sparse file";
+    case 'V': return "volume label";
+    case 'L': return "GNU long name";
+    case 'K': return "GNU long link name";
+    case 'M': return "GNU multi-volume continuation";
+    case 'D': return "GNU dump directory";
+    default: return "unknown";
+  }
+}
+
+// Pax records "LEN key=value\n"; returns the size override if present.
+Result<std::optional<std::uint64_t>>
+audit_pax_records(std::string_view data, const Slice& slice)
+{
+  std::optional<std::uint64_t> size;
+  while (!data.empty()) {
+    const auto space = data.find(' ');
+    if (space == std::string_view::npos || space == 0 || space > 10) {
+      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: malformed pax record", in_quotes(slice.id)));
+    }
+    std::uint64_t length = 0;
+    for (std::size_t i = 0; i < space; ++i) {
+      if (data[i] < '0' || data[i] > '9') {
+        return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: malformed pax record length", in_quotes(slice.id)));
+      }
+      length = length * 10 + static_cast<std::uint64_t>(data[i] - '0');
+    }
+    if (length <= space + 1 || length > data.size() || data[length - 1] != '\n') {
+      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: pax record length does not match", in_quotes(slice.id)));
+    }
+    const auto record = data.substr(space + 1, length - space - 2);
+    const auto eq = record.find('=');
+    if (eq == std::string_view::npos) {
+      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: pax record without '='", in_quotes(slice.id)));
+    }
+    const auto key = record.substr(0, eq);
+    const auto value = record.substr(eq + 1);
+    if (key == "linkpath" || key.starts_with("GNU.sparse") || key == "SCHILY.devmajor" || key == "SCHILY.devminor") {
+      return verify_error("E_TYPE", fmt::format("slice {}: pax record {} (links, sparse files and devices are not allowed)", in_quotes(slice.id), in_quotes(key)));
+    }
+    if (key == "path" && value.find('\0') != std::string_view::npos) {
+      return verify_error("E_PATH", fmt::format("slice {}: NUL byte inside a pax path", in_quotes(slice.id)));
+    }
+    if (key == "size") {
+      std::uint64_t v = 0;
+      if (value.empty() || value.size() > 19 || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: pax size {} is not a number", in_quotes(slice.id), in_quotes(value)));
+      }
+      for (const char c : value) {
+        v = v * 10 + static_cast<std::uint64_t>(c - '0');
+      }
+      size = v;
+    }
+    data.remove_prefix(length);
+  }
+  return size;
+}
+
+Status
+audit_structure(int fd, const Slice& slice, const ExtractLimits& limits)
+{
+  PW_ASSIGN(auto a, open_reader(fd, slice, /*raw=*/true));
+  archive_entry* entry = nullptr;
+  if (archive_read_next_header(a.get(), &entry) != ARCHIVE_OK) {
+    return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: payload is not zstd: {}", in_quotes(slice.id), archive_message(a.get())));
+  }
+  if (archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_ZSTD) {
+    return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: payload is not zstd-compressed (found {})", in_quotes(slice.id), archive_filter_name(a.get(), 0)));
+  }
+  // Headers + padding + one small pax header per entry, end marker, record padding.
+  const std::uint64_t cap = slice.uncompressed_size + (slice.entry_count + 4) * 4096 + (std::uint64_t{1} << 20);
+  RawStream stream(a.get(), cap);
+  std::array<char, k_block> header{};
+  std::uint64_t headers = 0;
+  std::uint64_t pax_size = 0;
+  bool pax_has_size = false;
+  bool pending_pax = false;
+  const auto where = [&](std::string_view what) { return fmt::format("slice {}: tar header {}: {}", in_quotes(slice.id), headers, what); };
+  while (true) {
+    PW_ASSIGN(const bool got, stream.read(header.data(), k_block));
+    if (!got) {
+      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: tar stream ends without an end-of-archive marker", in_quotes(slice.id)));
+    }
+    if (std::all_of(header.begin(), header.end(), [](char c) { return c == 0; })) {
+      if (pending_pax) {
+        return verify_error("E_PAYLOAD_FORMAT", where("pax header not followed by an entry"));
+      }
+      PW_ASSIGN(const bool second, stream.read(header.data(), k_block));
+      if (!second || !std::all_of(header.begin(), header.end(), [](char c) { return c == 0; })) {
+        return verify_error("E_PAYLOAD_FORMAT", where("end-of-archive marker is not two zero blocks"));
+      }
+      PW_TRY_CTX(fmt::format("slice {}", in_quotes(slice.id)), stream.expect_zeros_to_end());
+      return {};
+    }
+    ++headers;
+    if (headers > 2 * (limits.max_entries + 1)) {
+      return verify_error("E_LIMIT", where(fmt::format("more than {} entries", limits.max_entries)));
+    }
+    // Checksum: sum of all bytes with the checksum field read as spaces.
+    const auto stored = parse_octal_field(header.data() + 148, 8);
+    unsigned long sum = 0;
+    for (std::size_t i = 0; i < k_block; ++i) {
+      sum += (i >= 148 && i < 156) ? static_cast<unsigned char>(' ') : static_cast<unsigned char>(header[i]);
+    }
+    if (!stored || *stored != sum) {
+      return verify_error("E_PAYLOAD_FORMAT", where("bad header checksum"));
+    }
+    if (std::memcmp(header.data() + 257, "ustar\0" "00", 8) != 0) {
+      return verify_error("E_PAYLOAD_FORMAT", where("not a POSIX ustar/pax header"));
+    }
+    const char flag = header[156];
+    const auto size_field = parse_octal_field(header.data() + 124, 12);
+    if (!size_field) {
+      return verify_error("E_PAYLOAD_FORMAT", where("size field is not octal"));
+    }
+    if (flag == 'x') {
+      if (pending_pax) {
+        return verify_error("E_PAYLOAD_FORMAT", where("two pax headers in a row"));
+      }
+      if (*size_field > k_max_pax_header) {
+        return verify_error("E_LIMIT", where(fmt::format("pax header of {} bytes (at most {})", *size_field, k_max_pax_header)));
+      }
+      std::string data(static_cast<std::size_t>(*size_field), '\0');
+      PW_ASSIGN(const bool ok, stream.read(data.data(), data.size()));
+      if (!ok && !data.empty()) {
+        return verify_error("E_PAYLOAD_FORMAT", where("truncated pax header"));
+      }
+      PW_TRY(stream.skip((k_block - (*size_field % k_block)) % k_block));
+      PW_ASSIGN(const auto size_record, audit_pax_records(data, slice));
+      pax_has_size = size_record.has_value();
+      pax_size = size_record.value_or(0);
+      pending_pax = true;
+      continue;
+    }
+    if (flag != '0' && flag != '\0' && flag != '5') {
+      return verify_error("E_TYPE", where(fmt::format("{} entry (type '{}'); only regular files and directories are allowed",
+                                                       type_name(flag), flag >= 0x20 && flag < 0x7f ? std::string(1, flag) : "?")));
+    }
+    const std::uint64_t size = pax_has_size ? pax_size : *size_field;
+    pending_pax = false;
+    pax_has_size = false;
+    if (flag == '5' && size != 0) {
+      return verify_error("E_PAYLOAD_FORMAT", where("directory entry with data"));
+    }
+    if (size > limits.max_file_bytes) {
+      return verify_error("E_LIMIT", where(fmt::format("entry of {} bytes (at most {})", size, limits.max_file_bytes)));
+    }
+    PW_TRY(stream.skip(size + (k_block - size % k_block) % k_block));
+  }
+}
+
+// ---- pass 3: extraction ----------------------------------------------------
+
+struct Expected
+{
+  const FileEntry* file = nullptr; // null for a directory
+  bool seen = false;
+};
+
+std::string_view
+parent_of(std::string_view path)
+{
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+}
+
+std::string_view
+leaf_of(std::string_view path)
+{
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Opens the directory `rel` under `root` one component at a time, never
+// following a symlink (O_NOFOLLOW on every step).
+Result<UniqueFd>
+open_directory_beneath(int root, std::string_view rel)
+{
+  UniqueFd current(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+  if (!current) {
+    return io_error("dup: " + errno_message(errno));
+  }
+  while (!rel.empty()) {
+    const auto slash = rel.find('/');
+    const std::string component(rel.substr(0, slash));
+    UniqueFd next(::openat(current.get(), component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next) {
+      return io_error(fmt::format("cannot open directory {} in staging: {}", in_quotes(component), errno_message(errno)));
+    }
+    current = std::move(next);
+    rel = slash == std::string_view::npos ? std::string_view{} : rel.substr(slash + 1);
+  }
+  return current;
+}
+
+Status
+write_all(int fd, const char* data, std::size_t size)
+{
+  while (size > 0) {
+    const ssize_t put = ::write(fd, data, size);
+    if (put < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return io_error(errno_message(errno));
+    }
+    data += put;
+    size -= static_cast<std::size_t>(put);
+  }
+  return {};
+}
+
+class Extractor
+{
+public:
+  Extractor(const Slice& slice, int staging, const ExtractLimits& limits)
+    : m_slice(slice), m_staging(staging), m_limits(limits)
+  {
+    m_expected.reserve(slice.directories.size() + slice.files.size());
+    for (const auto& dir : slice.directories) {
+      m_expected.emplace(dir, Expected{});
+    }
+    for (const auto& file : slice.files) {
+      m_expected.emplace(file.path, Expected{&file, false});
+    }
+  }
+
+  Status run(int fd)
+  {
+    PW_ASSIGN(auto a, open_reader(fd, m_slice, /*raw=*/false));
+    std::uint64_t entries = 0;
+    std::vector<char> buffer(k_read_buffer);
+    while (true) {
+      archive_entry* entry = nullptr;
+      const int r = archive_read_next_header(a.get(), &entry);
+      if (r == ARCHIVE_EOF) {
+        break;
+      }
+      if (r != ARCHIVE_OK) {
+        // WARN included: a header libarchive had to guess about is not one
+        // our writer produced.
+        return error("E_PAYLOAD_FORMAT", fmt::format("unreadable tar header: {}", archive_message(a.get())));
+      }
+      if (entries == 0 && archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_ZSTD) {
+        return error("E_PAYLOAD_FORMAT", "payload is not zstd-compressed");
+      }
+      if (++entries > m_limits.max_entries || entries > m_slice.entry_count) {
+        return error("E_LIMIT", fmt::format("more than {} entries", std::min<std::uint64_t>(m_limits.max_entries, m_slice.entry_count)));
+      }
+      PW_TRY(extract_entry(a.get(), entry, buffer));
+    }
+    for (const auto& [path, expected] : m_expected) {
+      if (!expected.seen) {
+        return error("E_ENTRY_MISSING", fmt::format("{} is listed in the manifest but not in the payload", in_quotes(path)));
+      }
+    }
+    return {};
+  }
+
+private:
+  std::unexpected<Error> error(std::string_view code, std::string_view message) const
+  {
+    return verify_error(code, fmt::format("slice {}: {}", in_quotes(m_slice.id), message));
+  }
+
+  Status extract_entry(archive* a, archive_entry* entry, std::vector<char>& buffer)
+  {
+    const char* raw_name = archive_entry_pathname(entry);
+    if (raw_name == nullptr || *raw_name == '\0') {
+      return error("E_PATH", "entry without a name");
+    }
+    std::string_view name(raw_name);
+    const auto type = archive_entry_filetype(entry);
+    if (archive_entry_hardlink(entry) != nullptr) {
+      return error("E_TYPE", fmt::format("{}: hard link entry (only regular files and directories)", in_quotes(name)));
+    }
+    if (archive_entry_symlink(entry) != nullptr || type == AE_IFLNK) {
+      return error("E_TYPE", fmt::format("{}: symbolic link entry (only regular files and directories)", in_quotes(name)));
+    }
+    if (type != AE_IFREG && type != AE_IFDIR) {
+      return error("E_TYPE", fmt::format("{}: entry of type 0{:o} (only regular files and directories)", in_quotes(name), static_cast<unsigned>(type)));
+    }
+    if (archive_entry_sparse_count(entry) > 0) {
+      return error("E_TYPE", fmt::format("{}: sparse file entry", in_quotes(name)));
+    }
+    const bool is_dir = type == AE_IFDIR;
+    if (is_dir && name.ends_with('/')) {
+      name.remove_suffix(1); // the one trailing slash tar writes for directories
+    }
+    PW_TRY(validate_entry_path(name, is_dir ? KindOnlyPath::allowed : KindOnlyPath::refused,
+                               m_limits.max_path_length, m_limits.max_depth));
+    const auto it = m_expected.find(std::string(name));
+    if (it == m_expected.end()) {
+      return error("E_ENTRY_NOT_IN_MANIFEST", fmt::format("{} is in the payload but not in the signed manifest", in_quotes(name)));
+    }
+    Expected& expected = it->second;
+    if (expected.seen) {
+      return error("E_DUPLICATE", fmt::format("{} appears twice in the payload", in_quotes(name)));
+    }
+    if (is_dir != (expected.file == nullptr)) {
+      return error("E_TYPE", fmt::format("{} is a {} in the payload but a {} in the manifest", in_quotes(name),
+                                         is_dir ? "directory" : "file", is_dir ? "file" : "directory"));
+    }
+    expected.seen = true;
+    const auto parent = parent_of(name);
+    if (!parent.empty()) {
+      const auto p = m_expected.find(std::string(parent));
+      if (p == m_expected.end() || !p->second.seen) {
+        return error("E_PAYLOAD_FORMAT", fmt::format("{} comes before its directory {}", in_quotes(name), in_quotes(parent)));
+      }
+    }
+    PW_ASSIGN(const int parent_fd, parent_directory(parent));
+    const std::string leaf(leaf_of(name));
+    if (is_dir) {
+      return make_directory(parent_fd, leaf, name);
+    }
+    return write_file(a, entry, parent_fd, leaf, *expected.file, buffer);
+  }
+
+  // One cached parent fd: entries arrive sorted, so siblings share it.
+  Result<int> parent_directory(std::string_view parent)
+  {
+    if (m_parent_fd && m_parent_path == parent) {
+      return m_parent_fd.get();
+    }
+    PW_ASSIGN(m_parent_fd, open_directory_beneath(m_staging, parent));
+    m_parent_path = std::string(parent);
+    return m_parent_fd.get();
+  }
+
+  Status make_directory(int parent_fd, const std::string& leaf, std::string_view name)
+  {
+    if (::mkdirat(parent_fd, leaf.c_str(), 0700) != 0 && errno != EEXIST) {
+      return io_error(fmt::format("slice {}: cannot create directory {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+    }
+    // Exists from another slice, or just made: it must be a real directory.
+    UniqueFd dir(::openat(parent_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir) {
+      return error("E_PATH", fmt::format("{} exists in staging and is not a directory: {}", in_quotes(name), errno_message(errno)));
+    }
+    if (::fchmod(dir.get(), 0755) != 0) {
+      return io_error(fmt::format("slice {}: chmod {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+    }
+    return {};
+  }
+
+  Status write_file(archive* a, archive_entry* entry, int parent_fd, const std::string& leaf,
+                    const FileEntry& expected, std::vector<char>& buffer)
+  {
+    const auto& name = expected.path;
+    if (!archive_entry_size_is_set(entry) || archive_entry_size(entry) < 0 ||
+        static_cast<std::uint64_t>(archive_entry_size(entry)) != expected.size) {
+      return error("E_ENTRY_SIZE", fmt::format("{}: header size {} but the manifest says {}", in_quotes(name),
+                                               archive_entry_size(entry), expected.size));
+    }
+    if (expected.size > m_limits.max_file_bytes) {
+      return error("E_LIMIT", fmt::format("{}: {} bytes (at most {})", in_quotes(name), expected.size, m_limits.max_file_bytes));
+    }
+    UniqueFd out(::openat(parent_fd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!out) {
+      if (errno == EEXIST) {
+        return error("E_DUPLICATE", fmt::format("{} already exists in staging (listed by two slices?)", in_quotes(name)));
+      }
+      return io_error(fmt::format("slice {}: cannot create {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+    }
+    Sha256 digest;
+    std::uint64_t written = 0;
+    while (true) {
+      const la_ssize_t got = archive_read_data(a, buffer.data(), buffer.size());
+      if (got < 0) {
+        return error("E_PAYLOAD_FORMAT", fmt::format("{}: cannot read entry data: {}", in_quotes(name), archive_message(a)));
+      }
+      if (got == 0) {
+        break;
+      }
+      const auto n = static_cast<std::size_t>(got);
+      written += n;
+      m_total += n;
+      if (written > expected.size) {
+        return error("E_ENTRY_SIZE", fmt::format("{}: more data than the {} bytes listed", in_quotes(name), expected.size));
+      }
+      if (m_total > m_slice.uncompressed_size || m_total > m_limits.max_uncompressed_bytes) {
+        return error("E_LIMIT", fmt::format("more than {} bytes of file data", std::min(m_slice.uncompressed_size, m_limits.max_uncompressed_bytes)));
+      }
+      digest.update(buffer.data(), n);
+      if (auto s = write_all(out.get(), buffer.data(), n); !s) {
+        return io_error(fmt::format("slice {}: cannot write {}: {}", in_quotes(m_slice.id), in_quotes(name), s.error().message()));
+      }
+    }
+    if (written != expected.size) {
+      return error("E_ENTRY_SIZE", fmt::format("{}: {} bytes of data, the manifest says {}", in_quotes(name), written, expected.size));
+    }
+    const auto actual = digest.finish_hex();
+    if (actual != expected.sha256) {
+      return error("E_ENTRY_DIGEST", fmt::format("{}: SHA-256 {} but the manifest says {}", in_quotes(name), actual, expected.sha256));
+    }
+    // The manifest decides the mode; archive modes (setuid, 0777) never apply.
+    if (::fchmod(out.get(), expected.mode == 0755 ? 0755 : 0644) != 0) {
+      return io_error(fmt::format("slice {}: chmod {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+    }
+    return {};
+  }
+
+  const Slice& m_slice;
+  int m_staging;
+  const ExtractLimits& m_limits;
+  std::unordered_map<std::string, Expected> m_expected;
+  std::uint64_t m_total = 0;
+  UniqueFd m_parent_fd;
+  std::string m_parent_path;
+};
+
+Status
+check_declared_limits(const Slice& slice, const ExtractLimits& limits)
+{
+  const auto over = [&](std::string_view what, std::uint64_t value, std::uint64_t limit) {
+    return verify_error("E_LIMIT", fmt::format("slice {}: {} {} is over the limit of {}", in_quotes(slice.id), what, value, limit));
+  };
+  if (slice.payload_size > limits.max_payload_bytes) {
+    return over("payload size", slice.payload_size, limits.max_payload_bytes);
+  }
+  if (slice.uncompressed_size > limits.max_uncompressed_bytes) {
+    return over("uncompressed size", slice.uncompressed_size, limits.max_uncompressed_bytes);
+  }
+  if (slice.entry_count > limits.max_entries) {
+    return over("entry count", slice.entry_count, limits.max_entries);
+  }
+  if (slice.uncompressed_size > k_expansion_check_floor && slice.payload_size > 0 &&
+      slice.uncompressed_size / slice.payload_size > limits.max_expansion_ratio) {
+    return over("expansion ratio", slice.uncompressed_size / slice.payload_size, limits.max_expansion_ratio);
+  }
+  for (const auto& file : slice.files) {
+    if (file.size > limits.max_file_bytes) {
+      return over(fmt::format("file {} size", in_quotes(file.path)), file.size, limits.max_file_bytes);
+    }
+    PW_TRY_CTX(fmt::format("slice {}", in_quotes(slice.id)),
+               validate_entry_path(file.path, KindOnlyPath::refused, limits.max_path_length, limits.max_depth));
+  }
+  for (const auto& dir : slice.directories) {
+    PW_TRY_CTX(fmt::format("slice {}", in_quotes(slice.id)),
+               validate_entry_path(dir, KindOnlyPath::allowed, limits.max_path_length, limits.max_depth));
+  }
+  return {};
+}
+
+Status
+fsync_tree_at(int dirfd, std::size_t depth)
+{
+  if (depth > 64) {
+    return io_error("fsync_tree: directory tree deeper than 64 levels");
+  }
+  UniqueFd dup(::fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
+  if (!dup) {
+    return io_error("dup: " + errno_message(errno));
+  }
+  DIR* dir = ::fdopendir(dup.get());
+  if (dir == nullptr) {
+    return io_error("fdopendir: " + errno_message(errno));
+  }
+  dup.release();
+  struct CloseDir
+  {
+    void operator()(DIR* d) const { ::closedir(d); }
+  };
+  std::unique_ptr<DIR, CloseDir> guard(dir);
+  ::rewinddir(dir);
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view n(e->d_name);
+    if (n != "." && n != "..") {
+      names.emplace_back(n);
+    }
+  }
+  for (const auto& n : names) {
+    struct stat st{};
+    if (::fstatat(dirfd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return io_error(fmt::format("stat {}: {}", in_quotes(n), errno_message(errno)));
+    }
+    if (S_ISDIR(st.st_mode)) {
+      UniqueFd child(::openat(dirfd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!child) {
+        return io_error(fmt::format("open {}: {}", in_quotes(n), errno_message(errno)));
+      }
+      PW_TRY_CTX(n, fsync_tree_at(child.get(), depth + 1));
+    } else if (S_ISREG(st.st_mode)) {
+      UniqueFd file(::openat(dirfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!file || ::fsync(file.get()) != 0) {
+        return io_error(fmt::format("fsync {}: {}", in_quotes(n), errno_message(errno)));
+      }
+    }
+  }
+  if (::fsync(dirfd) != 0) {
+    return io_error("fsync directory: " + errno_message(errno));
+  }
+  return {};
+}
+
+} // namespace
+
+Status
+verify_payload(int payload_fd, const Slice& slice)
+{
+  struct stat st{};
+  if (::fstat(payload_fd, &st) != 0) {
+    return io_error(fmt::format("slice {}: cannot stat the payload: {}", in_quotes(slice.id), errno_message(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return verify_error("E_PAYLOAD_SIZE", fmt::format("slice {}: payload is not a regular file", in_quotes(slice.id)));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) != slice.payload_size) {
+    return verify_error("E_PAYLOAD_SIZE", fmt::format("slice {}: payload is {} bytes, the manifest says {}",
+                                                      in_quotes(slice.id), st.st_size, slice.payload_size));
+  }
+  auto digest = sha256_hex_of_fd(payload_fd, slice.payload_size);
+  if (!digest) {
+    return io_error(fmt::format("slice {}: cannot hash the payload: {}", in_quotes(slice.id), digest.error().message()));
+  }
+  if (*digest != slice.payload_sha256) {
+    return verify_error("E_PAYLOAD_DIGEST", fmt::format("slice {}: payload SHA-256 {} but the manifest says {}",
+                                                        in_quotes(slice.id), *digest, slice.payload_sha256));
+  }
+  return {};
+}
+
+Status
+extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const ExtractLimits& limits)
+{
+  PW_TRY(check_declared_limits(slice, limits));
+  PW_TRY(verify_payload(payload_fd, slice));
+  // Only now may a parser see the bytes.
+  PW_TRY(audit_structure(payload_fd, slice, limits));
+  Extractor extractor(slice, staging_dirfd, limits);
+  return extractor.run(payload_fd);
+}
+
+Status
+fsync_tree(int dirfd)
+{
+  return fsync_tree_at(dirfd, 0);
+}
+
+std::uint64_t
+archive_reader_open_count()
+{
+  return g_archive_reader_opens.load(std::memory_order_relaxed);
+}
+
+} // namespace prewarm::bundle

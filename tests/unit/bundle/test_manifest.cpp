@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bundle_test_support.hpp"
+
+#include "bundle/bundle_manifest.hpp"
+
+#include <gtest/gtest.h>
+
+namespace prewarm::bundle {
+namespace {
+
+using test::file_entry;
+
+Slice
+sample_slice(std::string id = "cpu-pocl")
+{
+  Slice s;
+  s.id = std::move(id);
+  s.payload_sha256 = std::string(64, 'a');
+  s.payload_size = 1234;
+  s.requirements = {{"vendor", "==", "cpu"}, {"opencl.driver", ">=", "3.1"}, {"pci-id", "in", "0x56a0,0x56a1"}};
+  s.jobs = {"tiny-llama fp16 bs=1", "tiny-llama fp16 bs=4"};
+  s.directories = {"pocl", "pocl/ab", "programs"};
+  s.files = {file_entry("pocl/ab/kernel.so", "kernel"), file_entry("programs/p1.bin", "program", 0755)};
+  s.uncompressed_size = 6 + 7;
+  return s;
+}
+
+std::string
+sample_bytes()
+{
+  return serialize(test::make_manifest({sample_slice("b-slice"), sample_slice("a-slice")}));
+}
+
+void
+expect_format_error(std::string_view bytes, std::string_view code = "E_MANIFEST_FORMAT")
+{
+  const auto parsed = parse(bytes);
+  ASSERT_FALSE(parsed) << "accepted:\n" << bytes;
+  EXPECT_EQ(parsed.error().category(), Errc::verify);
+  EXPECT_EQ(parsed.error().code(), code) << parsed.error().message();
+}
+
+std::string
+replace_once(std::string text, std::string_view from, std::string_view to)
+{
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+TEST(BundleManifest, RoundTripIsByteExact)
+{
+  const auto bytes = sample_bytes();
+  const auto parsed = parse(bytes);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(serialize(*parsed), bytes);
+  ASSERT_EQ(parsed->slices.size(), 2u);
+  EXPECT_EQ(parsed->slices[0].id, "a-slice"); // normalize sorted them
+  EXPECT_EQ(parsed->slices[0].entry_count, 5u);
+  EXPECT_EQ(parsed->slices[0].files[1].mode, 0755u);
+  EXPECT_EQ(parsed->channel, "test/unit");
+  EXPECT_EQ(parsed->issued_at, test::test_time());
+  EXPECT_NE(bytes.find("file " + sha256_hex("program") + " 7 0755 programs/p1.bin\n"), std::string::npos);
+  EXPECT_NE(bytes.find("require pci-id in 0x56a0,0x56a1\n"), std::string::npos);
+}
+
+TEST(BundleManifest, RejectsCrlf)
+{
+  auto bytes = sample_bytes();
+  bytes = replace_once(bytes, "serial 7\n", "serial 7\r\n");
+  expect_format_error(bytes);
+  EXPECT_NE(parse(bytes).error().message().find("manifest:3"), std::string::npos) << parse(bytes).error().message();
+}
+
+TEST(BundleManifest, RejectsTrailingSpace)
+{
+  expect_format_error(replace_once(sample_bytes(), "serial 7\n", "serial 7 \n"));
+}
+
+TEST(BundleManifest, RejectsDoubleSpaceAndTab)
+{
+  expect_format_error(replace_once(sample_bytes(), "job tiny-llama fp16 bs=1", "job tiny-llama  fp16 bs=1"));
+  expect_format_error(replace_once(sample_bytes(), "job tiny-llama fp16 bs=1", "job tiny-llama\tfp16 bs=1"));
+}
+
+TEST(BundleManifest, RejectsNonAscii)
+{
+  expect_format_error(replace_once(sample_bytes(), "bs=1", "bs=\xc3\xa9"));
+}
+
+TEST(BundleManifest, RejectsUnknownLine)
+{
+  expect_format_error(replace_once(sample_bytes(), "job tiny-llama fp16 bs=1\n", "job tiny-llama fp16 bs=1\nnote hello\n"));
+  expect_format_error(replace_once(sample_bytes(), "serial 7\n", "serial 7\nsigner me\n"));
+}
+
+TEST(BundleManifest, RejectsReorderedLines)
+{
+  // Header keys swapped.
+  expect_format_error(replace_once(sample_bytes(), "channel test/unit\nserial 7\n", "serial 7\nchannel test/unit\n"));
+  // Sections out of order within a slice (dir before job).
+  const auto slice = sample_slice("a");
+  const auto bytes = serialize(test::make_manifest({slice}));
+  expect_format_error(replace_once(bytes, "job tiny-llama fp16 bs=4\ndir pocl\n", "dir pocl\njob tiny-llama fp16 bs=4\n"));
+  // Lines of one section unsorted.
+  expect_format_error(replace_once(bytes, "dir pocl\ndir pocl/ab\n", "dir pocl/ab\ndir pocl\n"));
+}
+
+TEST(BundleManifest, RejectsDuplicates)
+{
+  expect_format_error(replace_once(sample_bytes(), "job tiny-llama fp16 bs=1\n", "job tiny-llama fp16 bs=1\njob tiny-llama fp16 bs=1\n"));
+  expect_format_error(replace_once(sample_bytes(), "serial 7\n", "serial 7\nserial 7\n"));
+  auto twice = test::make_manifest({sample_slice("a")});
+  twice.slices.push_back(sample_slice("a"));
+  expect_format_error(serialize(twice));
+}
+
+TEST(BundleManifest, RejectsBadAndUppercaseHex)
+{
+  const std::string digest(64, 'a');
+  expect_format_error(replace_once(sample_bytes(), "payload " + digest, "payload " + std::string(64, 'A')));
+  expect_format_error(replace_once(sample_bytes(), "payload " + digest, "payload " + std::string(63, 'a') + "g"));
+  expect_format_error(replace_once(sample_bytes(), "payload " + digest, "payload " + std::string(62, 'a')));
+  const auto file_digest = sha256_hex("kernel");
+  std::string upper = file_digest;
+  for (char& c : upper) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  expect_format_error(replace_once(sample_bytes(), file_digest, upper));
+}
+
+TEST(BundleManifest, RejectsNonCanonicalNumbers)
+{
+  expect_format_error(replace_once(sample_bytes(), "serial 7\n", "serial 07\n"));
+  expect_format_error(replace_once(sample_bytes(), "serial 7\n", "serial +7\n"));
+  expect_format_error(replace_once(sample_bytes(), "serial 7\n", "serial 18446744073709551616\n"));
+}
+
+TEST(BundleManifest, RejectsTruncation)
+{
+  const auto bytes = sample_bytes();
+  expect_format_error(bytes.substr(0, bytes.size() - 1));               // last LF gone
+  expect_format_error(bytes.substr(0, bytes.find("slice ")));           // no slices
+  expect_format_error(bytes.substr(0, bytes.rfind("file ")));           // a file line gone: counts differ
+  expect_format_error("");
+}
+
+TEST(BundleManifest, RejectsUnknownRequirementKeyWithItsOwnCode)
+{
+  expect_format_error(replace_once(sample_bytes(), "require vendor == cpu", "require gpu.cores >= 100"), "E_UNKNOWN_REQUIREMENT");
+}
+
+TEST(BundleManifest, RejectsBadRequirementValues)
+{
+  expect_format_error(replace_once(sample_bytes(), "require opencl.driver >= 3.1", "require opencl.driver >= three"));
+  expect_format_error(replace_once(sample_bytes(), "require vendor == cpu", "require vendor ~= cpu"));
+  expect_format_error(replace_once(sample_bytes(), "require pci-id in 0x56a0,0x56a1", "require pci-id in 0x56a0,,0x56a1"));
+}
+
+TEST(BundleManifest, RejectsBadPaths)
+{
+  for (const std::string bad : {"pocl/ab/../x", "pocl/./x", "pocl//x", "/pocl/x", "pocl/x/", "unknown/x", "pocl/a\\b", "pocl/a b"}) {
+    auto slice = sample_slice("a");
+    slice.files.push_back(file_entry(bad, "x"));
+    slice.uncompressed_size += 1;
+    auto m = test::make_manifest({slice});
+    const auto s = validate(m);
+    EXPECT_FALSE(s) << bad;
+    expect_format_error(serialize(m));
+  }
+}
+
+TEST(BundleManifest, RejectsCaseFoldCollision)
+{
+  auto slice = sample_slice("a");
+  slice.directories.push_back("pocl/AB");
+  auto m = test::make_manifest({slice});
+  const auto s = validate(m);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("case-fold"), std::string::npos) << s.error().message();
+}
+
+TEST(BundleManifest, RequiresParentDirectories)
+{
+  auto slice = sample_slice("a");
+  slice.directories = {"pocl", "programs"}; // pocl/ab missing
+  auto m = test::make_manifest({slice});
+  const auto s = validate(m);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("no dir line for its parent"), std::string::npos) << s.error().message();
+}
+
+TEST(BundleManifest, RejectsDepthAndLength)
+{
+  std::string deep = "pocl";
+  std::vector<std::string> dirs{"pocl"};
+  for (int i = 0; i < 33; ++i) {
+    deep += "/d";
+    dirs.push_back(deep);
+  }
+  auto slice = sample_slice("a");
+  slice.directories.insert(slice.directories.end(), dirs.begin() + 1, dirs.end());
+  auto m = test::make_manifest({slice});
+  ASSERT_FALSE(validate(m));
+  EXPECT_EQ(validate(m).error().code(), "E_PATH");
+  EXPECT_FALSE(validate_entry_path("pocl/" + std::string(256, 'a'), KindOnlyPath::refused));
+  EXPECT_TRUE(validate_entry_path("pocl/" + std::string(255, 'a'), KindOnlyPath::refused));
+  EXPECT_FALSE(validate_entry_path("pocl/" + std::string(250, 'a') + "/" + std::string(250, 'b') + "/" +
+                                     std::string(250, 'c') + "/" + std::string(250, 'd') + "/" + std::string(250, 'e') + "/f",
+                                   KindOnlyPath::refused));
+}
+
+TEST(BundleManifest, RejectsExpiryNotAfterIssue)
+{
+  auto m = test::make_manifest({sample_slice("a")});
+  m.expires = m.issued_at;
+  expect_format_error(serialize(m));
+}
+
+TEST(BundleManifest, RejectsWrongCounts)
+{
+  auto m = test::make_manifest({sample_slice("a")});
+  m.slices[0].entry_count += 1;
+  expect_format_error(serialize(m));
+  m = test::make_manifest({sample_slice("a")});
+  m.slices[0].uncompressed_size += 1;
+  expect_format_error(serialize(m));
+}
+
+TEST(BundleManifest, RejectsBadModeAndChannel)
+{
+  expect_format_error(replace_once(sample_bytes(), " 0755 programs/p1.bin", " 4755 programs/p1.bin"));
+  expect_format_error(replace_once(sample_bytes(), "channel test/unit", "channel -test"));
+}
+
+TEST(BundleManifest, KindOf)
+{
+  EXPECT_EQ(kind_of("pocl/ab/cd"), "pocl");
+  EXPECT_EQ(kind_of("neo"), "neo");
+}
+
+} // namespace
+} // namespace prewarm::bundle
