@@ -71,7 +71,31 @@ expand_template(std::string_view text, std::string_view precision)
 std::string
 CommandJobResult::job_line() const
 {
-  return fmt::format("command {}: {}", job_id, quote_argv(argv));
+  // The bundle manifest's TEXT: printable ASCII, single spaces, at most 1024
+  // bytes. A `python -c` program holds newlines; keep the line readable.
+  const std::string raw = fmt::format("command {}: {}", job_id, quote_argv(argv));
+  std::string line;
+  for (const char c : raw) {
+    const bool printable = c > ' ' && c < 0x7f;
+    if (!printable) {
+      if (!line.empty() && line.back() != ' ') {
+        line += ' ';
+      }
+      continue;
+    }
+    line += c;
+  }
+  while (!line.empty() && line.back() == ' ') {
+    line.pop_back();
+  }
+  if (line.size() > 1024) {
+    line.resize(1021);
+    while (!line.empty() && line.back() == ' ') {
+      line.pop_back();
+    }
+    line += "...";
+  }
+  return line;
 }
 
 std::vector<SliceGroup>

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/command_executor.hpp"
+
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/log.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <system_error>
+
+namespace prewarm::command {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char*
+ending_name(SubprocessResult::Ending ending)
+{
+  switch (ending) {
+  case SubprocessResult::Ending::exited:
+    return "exited";
+  case SubprocessResult::Ending::signaled:
+    return "signaled";
+  case SubprocessResult::Ending::timed_out:
+    return "timed_out";
+  }
+  return "?";
+}
+
+std::string
+summary_line(const CommandJobResult& result)
+{
+  std::string kinds;
+  for (const auto& k : result.capture.kinds) {
+    if (k.files == 0) {
+      continue;
+    }
+    kinds += fmt::format("{}{} {} files {} B", kinds.empty() ? "" : ", ", to_string(k.kind), k.files, k.bytes);
+  }
+  return fmt::format("command {} in {:.2f} s; captured {}", result.run.describe(),
+                     std::chrono::duration<double>(result.run.duration).count(),
+                     kinds.empty() ? std::string("nothing") : kinds);
+}
+
+} // namespace
+
+Result<CommandWorkload>
+to_command_workload(const manifest::CommandWorkload& workload)
+{
+  CommandWorkload out;
+  out.working_directory = workload.cwd;
+  out.environment = workload.env;
+  out.timeout = workload.timeout;
+  if (workload.shell == manifest::ShellMode::shell) {
+    // The manifest's contract: argv is joined and run by /bin/sh -c.
+    std::string line;
+    for (const auto& word : workload.argv) {
+      line += line.empty() ? "" : " ";
+      line += word;
+    }
+    out.argv = {line};
+    out.shell = ShellMode::via_shell;
+  } else {
+    out.argv = workload.argv;
+  }
+  for (const auto& name : workload.kinds) {
+    PW_ASSIGN(const auto kind, bundle::parse_cache_kind(name));
+    out.kinds.push_back(kind);
+  }
+  return out;
+}
+
+std::string
+report_json(const CommandJobResult& result)
+{
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& k : result.capture.kinds) {
+    kinds.push_back({{"kind", to_string(k.kind)},
+                     {"files", k.files},
+                     {"bytes", k.bytes},
+                     {"bookkeeping_removed", k.bookkeeping_removed},
+                     {"from_default_location", k.from_default_location}});
+  }
+  nlohmann::json identities = nlohmann::json::array();
+  for (const auto& identity : result.identities) {
+    nlohmann::json requirements = nlohmann::json::array();
+    for (const auto& r : identity.requirements) {
+      requirements.push_back(fmt::format("{} {} {}", r.key, r.op, r.value));
+    }
+    identities.push_back({{"kind", to_string(identity.kind)}, {"requirements", requirements}});
+  }
+  nlohmann::json report = {
+    {"job", result.job_id},
+    {"argv", result.argv},
+    {"succeeded", result.succeeded()},
+    {"ending", ending_name(result.run.ending)},
+    {"exit_status", result.run.exit_status},
+    {"signal", result.run.signal},
+    {"seconds", std::chrono::duration<double>(result.run.duration).count()},
+    {"log_file", result.log_file.string()},
+    {"kinds", kinds},
+    {"identities", identities},
+    {"frameworks", result.frameworks},
+    {"warnings", result.warnings},
+  };
+  if (!result.succeeded()) {
+    report["output_tail"] = result.run.output_tail;
+  }
+  // Output of arbitrary programs need not be UTF-8: replace, never throw.
+  return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool
+CommandExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
+{
+  return job.strategy == manifest::Strategy::run && model.source == manifest::ModelSource::command &&
+         model.command.has_value();
+}
+
+Result<build::JobOutcome>
+CommandExecutor::run(const build::JobContext& context)
+{
+  const auto& job = context.job;
+  if (!context.model.command) {
+    return fail(Errc::internal, fmt::format("{}: a command job without a command", job.id));
+  }
+  CommandJobRequest request;
+  request.job_id = job.id;
+  request.precision = std::string(manifest::precision_name(job.precision));
+  PW_ASSIGN_CTX(request.workload, job.id, to_command_workload(*context.model.command));
+  request.workload.environment.emplace("PREWARM_TARGET", job.target);
+  request.workload.environment.emplace("PREWARM_PRECISION", request.precision);
+  request.work_dir = context.work_dir / "capture";
+  request.home = m_options.home;
+  std::error_code ec;
+  if (!fs::create_directory(request.work_dir, ec) || ec) {
+    return fail(Errc::failed, fmt::format("{}: cannot create {}: {}", job.id, in_quotes(request.work_dir.string()),
+                                          ec ? ec.message() : "it exists already"));
+  }
+  // The device the plan matched for this target is the identity the caches
+  // are recorded for (the PoCL device for `cpu`, the GPU for a GPU target).
+  if (job.device) {
+    request.list_opencl_devices = [device = job.device->properties] {
+      return std::vector<DeviceProperties>{device};
+    };
+  }
+  request.list_nvidia_gpus = [this, &job] {
+    auto gpus = m_options.list_nvidia_gpus ? m_options.list_nvidia_gpus() : probe_nvidia_gpus();
+    if (gpus.empty() && job.device && job.device->properties.contains(prop::nvidia_sm)) {
+      // No nvidia-smi and no /proc entry (unusual container): what OpenCL
+      // told the plan about the GPU is the best we know.
+      gpus.push_back(job.device->properties);
+    }
+    return gpus;
+  };
+
+  PW_ASSIGN(auto result, run_command_job(request));
+  for (const auto& warning : result.warnings) {
+    log::warn("{}: {}", job.id, warning);
+  }
+  if (!result.succeeded()) {
+    return fail(Errc::failed, result.report());
+  }
+
+  build::JobOutcome outcome;
+  outcome.device = job.device ? job.device->description : job.target;
+  outcome.seconds = std::chrono::duration<double>(result.run.duration).count();
+  outcome.summary = summary_line(result);
+  outcome.job_line = result.job_line();
+  outcome.report_json = report_json(result);
+  // One staging directory per group of kinds with the same requirements.
+  int index = 0;
+  for (const auto& group : result.slice_groups()) {
+    const auto staging = context.work_dir / fmt::format("output-{}", index++);
+    if (!fs::create_directory(staging, ec) || ec) {
+      return fail(Errc::failed, fmt::format("{}: cannot create {}: {}", job.id, in_quotes(staging.string()),
+                                            ec ? ec.message() : "it exists already"));
+    }
+    for (const auto kind : group.kinds) {
+      const auto from = result.staging_root / std::string(to_string(kind));
+      const auto to = staging / std::string(to_string(kind));
+      if (std::rename(from.c_str(), to.c_str()) != 0) {
+        return fail(Errc::failed, fmt::format("{}: cannot move {} to {}: {}", job.id, in_quotes(from.string()),
+                                              in_quotes(to.string()), errno_message(errno)));
+      }
+    }
+    outcome.outputs.push_back(build::JobOutput{staging, group.requirements});
+  }
+  return outcome;
+}
+
+} // namespace prewarm::command

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// `prewarm build`'s executor for command workloads (manifest `command:`):
+// runs the program once per job with the selected caches redirected into the
+// job's work directory (command_job.hpp) and hands back one output per group
+// of kinds that share their requirements, so that, say, a Triton cache still
+// installs on a host whose NVIDIA driver differs from the build host's.
+//
+// The program also sees PREWARM_TARGET (the registry name) and
+// PREWARM_PRECISION, so a warm-up script can pick the device a job is for.
+#pragma once
+
+#include "build/executor.hpp"
+#include "command/command_job.hpp"
+
+#include <functional>
+
+namespace prewarm::command {
+
+struct CommandExecutorOptions
+{
+  HomeMode home = HomeMode::private_home;
+  // The NVIDIA GPUs of this host; null: probe_nvidia_gpus(). For tests.
+  std::function<std::vector<DeviceProperties>()> list_nvidia_gpus;
+};
+
+class CommandExecutor final : public build::Executor
+{
+public:
+  explicit CommandExecutor(CommandExecutorOptions options = {}) : m_options(std::move(options)) {}
+  std::string_view name() const override { return "command"; }
+  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
+  Result<build::JobOutcome> run(const build::JobContext& context) override;
+
+private:
+  CommandExecutorOptions m_options;
+};
+
+// The manifest's workload in this module's terms: kind names parsed, a shell
+// command joined into the one string `sh -c` runs.
+Result<CommandWorkload> to_command_workload(const manifest::CommandWorkload& workload);
+
+// The per-job JSON report (outcome, duration, per-kind files and bytes,
+// requirements, frameworks, warnings, log tail on failure).
+std::string report_json(const CommandJobResult& result);
+
+} // namespace prewarm::command
