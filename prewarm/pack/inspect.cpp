@@ -88,7 +88,7 @@ format_text(const BundleDescription& d)
     out += fmt::format("signature  verified ({} trusted key{}: {})\n", d.signer_key_ids.size(),
                        d.signer_key_ids.size() == 1 ? "" : "s", fmt::join(d.signer_key_ids, ", "));
   } else {
-    out += fmt::format("signature  not checked (pass --trust KEY.pub to verify); signed by key id{} {}\n",
+    out += fmt::format("signature  UNVERIFIED: signature not checked (pass --trust KEY.pub); envelope names key id{} {}\n",
                        d.envelope_key_ids.size() == 1 ? "" : "s", fmt::join(d.envelope_key_ids, ", "));
   }
   out += fmt::format("channel    {}\n", m.channel);
