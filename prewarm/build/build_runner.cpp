@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "build/build_runner.hpp"
+
+#include "base/digest.hpp"
+#include "base/log.hpp"
+#include "base/time_format.hpp"
+#include "build/slice_identity.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace prewarm::build {
+
+std::string_view
+to_string(JobState state)
+{
+  switch (state) {
+  case JobState::succeeded:
+    return "ok";
+  case JobState::failed:
+    return "failed";
+  case JobState::skipped:
+    return "skipped";
+  case JobState::not_run:
+    return "not run";
+  }
+  return "?";
+}
+
+Result<BuildInputs>
+load_build_inputs(const BuildOptions& options)
+{
+  PW_ASSIGN(auto registry, options.targets_file ? manifest::TargetRegistry::load_file(*options.targets_file)
+                                                : manifest::TargetRegistry::embedded());
+  PW_ASSIGN(auto presets, manifest::PresetLibrary::embedded());
+  const manifest::ManifestInputs inputs{registry, presets};
+  PW_ASSIGN(auto parsed, options.manifest_file ? manifest::load_manifest_file(*options.manifest_file, inputs)
+                                               : manifest::load_default_manifest(inputs));
+  return BuildInputs{std::move(registry), std::move(presets), std::move(parsed)};
+}
+
+namespace {
+
+std::string
+safe_directory_name(std::size_t index, std::string_view job_id)
+{
+  std::string name = fmt::format("{:04}-", index);
+  for (char c : job_id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '-' || c == '_';
+    name += ok ? c : '_';
+  }
+  return name;
+}
+
+Status
+make_directory(const std::filesystem::path& dir)
+{
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  }
+  return {};
+}
+
+// Copies the regular files and directories of `from` into `to`. A file that
+// already exists with the same bytes is fine (caches are content-keyed); a
+// different one keeps the first (jobs merge in id order, so the result does
+// not depend on which job finished first) and says so.
+Status
+merge_tree(const std::filesystem::path& from, const std::filesystem::path& to, std::string_view job_id)
+{
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(from, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const auto relative = it->path().lexically_relative(from);
+    const auto target = to / relative;
+    const auto status = it->symlink_status(ec);
+    if (ec) {
+      break;
+    }
+    if (std::filesystem::is_directory(status)) {
+      PW_TRY(make_directory(target));
+    } else if (std::filesystem::is_regular_file(status)) {
+      if (std::filesystem::exists(target, ec)) {
+        PW_ASSIGN(const auto existing, sha256_hex_of_file(target.string()));
+        PW_ASSIGN(const auto incoming, sha256_hex_of_file(it->path().string()));
+        if (existing != incoming) {
+          log::warn("{}: {} differs from the copy another job wrote; keeping the first", job_id, relative.string());
+        }
+        continue;
+      }
+      std::filesystem::copy_file(it->path(), target, ec);
+      if (ec) {
+        return fail(Errc::failed, fmt::format("{}: copying {} into the slice: {}", job_id, relative.string(),
+                                              ec.message()));
+      }
+    } else {
+      return fail(Errc::failed, fmt::format("{}: {} is neither a file nor a directory (links and special files "
+                                            "cannot be packaged)",
+                                            job_id, it->path().string()));
+    }
+  }
+  if (ec) {
+    return fail(Errc::failed, fmt::format("{}: reading {}: {}", job_id, from.string(), ec.message()));
+  }
+  return {};
+}
+
+std::string
+job_report_line(const JobRecord& record, std::size_t position, std::size_t total)
+{
+  const auto& job = record.job;
+  switch (record.state) {
+  case JobState::succeeded:
+    return fmt::format("[{}/{}] ok      {} ({} on {}) {:.1f} s: {}", position, total, job.id,
+                       manifest::to_string(job.strategy), record.outcome.device, record.outcome.seconds,
+                       record.outcome.summary);
+  case JobState::failed:
+    return fmt::format("[{}/{}] FAILED  {} ({}): {}", position, total, job.id, manifest::to_string(job.strategy),
+                       record.error);
+  case JobState::skipped:
+    return fmt::format("[{}/{}] skip    {}: {}", position, total, job.id, job.reason);
+  case JobState::not_run:
+    return fmt::format("[{}/{}] not run {} (an earlier job failed; --keep-going runs the rest)", position, total,
+                       job.id);
+  }
+  return {};
+}
+
+} // namespace
+
+std::string
+BuildResult::summary() const
+{
+  std::size_t ok = 0;
+  std::size_t skipped = 0;
+  std::size_t not_run = 0;
+  for (const auto& r : records) {
+    ok += r.state == JobState::succeeded ? 1 : 0;
+    skipped += r.state == JobState::skipped ? 1 : 0;
+    not_run += r.state == JobState::not_run ? 1 : 0;
+  }
+  return fmt::format("{} jobs (shard {} of {} in all): {} ok ({} run, {} aot), {} skipped, {} failed{}; {} slices",
+                     records.size(), plan.shard.to_string(), plan.total_jobs, ok,
+                     std::count_if(records.begin(), records.end(),
+                                   [](const JobRecord& r) {
+                                     return r.state == JobState::succeeded &&
+                                            r.job.strategy == manifest::Strategy::run;
+                                   }),
+                     std::count_if(records.begin(), records.end(),
+                                   [](const JobRecord& r) {
+                                     return r.state == JobState::succeeded &&
+                                            r.job.strategy == manifest::Strategy::aot;
+                                   }),
+                     skipped, failed, not_run > 0 ? fmt::format(", {} not run", not_run) : std::string(),
+                     spec.slices.size());
+}
+
+std::string
+BuildResult::to_json() const
+{
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& r : records) {
+    nlohmann::json job{{"id", r.job.id},
+                       {"target", r.job.target},
+                       {"model", r.job.model},
+                       {"precision", manifest::precision_name(r.job.precision)},
+                       {"strategy", manifest::to_string(r.job.strategy)},
+                       {"reason", r.job.reason},
+                       {"state", to_string(r.state)},
+                       {"executor", r.executor},
+                       {"slices", r.slice_ids}};
+    if (r.state == JobState::failed) {
+      job["error"] = r.error;
+    }
+    if (r.state == JobState::succeeded) {
+      job["device"] = r.outcome.device;
+      job["seconds"] = r.outcome.seconds;
+      job["variants"] = r.outcome.variants;
+      job["store_hits"] = r.outcome.store_hits;
+      job["store_misses"] = r.outcome.store_misses;
+      if (!r.outcome.report_json.empty()) {
+        job["report"] = nlohmann::json::parse(r.outcome.report_json, nullptr, false);
+      }
+    }
+    jobs.push_back(std::move(job));
+  }
+  nlohmann::json slices = nlohmann::json::array();
+  for (const auto& s : spec.slices) {
+    nlohmann::json requirements = nlohmann::json::array();
+    for (const auto& q : s.requirements) {
+      requirements.push_back(fmt::format("{} {} {}", q.key, q.op, q.value));
+    }
+    slices.push_back({{"id", s.id}, {"requirements", requirements}, {"jobs", s.jobs}});
+  }
+  return nlohmann::json{{"shard", plan.shard.to_string()},
+                        {"total_jobs", plan.total_jobs},
+                        {"failed", failed},
+                        {"jobs", jobs},
+                        {"slices", slices}}
+    .dump(2);
+}
+
+Result<BuildResult>
+run_build(const BuildOptions& options,
+          const BuildInputs& inputs,
+          const manifest::HostCapabilities& host,
+          std::vector<std::unique_ptr<Executor>>& executors)
+{
+  const auto& parsed = inputs.manifest;
+  BuildResult result;
+  PW_ASSIGN(result.plan, manifest::make_plan(parsed, inputs.registry, host, options.shard));
+  PW_ASSIGN(auto staging, TempDir::create("prewarm-build-"));
+  result.staging = std::make_unique<TempDir>(std::move(staging));
+  const auto root = result.staging->path();
+
+  for (const auto& job : result.plan.jobs) {
+    JobRecord record;
+    record.job = job;
+    record.state = job.strategy == manifest::Strategy::skip ? JobState::skipped : JobState::not_run;
+    result.records.push_back(std::move(record));
+  }
+
+  // Which executor runs what, decided before anything runs.
+  std::vector<std::size_t> runnable;
+  std::vector<Executor*> chosen(result.records.size(), nullptr);
+  for (std::size_t i = 0; i < result.records.size(); ++i) {
+    auto& record = result.records[i];
+    if (record.state == JobState::skipped) {
+      continue;
+    }
+    const auto* model = parsed.find_model(record.job.model);
+    for (auto& executor : executors) {
+      if (executor->handles(record.job, *model)) {
+        chosen[i] = executor.get();
+        record.executor = std::string(executor->name());
+        break;
+      }
+    }
+    runnable.push_back(i);
+  }
+
+  const std::size_t total = result.records.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    if (result.records[i].state == JobState::skipped) {
+      log::info("{}", job_report_line(result.records[i], i + 1, total));
+    }
+  }
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex report_mutex;
+  const auto worker = [&] {
+    for (;;) {
+      const std::size_t n = next.fetch_add(1);
+      if (n >= runnable.size() || stop.load()) {
+        return;
+      }
+      const std::size_t i = runnable[n];
+      auto& record = result.records[i];
+      const auto* model = parsed.find_model(record.job.model);
+      const auto* target = inputs.registry.find(record.job.target);
+      Result<JobOutcome> outcome = fail(Errc::failed, "");
+      if (chosen[i] == nullptr) {
+        outcome = fail(Errc::failed,
+                       fmt::format("no executor for a {} job of a {} model in this build", manifest::to_string(record.job.strategy),
+                                   model->is_builtin() ? "built-in" : "command"));
+      } else {
+        const auto work_dir = root / "jobs" / safe_directory_name(i, record.job.id);
+        if (auto made = make_directory(work_dir); !made) {
+          outcome = fail(made.error());
+        } else {
+          const JobContext context{parsed, record.job, *model, *target, work_dir};
+          outcome = chosen[i]->run(context);
+        }
+      }
+      std::lock_guard lock(report_mutex);
+      if (outcome) {
+        record.state = JobState::succeeded;
+        record.outcome = std::move(*outcome);
+      } else {
+        record.state = JobState::failed;
+        record.error = outcome.error().message();
+        if (options.on_failure == FailurePolicy::stop) {
+          stop.store(true);
+        }
+      }
+      log::info("{}", job_report_line(record, i + 1, total));
+    }
+  };
+  const std::size_t threads =
+    std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, options.parallel_jobs)),
+                                                   runnable.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    pool.emplace_back(worker);
+  }
+  worker();
+  for (auto& thread : pool) {
+    thread.join();
+  }
+
+  for (const auto& record : result.records) {
+    result.failed += record.state == JobState::failed ? 1 : 0;
+  }
+  if (result.failed > 0 && options.on_failure == FailurePolicy::stop) {
+    const auto failed = std::find_if(result.records.begin(), result.records.end(),
+                                     [](const JobRecord& r) { return r.state == JobState::failed; });
+    return fail(Errc::failed, fmt::format("job {} failed: {} (no bundle written; --keep-going packages the other "
+                                          "jobs)",
+                                          failed->job.id, failed->error));
+  }
+
+  // Merge outputs into slices, in job id order.
+  std::map<std::string, pack::SliceInput> slices;
+  for (auto& record : result.records) {
+    if (record.state != JobState::succeeded) {
+      continue;
+    }
+    for (const auto& output : record.outcome.outputs) {
+      auto requirements = output.requirements;
+      std::sort(requirements.begin(), requirements.end());
+      const auto id = slice_id(record.job.target, requirements);
+      auto [it, inserted] = slices.try_emplace(id);
+      auto& slice = it->second;
+      if (inserted) {
+        slice.id = id;
+        slice.staging_dir = root / "slices" / id;
+        slice.requirements = requirements;
+        PW_TRY(make_directory(slice.staging_dir));
+      }
+      PW_TRY(merge_tree(output.staging_dir, slice.staging_dir, record.job.id));
+      const auto line = record.outcome.job_line.empty()
+                          ? fmt::format("{} {} {}", record.job.id, manifest::to_string(record.job.strategy),
+                                        record.executor)
+                          : record.outcome.job_line;
+      if (std::find(slice.jobs.begin(), slice.jobs.end(), line) == slice.jobs.end()) {
+        slice.jobs.push_back(line);
+      }
+      if (std::find(record.slice_ids.begin(), record.slice_ids.end(), id) == record.slice_ids.end()) {
+        record.slice_ids.push_back(id);
+      }
+    }
+  }
+
+  auto& spec = result.spec;
+  spec.channel = options.channel.value_or(parsed.bundle.channel);
+  spec.serial = options.serial.value_or(parsed.bundle.serial);
+  PW_ASSIGN(const auto epoch, source_date_epoch());
+  spec.issued_at = epoch.value_or(now_seconds());
+  spec.expires = spec.issued_at + parsed.bundle.expires;
+  spec.archive_mtime = epoch;
+  spec.build_manifest_sha256 = parsed.bytes_sha256;
+  for (auto& [id, slice] : slices) {
+    std::sort(slice.jobs.begin(), slice.jobs.end());
+    spec.slices.push_back(std::move(slice));
+  }
+  return result;
+}
+
+} // namespace prewarm::build

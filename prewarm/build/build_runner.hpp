@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// `prewarm build`: manifest -> plan -> executors -> staging -> bundle spec.
+//
+// Order, so that a bad input never leaves a partial bundle: the registry,
+// presets and manifest are parsed and validated first, then the plan is made,
+// then jobs run (up to --jobs at once), each in its own private work
+// directory. A failed job's files are never packaged. Successful outputs are
+// merged, in job id order, into one staging directory per slice (target
+// identity, build/slice_identity.hpp). The caller signs and writes the bundle
+// from the returned spec (pack/bundle_writer.hpp) while the staging directory
+// is alive.
+#pragma once
+
+#include "base/error.hpp"
+#include "base/files.hpp"
+#include "build/executor.hpp"
+#include "manifest/manifest.hpp"
+#include "manifest/plan.hpp"
+#include "pack/bundle_writer.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prewarm::build {
+
+enum class FailurePolicy { stop, keep_going };
+
+struct BuildOptions
+{
+  std::optional<std::filesystem::path> manifest_file; // empty: the embedded default
+  std::optional<std::filesystem::path> targets_file;  // empty: the embedded registry
+  manifest::Shard shard;
+  int parallel_jobs = 1;
+  FailurePolicy on_failure = FailurePolicy::stop;
+  std::optional<std::string> channel;  // overrides bundle.channel
+  std::optional<std::uint64_t> serial; // overrides bundle.serial
+};
+
+// Everything `prewarm build` needs before running a job; loading it is the
+// validation step (exit 2 on any manifest or registry error).
+struct BuildInputs
+{
+  manifest::TargetRegistry registry;
+  manifest::PresetLibrary presets;
+  manifest::Manifest manifest;
+};
+Result<BuildInputs> load_build_inputs(const BuildOptions& options);
+
+enum class JobState { succeeded, failed, skipped, not_run };
+std::string_view to_string(JobState state);
+
+struct JobRecord
+{
+  manifest::Job job;
+  JobState state = JobState::not_run;
+  std::string executor;
+  std::string error; // failed: why
+  JobOutcome outcome;
+  std::vector<std::string> slice_ids;
+};
+
+struct BuildResult
+{
+  manifest::Plan plan;
+  std::vector<JobRecord> records; // plan order (sorted by job id)
+  std::unique_ptr<TempDir> staging;
+  pack::BundleSpec spec;          // slices point into `staging`
+  std::size_t failed = 0;
+
+  std::string summary() const;    // "8 jobs: 2 run, 4 aot, 2 skipped; 0 failed; 3 slices"
+  std::string to_json() const;    // per-job report for --json
+};
+
+// Runs the plan's jobs. Errors: a job failed and the policy is stop
+// (Errc::failed naming the job; nothing to package), or staging I/O. With
+// keep_going, failures are recorded in the result (result.failed) and the
+// rest is packaged.
+Result<BuildResult> run_build(const BuildOptions& options,
+                              const BuildInputs& inputs,
+                              const manifest::HostCapabilities& host,
+                              std::vector<std::unique_ptr<Executor>>& executors);
+
+} // namespace prewarm::build

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// The seam between `prewarm build` and the code that fills caches for one job.
+// BuiltinExecutor (here) runs the representative engine; the command and aot
+// modules implement this interface for command workloads and ahead-of-time
+// compilation. Header-only on purpose: implementers include it without
+// linking prewarm_build (which links them).
+//
+// Contract for run():
+//   - write everything to package under ctx.work_dir (a fresh, private, empty
+//     directory), laid out <kind>/<relative path> below each output's
+//     staging_dir; nothing outside it;
+//   - return the requirements each output's caches depend on (the slice
+//     predicates: device, driver, compiler...), from the vocabulary in
+//     base/device_properties.hpp;
+//   - an error means the job failed: the builder records it, packages nothing
+//     of it, and (with --keep-going) continues with the other jobs.
+#pragma once
+
+#include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
+#include "manifest/manifest.hpp"
+#include "manifest/plan.hpp"
+#include "manifest/target_registry.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace prewarm::build {
+
+struct JobContext
+{
+  const manifest::Manifest& manifest;
+  const manifest::Job& job;
+  const manifest::ModelSpec& model;
+  const manifest::Target& target;
+  std::filesystem::path work_dir; // private, empty, removed by the builder
+};
+
+// One group of cache kinds that share their requirements: one slice.
+struct JobOutput
+{
+  std::filesystem::path staging_dir;             // holds <kind>/... (under work_dir)
+  std::vector<bundle::Requirement> requirements; // what the caches are valid for
+};
+
+struct JobOutcome
+{
+  std::vector<JobOutput> outputs;
+  std::string device;          // the device that ran it ("0: pthread-... (PoCL)"), or the AOT target
+  double seconds = 0;          // wall time of the job
+  std::uint64_t variants = 0;  // kernel variants compiled
+  std::uint64_t store_hits = 0;
+  std::uint64_t store_misses = 0;
+  std::string summary;         // one line for the per-job report on stderr
+  std::string job_line;        // the bundle's "job" line; empty: "<job id> <strategy> <executor>"
+  std::string report_json;     // the executor's full report (JSON text; may be empty)
+};
+
+class Executor
+{
+public:
+  virtual ~Executor() = default;
+  virtual std::string_view name() const = 0; // "builtin", "command", "aot"
+  virtual bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const = 0;
+  virtual Result<JobOutcome> run(const JobContext& context) = 0;
+};
+
+} // namespace prewarm::build

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// What this build host can do for each target (the input of the plan):
+// its OpenCL devices (runtime/opencl) and, for Intel targets, which devices
+// the installed ocloc knows (prewarm/aot). Probing never fails: a missing
+// OpenCL platform or ocloc is recorded, and the plan says "skip" with why.
+#pragma once
+
+#include "manifest/plan.hpp"
+#include "manifest/target_registry.hpp"
+
+namespace prewarm::build {
+
+// Asks ocloc only about the Intel targets' devices in `registry`.
+manifest::HostCapabilities probe_host_capabilities(const manifest::TargetRegistry& registry);
+
+} // namespace prewarm::build

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reads one ARCHITECTURE mapping (see presets.hpp): shared by the presets file
+// and a manifest's inline `architecture:`. Internal to prewarm_manifest.
+#pragma once
+
+#include "engine/architecture.hpp"
+#include "manifest/yaml_reader.hpp"
+
+namespace prewarm::manifest {
+
+Result<engine::ModelArchitecture> read_architecture(const yaml::Source& source,
+                                                    const YAML::Node& node,
+                                                    const std::string& path,
+                                                    std::string name);
+
+} // namespace prewarm::manifest

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "manifest/manifest.hpp"
+
+#include "base/digest.hpp"
+#include "base/files.hpp"
+#include "base/time_format.hpp"
+#include "manifest/architecture_reader.hpp"
+#include "manifest/embedded_manifests.hpp"
+#include "manifest/suggest.hpp"
+#include "manifest/yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <regex>
+#include <utility>
+
+namespace prewarm::manifest {
+
+std::string
+SourcePosition::to_string() const
+{
+  if (line <= 0) {
+    return file;
+  }
+  return fmt::format("{}:{}:{}", file, line, column);
+}
+
+std::vector<std::string>
+CommandWorkload::argv_for(engine::Precision precision) const
+{
+  static constexpr std::string_view placeholder = "{precision}";
+  std::vector<std::string> out;
+  for (std::string arg : argv) {
+    for (std::size_t at = arg.find(placeholder); at != std::string::npos;
+         at = arg.find(placeholder, at + precision_name(precision).size())) {
+      arg.replace(at, placeholder.size(), precision_name(precision));
+    }
+    out.push_back(std::move(arg));
+  }
+  return out;
+}
+
+const ModelSpec*
+Manifest::find_model(std::string_view name) const
+{
+  const auto it = std::find_if(models.begin(), models.end(), [&](const ModelSpec& m) { return m.name == name; });
+  return it == models.end() ? nullptr : &*it;
+}
+
+std::string_view
+precision_name(engine::Precision precision)
+{
+  switch (precision) {
+  case engine::Precision::fp32:
+    return "fp32";
+  case engine::Precision::fp16:
+    return "fp16";
+  case engine::Precision::int8:
+    return "int8";
+  }
+  return "?";
+}
+
+std::optional<engine::Precision>
+parse_precision(std::string_view text)
+{
+  for (auto p : {engine::Precision::fp32, engine::Precision::fp16, engine::Precision::int8}) {
+    if (precision_name(p) == text) {
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string>
+known_cache_kind_names()
+{
+  // Mirrors CacheKind in runtime/bundle/cache_kind.hpp (DESIGN.md "Cache kinds").
+  return {"programs", "pocl", "cuda", "neo", "sycl", "triton", "inductor"};
+}
+
+namespace {
+
+SourcePosition
+position_of(const yaml::Source& source, const YAML::Node& node)
+{
+  const auto mark = node.Mark();
+  if (mark.is_null() || mark.line < 0) {
+    return SourcePosition{source.name, 0, 0};
+  }
+  return SourcePosition{source.name, mark.line + 1, mark.column + 1};
+}
+
+bool
+valid_model_name(std::string_view name)
+{
+  static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+  return std::regex_match(name.begin(), name.end(), pattern);
+}
+
+Result<std::chrono::seconds>
+read_duration(const yaml::Source& source, const YAML::Node& node, const std::string& path)
+{
+  PW_ASSIGN(auto text, yaml::read_string(source, node, path));
+  auto parsed = parse_duration(text);
+  if (!parsed || parsed->count() <= 0) {
+    return fail(yaml::error_at(source, node.Mark(), path,
+                               fmt::format("expected a duration such as 90d, 12h, 30m or 45s, got '{}'", text)));
+  }
+  return *parsed;
+}
+
+Result<CommandWorkload>
+read_command(const yaml::Source& source,
+             const YAML::Node& node,
+             const std::string& path,
+             const std::filesystem::path& base_directory)
+{
+  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"argv", "cwd", "env", "timeout", "shell", "kinds"}));
+  CommandWorkload command;
+  PW_ASSIGN(auto argv_node, map.required("argv"));
+  PW_ASSIGN(auto argv_items, yaml::read_list(source, argv_node, map.path_of("argv"), yaml::Emptiness::rejected));
+  for (std::size_t i = 0; i < argv_items.size(); ++i) {
+    const auto item_path = yaml::index_path(map.path_of("argv"), i);
+    if (!argv_items[i].IsScalar()) {
+      return fail(yaml::error_at(source, argv_items[i].Mark(), item_path,
+                                 fmt::format("expected a string, got {}", yaml::kind_name(argv_items[i]))));
+    }
+    // Arguments may be empty strings (a program may want ""), the program may not.
+    if (i == 0 && argv_items[i].Scalar().empty()) {
+      return fail(yaml::error_at(source, argv_items[i].Mark(), item_path, "the program must not be empty"));
+    }
+    command.argv.push_back(argv_items[i].Scalar());
+  }
+  if (auto cwd = map.get("cwd")) {
+    PW_ASSIGN(auto text, yaml::read_string(source, *cwd, map.path_of("cwd")));
+    std::filesystem::path p(text);
+    command.cwd = p.is_absolute() ? p : (base_directory / p).lexically_normal();
+  }
+  if (auto env = map.get("env")) {
+    PW_ASSIGN(auto env_map, yaml::Map::read_any_keys(source, *env, map.path_of("env")));
+    static const std::regex env_name("[A-Za-z_][A-Za-z0-9_]*");
+    for (const auto& entry : env_map.entries()) {
+      if (!std::regex_match(entry.key, env_name)) {
+        return fail(yaml::error_at(source, entry.key_node.Mark(), env_map.path_of(entry.key),
+                                   "an environment variable name is letters, digits and '_'"));
+      }
+      if (!entry.value.IsScalar()) {
+        return fail(yaml::error_at(source, entry.value.Mark(), env_map.path_of(entry.key),
+                                   fmt::format("expected a string, got {}", yaml::kind_name(entry.value))));
+      }
+      command.env.emplace(entry.key, entry.value.Scalar());
+    }
+  }
+  if (auto timeout = map.get("timeout")) {
+    PW_ASSIGN(command.timeout, read_duration(source, *timeout, map.path_of("timeout")));
+  }
+  if (auto shell = map.get("shell")) {
+    PW_ASSIGN(auto use_shell, yaml::read_bool(source, *shell, map.path_of("shell")));
+    command.shell = use_shell ? ShellMode::shell : ShellMode::direct;
+  }
+  if (auto kinds = map.get("kinds")) {
+    PW_ASSIGN(command.kinds, yaml::read_unique_strings(source, *kinds, map.path_of("kinds")));
+    const auto known = known_cache_kind_names();
+    for (std::size_t i = 0; i < command.kinds.size(); ++i) {
+      if (std::find(known.begin(), known.end(), command.kinds[i]) == known.end()) {
+        return fail(yaml::error_at(source, std::as_const(*kinds)[i].Mark(), yaml::index_path(map.path_of("kinds"), i),
+                                   fmt::format("unknown cache kind '{}' (known: {}){}", command.kinds[i],
+                                               fmt::join(known, ", "), did_you_mean(command.kinds[i], known))));
+      }
+    }
+  }
+  return command;
+}
+
+Result<ModelSpec>
+read_model(const yaml::Source& source,
+           const YAML::Node& node,
+           const std::string& path,
+           const std::filesystem::path& base_directory,
+           const PresetLibrary& presets)
+{
+  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"name", "preset", "architecture", "command"}));
+  ModelSpec model;
+  model.position = position_of(source, node);
+  PW_ASSIGN(auto name_node, map.required("name"));
+  PW_ASSIGN(model.name, yaml::read_string(source, name_node, map.path_of("name")));
+  if (!valid_model_name(model.name)) {
+    return fail(yaml::error_at(source, name_node.Mark(), map.path_of("name"),
+                               fmt::format("'{}' is not a valid model name (letters, digits, '.', '_', '-')",
+                                           model.name)));
+  }
+  int sources = 0;
+  for (auto key : {"preset", "architecture", "command"}) {
+    sources += map.get(key) ? 1 : 0;
+  }
+  if (sources != 1) {
+    return fail(yaml::error_at(source, node.Mark(), path,
+                               sources == 0 ? "needs one of 'preset', 'architecture' or 'command'"
+                                            : "give only one of 'preset', 'architecture' or 'command'"));
+  }
+  if (auto preset = map.get("preset")) {
+    model.source = ModelSource::preset;
+    PW_ASSIGN(model.preset, yaml::read_string(source, *preset, map.path_of("preset")));
+    const auto* architecture = presets.find(model.preset);
+    if (architecture == nullptr) {
+      const auto names = presets.names();
+      return fail(yaml::error_at(source, preset->Mark(), map.path_of("preset"),
+                                 fmt::format("unknown preset '{}' (known: {}){}", model.preset,
+                                             fmt::join(names, ", "), did_you_mean(model.preset, names))));
+    }
+    model.architecture = *architecture;
+  } else if (auto architecture = map.get("architecture")) {
+    model.source = ModelSource::architecture;
+    PW_ASSIGN(model.architecture, read_architecture(source, *architecture, map.path_of("architecture"), model.name));
+  } else if (auto command = map.get("command")) {
+    model.source = ModelSource::command;
+    PW_ASSIGN(model.command, read_command(source, *command, map.path_of("command"), base_directory));
+  }
+  return model;
+}
+
+} // namespace
+
+Result<Manifest>
+parse_manifest(std::string_view text,
+               std::string source_name,
+               std::filesystem::path base_directory,
+               const ManifestInputs& inputs)
+{
+  const yaml::Source source{std::move(source_name)};
+  PW_ASSIGN(auto root, yaml::load(source, text));
+  PW_ASSIGN(auto top, yaml::Map::read(source, root, "",
+                                      {"version", "models", "precisions", "shapes", "coverage", "targets", "bundle"}));
+  Manifest manifest;
+  manifest.source_name = source.name;
+  manifest.bytes_sha256 = sha256_hex(text);
+  manifest.base_directory = base_directory;
+
+  PW_ASSIGN(auto version_node, top.required("version"));
+  PW_TRY(yaml::read_integer(source, version_node, "version", 1, 1));
+
+  PW_ASSIGN(auto models_node, top.required("models"));
+  PW_ASSIGN(auto model_items, yaml::read_list(source, models_node, "models", yaml::Emptiness::rejected));
+  for (std::size_t i = 0; i < model_items.size(); ++i) {
+    const auto path = yaml::index_path("models", i);
+    PW_ASSIGN(auto model, read_model(source, model_items[i], path, base_directory, inputs.presets));
+    if (const auto* first = manifest.find_model(model.name)) {
+      return fail(yaml::error_at(source, std::as_const(model_items[i])["name"].Mark(), path + ".name",
+                                 fmt::format("duplicate model name '{}' (first at {})", model.name,
+                                             first->position.to_string())));
+    }
+    manifest.models.push_back(std::move(model));
+  }
+
+  PW_ASSIGN(auto precisions_node, top.required("precisions"));
+  PW_ASSIGN(auto precision_names, yaml::read_unique_strings(source, precisions_node, "precisions"));
+  static const std::vector<std::string> known_precisions{"fp32", "fp16", "int8"};
+  for (std::size_t i = 0; i < precision_names.size(); ++i) {
+    const auto precision = parse_precision(precision_names[i]);
+    if (!precision) {
+      return fail(yaml::error_at(source, std::as_const(precisions_node)[i].Mark(), yaml::index_path("precisions", i),
+                                 fmt::format("unknown precision '{}' (known: fp32, fp16, int8){}", precision_names[i],
+                                             did_you_mean(precision_names[i], known_precisions))));
+    }
+    manifest.precisions.push_back(*precision);
+  }
+
+  if (auto shapes_node = top.get("shapes")) {
+    PW_ASSIGN(auto shapes, yaml::Map::read(source, *shapes_node, "shapes",
+                                           {"batch_sizes", "prefill_lengths", "decode_steps"}));
+    if (auto node = shapes.get("batch_sizes")) {
+      PW_ASSIGN(auto values, yaml::read_unique_integers(source, *node, "shapes.batch_sizes", 1, 4096));
+      manifest.shapes.batch_sizes.assign(values.begin(), values.end());
+    }
+    if (auto node = shapes.get("prefill_lengths")) {
+      PW_ASSIGN(auto values, yaml::read_unique_integers(source, *node, "shapes.prefill_lengths", 1, 1 << 20));
+      manifest.shapes.prefill_lengths.assign(values.begin(), values.end());
+    }
+    if (auto node = shapes.get("decode_steps")) {
+      PW_ASSIGN(auto value, yaml::read_integer(source, *node, "shapes.decode_steps", 0, 1 << 20));
+      manifest.shapes.decode_steps = static_cast<int>(value);
+    }
+  }
+
+  if (auto coverage_node = top.get("coverage")) {
+    PW_ASSIGN(auto coverage, yaml::read_string(source, *coverage_node, "coverage"));
+    if (coverage == "representative") {
+      manifest.coverage = engine::Coverage::representative;
+    } else if (coverage == "full") {
+      manifest.coverage = engine::Coverage::full;
+    } else {
+      static const std::vector<std::string> names{"representative", "full"};
+      return fail(yaml::error_at(source, coverage_node->Mark(), "coverage",
+                                 fmt::format("unknown coverage '{}' (one of: representative, full){}", coverage,
+                                             did_you_mean(coverage, names))));
+    }
+  }
+
+  PW_ASSIGN(auto targets_node, top.required("targets"));
+  PW_ASSIGN(manifest.targets, yaml::read_unique_strings(source, targets_node, "targets"));
+  const auto target_names = inputs.registry.names();
+  for (std::size_t i = 0; i < manifest.targets.size(); ++i) {
+    if (inputs.registry.find(manifest.targets[i]) == nullptr) {
+      return fail(yaml::error_at(source, std::as_const(targets_node)[i].Mark(), yaml::index_path("targets", i),
+                                 fmt::format("unknown target '{}'{} (`prewarm targets` lists them; registry {})",
+                                             manifest.targets[i], did_you_mean(manifest.targets[i], target_names),
+                                             inputs.registry.source_name())));
+    }
+  }
+
+  if (auto bundle_node = top.get("bundle")) {
+    PW_ASSIGN(auto bundle, yaml::Map::read(source, *bundle_node, "bundle", {"channel", "expires", "serial"}));
+    if (auto node = bundle.get("channel")) {
+      PW_ASSIGN(manifest.bundle.channel, yaml::read_string(source, *node, "bundle.channel"));
+      static const std::regex channel("[A-Za-z0-9][A-Za-z0-9._/-]{0,127}");
+      if (!std::regex_match(manifest.bundle.channel, channel)) {
+        return fail(yaml::error_at(source, node->Mark(), "bundle.channel",
+                                   fmt::format("'{}' is not a valid channel (letters, digits, '.', '_', '/', '-')",
+                                               manifest.bundle.channel)));
+      }
+    }
+    if (auto node = bundle.get("expires")) {
+      PW_ASSIGN(manifest.bundle.expires, read_duration(source, *node, "bundle.expires"));
+      manifest.bundle.expires_text = node->Scalar();
+    }
+    if (auto node = bundle.get("serial")) {
+      PW_ASSIGN(auto serial, yaml::read_integer(source, *node, "bundle.serial", 1,
+                                                std::numeric_limits<std::int64_t>::max()));
+      manifest.bundle.serial = static_cast<std::uint64_t>(serial);
+    }
+  }
+  return manifest;
+}
+
+Result<Manifest>
+load_manifest_file(const std::filesystem::path& path, const ManifestInputs& inputs)
+{
+  PW_ASSIGN_CTX(auto text, fmt::format("reading manifest {}", path.string()), read_file(path.string(), 4 << 20));
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(path, ec);
+  const auto base = ec ? path.parent_path() : absolute.parent_path();
+  return parse_manifest(text, path.string(), base, inputs);
+}
+
+std::string_view
+default_manifest_text()
+{
+  return find_embedded(manifests::embedded_files(), "default.yaml").value_or(std::string_view{});
+}
+
+Result<Manifest>
+load_default_manifest(const ManifestInputs& inputs)
+{
+  const auto text = default_manifest_text();
+  if (text.empty()) {
+    return fail(Errc::internal, "default.yaml is not embedded in this binary");
+  }
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return parse_manifest(text, "<embedded default.yaml>", ec ? std::filesystem::path{} : cwd, inputs);
+}
+
+} // namespace prewarm::manifest

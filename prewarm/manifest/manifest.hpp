@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// The build manifest: what `prewarm build` fills caches for.
+//
+// Format (version 1; strict: unknown keys, wrong types, duplicates and empty
+// lists are errors naming FILE:LINE:COLUMN and the field):
+//   version: 1
+//   models:                               non-empty, names unique
+//     - name: NAME                        [A-Za-z0-9][A-Za-z0-9._-]*
+//       preset: PRESET                    one of preset | architecture | command
+//       architecture: ARCHITECTURE        inline, same fields as presets.hpp
+//       command:                          any program whose caches are captured
+//         argv: [PROGRAM, ARG...]         "{precision}" in an element is replaced
+//         cwd: DIR                        relative to the manifest's directory
+//         env: {NAME: VALUE}
+//         timeout: DURATION               "30m" (default 1h)
+//         shell: false                    true: argv is joined and run by /bin/sh -c
+//         kinds: [pocl, cuda, ...]        cache kinds to collect (default: all)
+//   precisions: [fp32, fp16, int8]        non-empty, unique
+//   shapes:                               optional; defaults from engine::Shapes
+//     batch_sizes: [1]                    non-empty, unique, >= 1
+//     prefill_lengths: [16]               non-empty, unique, >= 1
+//     decode_steps: 2                     >= 0
+//   coverage: representative|full         optional (default representative)
+//   targets: [cpu, arc-a770, ...]         registry names; non-empty, unique
+//   bundle:                               optional
+//     channel: NAME                       default "default"
+//     expires: DURATION                   default 90d
+//     serial: N                           default 1 (--serial overrides)
+#pragma once
+
+#include "base/error.hpp"
+#include "engine/architecture.hpp"
+#include "manifest/presets.hpp"
+#include "manifest/target_registry.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace prewarm::manifest {
+
+// Where something was written, for messages that point back at the manifest.
+struct SourcePosition
+{
+  std::string file;
+  int line = 0;   // 1-based; 0 when unknown
+  int column = 0;
+  std::string to_string() const; // "FILE:LINE:COL"
+};
+
+enum class ShellMode { direct, shell };
+
+struct CommandWorkload
+{
+  std::vector<std::string> argv; // may hold "{precision}"
+  std::filesystem::path cwd;     // absolute (resolved against the manifest's directory); empty = inherit
+  std::map<std::string, std::string> env;
+  std::chrono::seconds timeout{3600};
+  ShellMode shell = ShellMode::direct;
+  std::vector<std::string> kinds; // cache kind names; empty = all known kinds
+
+  // argv with every "{precision}" replaced.
+  std::vector<std::string> argv_for(engine::Precision precision) const;
+};
+
+enum class ModelSource { preset, architecture, command };
+
+struct ModelSpec
+{
+  std::string name;
+  ModelSource source = ModelSource::preset;
+  std::string preset;                                    // ModelSource::preset
+  std::optional<engine::ModelArchitecture> architecture; // preset or architecture (resolved)
+  std::optional<CommandWorkload> command;                // ModelSource::command
+  SourcePosition position;
+
+  bool is_builtin() const { return architecture.has_value(); }
+};
+
+struct BundleOptions
+{
+  std::string channel = "default";
+  std::chrono::seconds expires{std::chrono::hours(24 * 90)};
+  std::string expires_text = "90d";
+  std::uint64_t serial = 1;
+};
+
+struct Manifest
+{
+  std::string source_name;   // path as given, or "<embedded default.yaml>"
+  std::string bytes_sha256;  // digest of the exact YAML bytes (recorded in the bundle)
+  std::filesystem::path base_directory; // for relative command cwd
+  std::vector<ModelSpec> models;
+  std::vector<engine::Precision> precisions;
+  engine::Shapes shapes;
+  engine::Coverage coverage = engine::Coverage::representative;
+  std::vector<std::string> targets;
+  BundleOptions bundle;
+
+  const ModelSpec* find_model(std::string_view name) const;
+};
+
+// The precision names in manifests and job ids: "fp32", "fp16", "int8".
+std::string_view precision_name(engine::Precision precision);
+std::optional<engine::Precision> parse_precision(std::string_view text);
+
+// The cache kinds a command workload may name (runtime/bundle/cache_kind.hpp).
+std::vector<std::string> known_cache_kind_names();
+
+struct ManifestInputs
+{
+  const TargetRegistry& registry;
+  const PresetLibrary& presets;
+};
+
+// Strict parse; `source_name` is used in messages, `base_directory` resolves
+// relative command cwds.
+Result<Manifest> parse_manifest(std::string_view text,
+                                std::string source_name,
+                                std::filesystem::path base_directory,
+                                const ManifestInputs& inputs);
+
+Result<Manifest> load_manifest_file(const std::filesystem::path& path, const ManifestInputs& inputs);
+Result<Manifest> load_default_manifest(const ManifestInputs& inputs); // manifests/default.yaml, embedded
+std::string_view default_manifest_text();
+
+} // namespace prewarm::manifest

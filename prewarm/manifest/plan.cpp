@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "manifest/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace prewarm::manifest {
+
+std::string_view
+to_string(Strategy strategy)
+{
+  switch (strategy) {
+  case Strategy::run:
+    return "run";
+  case Strategy::aot:
+    return "aot";
+  case Strategy::skip:
+    return "skip";
+  }
+  return "?";
+}
+
+bool
+OclocInfo::knows(std::string_view device) const
+{
+  return std::find(known_devices.begin(), known_devices.end(), device) != known_devices.end();
+}
+
+namespace {
+
+std::string
+property(const HostDevice& device, std::string_view key)
+{
+  const auto it = device.properties.find(key);
+  return it == device.properties.end() ? std::string() : it->second;
+}
+
+bool
+lists(const std::vector<std::string>& ids, std::string_view id)
+{
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+std::string
+no_devices_note(const HostCapabilities& host)
+{
+  return host.devices_error.empty() ? std::string() : fmt::format("; OpenCL: {}", host.devices_error);
+}
+
+TargetAssessment
+assess_cpu(const Target& target, const HostCapabilities& host)
+{
+  for (const auto& device : host.devices) {
+    if (!device.is_gpu && property(device, prop::vendor) == "cpu") {
+      return {Strategy::run, fmt::format("device {}", device.description), device};
+    }
+  }
+  return {Strategy::skip,
+          fmt::format("{}: no OpenCL CPU device on this host (install pocl-opencl-icd){}", target.name,
+                      no_devices_note(host)),
+          std::nullopt};
+}
+
+TargetAssessment
+assess_nvidia(const Target& target, const HostCapabilities& host)
+{
+  const std::string wanted_sm = std::to_string(target.sm);
+  const HostDevice* other = nullptr;
+  for (const auto& device : host.devices) {
+    if (property(device, prop::vendor) != "nvidia") {
+      continue;
+    }
+    const std::string pci = property(device, prop::pci_id);
+    // The SM decides the binary; the PCI id tells an H100 from an H200 (both
+    // sm 90). A device that reports no PCI id is matched on the SM alone.
+    const bool sm_matches = property(device, prop::nvidia_sm) == wanted_sm;
+    const bool pci_matches = pci.empty() || target.pci_ids.empty() || lists(target.pci_ids, pci);
+    if (sm_matches && pci_matches) {
+      return {Strategy::run, fmt::format("device {}", device.description), device};
+    }
+    if (other == nullptr) {
+      other = &device;
+    }
+  }
+  if (other != nullptr) {
+    return {Strategy::skip,
+            fmt::format("{}: this host's NVIDIA device {} (sm {}, pci {}) is not {} (sm {}, pci {}) "
+                        "(NVIDIA caches can only be made on the device)",
+                        target.name, other->description, property(*other, prop::nvidia_sm),
+                        property(*other, prop::pci_id).empty() ? "unknown" : property(*other, prop::pci_id),
+                        target.name, target.sm, fmt::join(target.pci_ids, "|")),
+            std::nullopt};
+  }
+  return {Strategy::skip,
+          fmt::format("{}: no NVIDIA device on this host (NVIDIA caches can only be made on the device){}",
+                      target.name, no_devices_note(host)),
+          std::nullopt};
+}
+
+TargetAssessment
+assess_intel(const Target& target, const HostCapabilities& host)
+{
+  for (const auto& device : host.devices) {
+    if (device.is_gpu && property(device, prop::vendor) == "intel" &&
+        lists(target.pci_ids, property(device, prop::pci_id))) {
+      return {Strategy::run, fmt::format("device {}", device.description), device};
+    }
+  }
+  if (host.ocloc.path.empty()) {
+    return {Strategy::skip,
+            fmt::format("{}: not present on this host and no ocloc found for ahead-of-time compilation "
+                        "(install intel-opencl-icd, or set PREWARM_OCLOC)",
+                        target.name),
+            std::nullopt};
+  }
+  if (!host.ocloc.knows(target.ocloc_device)) {
+    return {Strategy::skip,
+            fmt::format("{}: ocloc {} does not know '{}' (install a newer intel-opencl-icd / ocloc)", target.name,
+                        host.ocloc.version.empty() ? std::string("(unknown version)") : host.ocloc.version,
+                        target.ocloc_device),
+            std::nullopt};
+  }
+  return {Strategy::aot,
+          fmt::format("ocloc {} -device {}{}", host.ocloc.version, target.ocloc_device,
+                      target.ip_version.empty() ? std::string() : fmt::format(" (IP {})", target.ip_version)),
+          std::nullopt};
+}
+
+} // namespace
+
+TargetAssessment
+assess_target(const Target& target, const HostCapabilities& host)
+{
+  switch (target.vendor) {
+  case Vendor::cpu:
+    return assess_cpu(target, host);
+  case Vendor::nvidia:
+    return assess_nvidia(target, host);
+  case Vendor::intel:
+    return assess_intel(target, host);
+  }
+  return {Strategy::skip, "unknown vendor", std::nullopt};
+}
+
+Result<Shard>
+Shard::parse(std::string_view text)
+{
+  const auto slash = text.find('/');
+  Shard shard;
+  const auto number = [](std::string_view part, int& out) {
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return !part.empty() && ec == std::errc() && end == part.data() + part.size();
+  };
+  if (slash == std::string_view::npos || !number(text.substr(0, slash), shard.index) ||
+      !number(text.substr(slash + 1), shard.count) || shard.count < 1 || shard.index < 1 ||
+      shard.index > shard.count) {
+    return fail(Errc::usage, fmt::format("invalid shard '{}': expected I/N with 1 <= I <= N, e.g. 2/4", text));
+  }
+  return shard;
+}
+
+std::string
+Shard::to_string() const
+{
+  return fmt::format("{}/{}", index, count);
+}
+
+std::size_t
+Plan::count(Strategy strategy) const
+{
+  return static_cast<std::size_t>(
+    std::count_if(jobs.begin(), jobs.end(), [&](const Job& job) { return job.strategy == strategy; }));
+}
+
+Result<Plan>
+make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCapabilities& host, Shard shard)
+{
+  std::vector<Job> jobs;
+  for (const auto& target_name : manifest.targets) {
+    const Target* target = registry.find(target_name);
+    if (target == nullptr) {
+      // parse_manifest checked the names against a registry; a different
+      // registry here is a caller mistake, reported rather than crashed on.
+      return fail(Errc::usage, fmt::format("target '{}' is not in the registry {}", target_name,
+                                           registry.source_name()));
+    }
+    const TargetAssessment assessment = assess_target(*target, host);
+    for (const auto& model : manifest.models) {
+      for (const auto precision : manifest.precisions) {
+        Job job;
+        job.target = target->name;
+        job.model = model.name;
+        job.precision = precision;
+        job.id = fmt::format("{}/{}/{}", target->name, model.name, precision_name(precision));
+        job.strategy = assessment.strategy;
+        job.reason = assessment.reason;
+        job.device = assessment.device;
+        if (assessment.strategy == Strategy::aot && !model.is_builtin()) {
+          job.strategy = Strategy::skip;
+          job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
+                                   "(built-in models compile ahead of time)",
+                                   target->name);
+        }
+        jobs.push_back(std::move(job));
+      }
+    }
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+  Plan plan;
+  plan.shard = shard;
+  plan.total_jobs = jobs.size();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (shard.includes(i)) {
+      plan.jobs.push_back(std::move(jobs[i]));
+    }
+  }
+  return plan;
+}
+
+} // namespace prewarm::manifest

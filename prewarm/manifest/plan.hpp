@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plan: jobs = target x model x precision, each with a strategy decided
+// by what this host has.
+//   run   a matching device is present (OpenCL enumeration): fill its caches
+//   aot   an Intel target is absent but the installed ocloc knows its device:
+//         compile ahead of time (built-in models only)
+//   skip  neither; the reason says why and what would help
+// Job ids are "<target>/<model>/<precision>"; jobs are sorted by id, so the
+// order (and therefore sharding) does not depend on the host or the order of
+// the manifest. Shard I/N (1-based) takes the jobs whose position p in that
+// order has p % N == I - 1: every host computes the same partition.
+#pragma once
+
+#include "base/device_properties.hpp"
+#include "base/error.hpp"
+#include "manifest/manifest.hpp"
+#include "manifest/target_registry.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace prewarm::manifest {
+
+enum class Strategy { run, aot, skip };
+std::string_view to_string(Strategy strategy);
+
+// One OpenCL device of this host (filled from runtime/opencl enumeration).
+struct HostDevice
+{
+  int index = 0;           // what `--device N` selects
+  std::string description; // "0: pthread-... (Portable Computing Language, ...)"
+  DeviceProperties properties;
+  bool is_gpu = false;
+};
+
+struct OclocInfo
+{
+  std::string path;                       // empty: not found
+  std::string version;                    // "22.43.24595"
+  std::vector<std::string> known_devices; // acronyms `ocloc ids` accepts
+  bool knows(std::string_view device) const;
+};
+
+// What this build host can do; probe_host_capabilities() (prewarm/build)
+// fills it, tests build it by hand.
+struct HostCapabilities
+{
+  std::vector<HostDevice> devices;
+  std::string devices_error; // why enumeration failed ("no OpenCL platform ..."), empty if it worked
+  OclocInfo ocloc;
+};
+
+struct TargetAssessment
+{
+  Strategy strategy = Strategy::skip;
+  std::string reason;                    // run: the device; aot: the ocloc device; skip: why + hint
+  std::optional<HostDevice> device;      // run only
+};
+
+TargetAssessment assess_target(const Target& target, const HostCapabilities& host);
+
+struct Job
+{
+  std::string id; // "cpu/qwen2.5-0.5b/fp32"
+  std::string target;
+  std::string model;
+  engine::Precision precision = engine::Precision::fp32;
+  Strategy strategy = Strategy::skip;
+  std::string reason;
+  std::optional<HostDevice> device; // strategy run
+};
+
+struct Shard
+{
+  int index = 1; // 1-based
+  int count = 1;
+  // "I/N" with 1 <= I <= N.
+  static Result<Shard> parse(std::string_view text);
+  bool includes(std::size_t position) const { return position % static_cast<std::size_t>(count) == static_cast<std::size_t>(index - 1); }
+  std::string to_string() const;
+};
+
+struct Plan
+{
+  Shard shard;
+  std::size_t total_jobs = 0; // before sharding
+  std::vector<Job> jobs;      // this shard's jobs, sorted by id
+  std::size_t count(Strategy strategy) const;
+};
+
+Result<Plan> make_plan(const Manifest& manifest,
+                       const TargetRegistry& registry,
+                       const HostCapabilities& host,
+                       Shard shard = {});
+
+} // namespace prewarm::manifest
