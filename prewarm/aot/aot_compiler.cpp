@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "aot/aot_compiler.hpp"
+
+#include "aot/job_pool.hpp"
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/log.hpp"
+#include "level_zero/aot_programs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <system_error>
+
+namespace prewarm::aot {
+
+namespace fs = std::filesystem;
+
+Result<AotSupport>
+assess_target(const Ocloc& ocloc, const AotTargetSpec& target)
+{
+  AotSupport support;
+  if (target.ocloc_device.empty()) {
+    support.reason = fmt::format("{}: the registry names no ocloc device for it", target.name);
+    return support;
+  }
+  PW_ASSIGN(auto device, ocloc.lookup_device(target.ocloc_device));
+  if (!device.known) {
+    // The same words as the plan's skip reason (prewarm/manifest/plan.cpp).
+    support.reason = fmt::format("{}: ocloc {} does not know '{}' (install a newer intel-opencl-icd / ocloc)",
+                                 target.name, ocloc.driver_version(), target.ocloc_device);
+    return support;
+  }
+  support.supported = true;
+  support.ip_version = device.ip_version;
+  return support;
+}
+
+namespace {
+
+struct CompileJob
+{
+  std::size_t target = 0;
+  std::size_t variant = 0;
+};
+
+struct CompiledProgram
+{
+  std::string key;
+  std::string meta;
+  OclocOutput output;
+};
+
+} // namespace
+
+Result<AotReport>
+compile_targets(const Ocloc& ocloc, std::span<const AotTargetSpec> targets, std::span<const KernelVariant> variants,
+                std::span<const EmbeddedFile> sources, const fs::path& programs_dir, const AotCompileOptions& options)
+{
+  const auto started = std::chrono::steady_clock::now();
+  AotReport report;
+
+  // Resolve everything before the first compile: an unknown device or a
+  // missing source fails the whole call up front.
+  std::vector<level_zero::AotTarget> records;
+  for (const auto& target : targets) {
+    if (!is_single_device_name(target.name)) {
+      return fail(Errc::usage, fmt::format("AOT: target name {} cannot name a file", in_quotes(target.name)));
+    }
+    PW_ASSIGN(auto support, assess_target(ocloc, target));
+    if (!support.supported) {
+      return fail(Errc::usage, support.reason, "E_AOT_UNKNOWN_DEVICE");
+    }
+    if (!target.ip_version.empty() && target.ip_version != support.ip_version) {
+      log::warn("{}: the registry says IP version {} for {}, ocloc {} says {}; recording ocloc's", target.name,
+                target.ip_version, target.ocloc_device, ocloc.driver_version(), support.ip_version);
+    }
+    level_zero::AotTarget record;
+    record.ocloc_device = target.ocloc_device;
+    record.ip_version = support.ip_version;
+    record.compiler = ocloc.driver_version();
+    record.pci_ids = target.pci_ids;
+    std::ranges::sort(record.pci_ids);
+    records.push_back(std::move(record));
+  }
+  std::vector<std::string_view> variant_sources;
+  for (const auto& variant : variants) {
+    auto source = find_embedded(sources, variant.source_name);
+    if (!source) {
+      return fail(Errc::internal, fmt::format("AOT: kernel source {} is not embedded", in_quotes(variant.source_name)));
+    }
+    variant_sources.push_back(*source);
+  }
+
+  std::vector<CompileJob> jobs;
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      jobs.push_back({t, v});
+    }
+  }
+  auto results = run_jobs<CompiledProgram>(jobs.size(), options.jobs, [&](std::size_t i) -> Result<CompiledProgram> {
+    const auto& job = jobs[i];
+    const auto& target = targets[job.target];
+    const auto& variant = variants[job.variant];
+    OclocCompileRequest request;
+    request.source_name = variant.source_name;
+    request.source = variant_sources[job.variant];
+    request.options = variant.options;
+    request.device = target.ocloc_device;
+    const auto context = fmt::format("{} ({}): {} [{}]", target.name, target.ocloc_device, variant.source_name,
+                                     variant.options);
+    PW_ASSIGN_CTX(auto output, context, ocloc.compile(request));
+    if (options.validation == Validation::validate) {
+      PW_ASSIGN_CTX(auto validation, context, ocloc.validate(output.zebin, target.ocloc_device));
+      if (!validation.valid) {
+        return fail(Errc::failed,
+                    fmt::format("{}: ocloc validate rejected the zebin (exit {}):\n{}", context,
+                                validation.exit_code, validation.output),
+                    "E_AOT_INVALID_ZEBIN");
+      }
+    }
+    const auto key = level_zero::AotProgramKey::for_target(records[job.target], request.source, variant.options);
+    return CompiledProgram{key.digest(), key.canonical_text(), std::move(output)};
+  });
+  report.compiles = jobs.size();
+
+  // Write in job order (deterministic), one target directory at a time.
+  std::vector<Error> errors;
+  for (const auto& r : results) {
+    if (!r) {
+      errors.push_back(r.error());
+    }
+  }
+  if (!errors.empty()) {
+    std::string message = fmt::format("AOT: {} of {} compiles failed", errors.size(), jobs.size());
+    for (const auto& e : errors) {
+      message += "\n  " + e.message();
+    }
+    return fail(Errc::failed, message, errors.front().code());
+  }
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    const fs::path dir = programs_dir / level_zero::k_aot_directory / targets[t].ocloc_device;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+      return fail(Errc::failed, fmt::format("cannot create {}: {}", in_quotes(dir.string()), ec.message()));
+    }
+    AotTargetReport target_report;
+    target_report.name = targets[t].name;
+    target_report.ocloc_device = targets[t].ocloc_device;
+    target_report.ip_version = records[t].ip_version;
+    target_report.compiler = records[t].compiler;
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const auto& program = *results[t * variants.size() + v];
+      PW_TRY(write_file_atomic(dir / (program.key + ".zebin"), program.output.zebin, 0644, Durability::none));
+      PW_TRY(write_file_atomic(dir / (program.key + ".spv"), program.output.spirv, 0644, Durability::none));
+      // The meta last: a reader that sees it sees the binaries too.
+      PW_TRY(write_file_atomic(dir / (program.key + ".meta"), program.meta, 0644, Durability::none));
+      target_report.zebin_bytes += program.output.zebin.size();
+      target_report.spirv_bytes += program.output.spirv.size();
+      target_report.programs.push_back(fmt::format("{} [{}] -> {} ({} bytes)", variants[v].source_name,
+                                                   variants[v].options, program.key.substr(0, 12),
+                                                   program.output.zebin.size()));
+    }
+    PW_TRY(write_file_atomic(dir / ("target." + targets[t].name), records[t].to_text(), 0644, Durability::none));
+    report.targets.push_back(std::move(target_report));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+} // namespace prewarm::aot

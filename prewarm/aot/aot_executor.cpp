@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "aot/aot_executor.hpp"
+
+#include "base/embedded_file.hpp"
+#include "base/log.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <span>
+
+namespace prewarm::kernels {
+std::span<const prewarm::EmbeddedFile> embedded_files(); // prewarm_kernels (kernels/*.cl)
+}
+
+namespace prewarm::aot {
+
+std::vector<bundle::Requirement>
+aot_requirements(const AotTargetSpec& target, const std::string& compiler)
+{
+  auto ids = target.pci_ids;
+  std::ranges::sort(ids);
+  std::string list;
+  for (const auto& id : ids) {
+    list += (list.empty() ? "" : ",") + id;
+  }
+  return {
+    {"intel.driver", "==", compiler},
+    {"pci-id", "in", list},
+    {"vendor", "==", "intel"},
+  };
+}
+
+bool
+AotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
+{
+  return job.strategy == manifest::Strategy::aot && model.is_builtin();
+}
+
+Result<build::JobOutcome>
+AotExecutor::run(const build::JobContext& context)
+{
+  const auto started = std::chrono::steady_clock::now();
+  const auto& target = context.target;
+  if (target.vendor != manifest::Vendor::intel) {
+    return fail(Errc::internal, fmt::format("aot executor given non-Intel target {}", target.name));
+  }
+  if (target.pci_ids.empty()) {
+    return fail(Errc::usage,
+                fmt::format("{}: the registry lists no PCI ids, so no host could ever select its AOT binaries",
+                            target.name));
+  }
+  if (!m_ocloc) {
+    PW_ASSIGN(auto ocloc, Ocloc::locate());
+    m_ocloc.emplace(std::move(ocloc));
+  }
+  PW_ASSIGN(auto variants, builtin_variants(context.job.precision));
+
+  const AotTargetSpec spec{target.name, target.ocloc_device, target.ip_version, target.pci_ids};
+  const auto staging = context.work_dir / "slice";
+  AotCompileOptions options;
+  options.jobs = m_options.jobs;
+  options.validation = m_options.validation;
+  PW_ASSIGN(auto report, compile_targets(*m_ocloc, std::span(&spec, 1), variants, kernels::embedded_files(),
+                                         staging / "programs", options));
+  const auto& t = report.targets.at(0);
+
+  build::JobOutcome outcome;
+  outcome.outputs.push_back({staging, aot_requirements(spec, t.compiler)});
+  outcome.device = fmt::format("aot {} (IP {}, ocloc {})", t.ocloc_device, t.ip_version, t.compiler);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  outcome.variants = variants.size();
+  outcome.summary = fmt::format("{} programs for {} ({} bytes of zebin, validated: {})", variants.size(),
+                                t.ocloc_device, t.zebin_bytes,
+                                m_options.validation == Validation::validate ? "yes" : "no");
+  nlohmann::json json = {
+    {"strategy", "aot"},
+    {"target", t.name},
+    {"ocloc_device", t.ocloc_device},
+    {"ip_version", t.ip_version},
+    {"compiler", t.compiler},
+    {"programs", t.programs},
+    {"zebin_bytes", t.zebin_bytes},
+    {"spirv_bytes", t.spirv_bytes},
+    {"compile_seconds", report.seconds},
+    {"jobs", m_options.jobs},
+  };
+  outcome.report_json = json.dump();
+  log::verbose("aot {}: {}", t.name, outcome.summary);
+  return outcome;
+}
+
+} // namespace prewarm::aot

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// The builder's executor for strategy "aot": a built-in workload for an
+// Intel target that is absent on this host is compiled with ocloc for the
+// target's device, every kernel program the run path would build at the job's
+// precision (kernel_variants.hpp). The output is one slice staging directory
+// holding programs/aot/<ocloc-device>/..., valid for:
+//   vendor == intel
+//   pci-id in <the registry's ids for the target>
+//   intel.driver == <ocloc's OCL_DRIVER_VERSION>   (the zebin's compiler; NEO only
+//                                                  promises to load its own)
+// The IP version is recorded in the target record, not required: drivers of
+// this generation (NEO 22.43) do not report it, and an unreported property
+// fails every requirement.
+#pragma once
+
+#include "aot/aot_compiler.hpp"
+#include "aot/ocloc.hpp"
+#include "build/executor.hpp"
+
+#include <optional>
+
+namespace prewarm::aot {
+
+struct AotExecutorOptions
+{
+  unsigned jobs = 1;                          // parallel ocloc compiles (--jobs)
+  Validation validation = Validation::validate;
+};
+
+class AotExecutor final : public build::Executor
+{
+public:
+  explicit AotExecutor(AotExecutorOptions options) : m_options(options) {}
+  std::string_view name() const override { return "aot"; }
+  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
+  Result<build::JobOutcome> run(const build::JobContext& context) override;
+
+private:
+  AotExecutorOptions m_options;
+  std::optional<Ocloc> m_ocloc; // located at the first job
+};
+
+// The slice requirements of an AOT output (see the file comment).
+std::vector<bundle::Requirement> aot_requirements(const AotTargetSpec& target, const std::string& compiler);
+
+} // namespace prewarm::aot

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// AOT compilation of the built-in workload's kernels with the REAL ocloc into
+// the programs format, read back with the runtime's reader.
+#include "aot/aot_compiler.hpp"
+
+#include "base/digest.hpp"
+#include "base/files.hpp"
+#include "level_zero/aot_programs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <span>
+
+namespace prewarm::kernels {
+std::span<const prewarm::EmbeddedFile> embedded_files();
+}
+
+namespace prewarm::aot {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, std::string>
+tree(const fs::path& root)
+{
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) {
+      files[fs::relative(entry.path(), root).string()] = sha256_hex(*read_file(entry.path().string()));
+    }
+  }
+  return files;
+}
+
+AotTargetSpec
+arc_a380()
+{
+  return {"arc-a380", "acm-g11", "12.56.5", {"0x56a5"}};
+}
+
+class AotCompilerTest : public ::testing::Test
+{
+protected:
+  void SetUp() override
+  {
+    auto ocloc = Ocloc::locate();
+    if (!ocloc) {
+      GTEST_SKIP() << "ocloc not usable: " << ocloc.error().message();
+    }
+    m_ocloc.emplace(std::move(*ocloc));
+    auto dir = TempDir::create("test_only_aot-");
+    ASSERT_TRUE(dir);
+    m_dir.emplace(std::move(*dir));
+  }
+  std::optional<Ocloc> m_ocloc;
+  std::optional<TempDir> m_dir;
+};
+
+TEST(KernelVariants, Fp32AndFp16TablesDifferOnlyByPrecisionDefines)
+{
+  auto fp32 = builtin_variants(engine::Precision::fp32);
+  auto fp16 = builtin_variants(engine::Precision::fp16);
+  ASSERT_TRUE(fp32 && fp16);
+  EXPECT_EQ(fp32->size(), fp16->size());
+  bool gemm_transposed = false;
+  for (const auto& v : *fp32) {
+    EXPECT_EQ(v.options.find("PRECISION_FP16"), std::string::npos);
+    gemm_transposed = gemm_transposed || (v.source_name == "gemm.cl" && v.options == "-DTILE=16 -DTRANSPOSE_B=1");
+  }
+  EXPECT_TRUE(gemm_transposed);
+  bool fp16_gemm = false;
+  for (const auto& v : *fp16) {
+    fp16_gemm = fp16_gemm || v.options == "-DCOMPUTE_HALF -DPRECISION_FP16 -DTILE=16 -DTRANSPOSE_B=0";
+  }
+  EXPECT_TRUE(fp16_gemm);
+  auto int8 = builtin_variants(engine::Precision::int8);
+  ASSERT_FALSE(int8);
+  EXPECT_EQ(int8.error().code(), "E_UNSUPPORTED_PRECISION");
+}
+
+TEST(KernelVariants, EverySourceIsEmbedded)
+{
+  auto variants = builtin_variants(engine::Precision::fp32);
+  ASSERT_TRUE(variants);
+  for (const auto& v : *variants) {
+    EXPECT_TRUE(find_embedded(kernels::embedded_files(), v.source_name)) << v.source_name;
+  }
+}
+
+TEST_F(AotCompilerTest, UnknownDeviceIsSkippedWithReasonAndHint)
+{
+  // arc-b580 = bmg: newer than Debian's ocloc 22.43. Never guessed.
+  const AotTargetSpec b580{"arc-b580", "bmg", "", {"0xe20b"}};
+  auto support = assess_target(*m_ocloc, b580);
+  ASSERT_TRUE(support) << support.error().message();
+  if (support->supported) {
+    GTEST_SKIP() << "this ocloc (" << m_ocloc->driver_version() << ") knows bmg";
+  }
+  EXPECT_NE(support->reason.find("arc-b580"), std::string::npos) << support->reason;
+  EXPECT_NE(support->reason.find("does not know 'bmg'"), std::string::npos) << support->reason;
+  EXPECT_NE(support->reason.find("install a newer"), std::string::npos) << support->reason;
+
+  auto variants = builtin_variants(engine::Precision::fp32);
+  auto report = compile_targets(*m_ocloc, std::span(&b580, 1), *variants, kernels::embedded_files(),
+                                m_dir->path() / "programs", {});
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().code(), "E_AOT_UNKNOWN_DEVICE");
+  EXPECT_FALSE(fs::exists(m_dir->path() / "programs" / "aot")); // nothing written
+
+  auto known = assess_target(*m_ocloc, arc_a380());
+  ASSERT_TRUE(known);
+  EXPECT_TRUE(known->supported) << known->reason;
+  EXPECT_EQ(known->ip_version, "12.56.5");
+}
+
+TEST_F(AotCompilerTest, BuiltinVariantsCompileValidateAndReadBack)
+{
+  auto variants = builtin_variants(engine::Precision::fp32);
+  ASSERT_TRUE(variants);
+  const auto programs_dir = m_dir->path() / "programs";
+  AotCompileOptions options;
+  options.jobs = 2;
+  options.validation = Validation::validate; // every zebin through `ocloc validate`
+  const auto spec = arc_a380();
+  auto report = compile_targets(*m_ocloc, std::span(&spec, 1), *variants, kernels::embedded_files(), programs_dir,
+                                options);
+  ASSERT_TRUE(report) << report.error().message();
+  ASSERT_EQ(report->targets.size(), 1u);
+  EXPECT_EQ(report->compiles, variants->size());
+  EXPECT_EQ(report->targets[0].programs.size(), variants->size());
+  EXPECT_EQ(report->targets[0].compiler, m_ocloc->driver_version());
+  EXPECT_GT(report->targets[0].zebin_bytes, 0u);
+
+  auto programs = level_zero::AotPrograms::open(programs_dir);
+  ASSERT_TRUE(programs) << programs.error().message();
+  ASSERT_EQ(programs->targets().size(), 1u);
+  const auto& target = programs->targets()[0];
+  EXPECT_EQ(target.ocloc_device, "acm-g11");
+  EXPECT_EQ(target.ip_version, "12.56.5");
+  EXPECT_EQ(target.pci_ids, std::vector<std::string>{"0x56a5"});
+  for (const auto& v : *variants) {
+    auto source = find_embedded(kernels::embedded_files(), v.source_name);
+    auto lookup = programs->find(target, *source, v.options);
+    ASSERT_TRUE(lookup.program) << lookup.reason;
+    // Independently re-validate what was stored.
+    auto validation = m_ocloc->validate(lookup.program->zebin, "acm-g11");
+    ASSERT_TRUE(validation);
+    EXPECT_TRUE(validation->valid) << v.source_name << " " << v.options << "\n" << validation->output;
+    EXPECT_FALSE(lookup.program->spirv.empty());
+  }
+}
+
+TEST_F(AotCompilerTest, SameBytesAtAnyJobCount)
+{
+  auto variants = builtin_variants(engine::Precision::fp32);
+  ASSERT_TRUE(variants);
+  variants->resize(3); // enough programs to interleave on 2 threads; keeps the test short
+  const AotTargetSpec specs[] = {arc_a380(), {"iris-xe", "tgllp", "12.0.0", {"0x9a49", "0x9a40"}}};
+  AotCompileOptions serial;
+  serial.jobs = 1;
+  serial.validation = Validation::skip;
+  AotCompileOptions parallel = serial;
+  parallel.jobs = 2;
+  auto one = compile_targets(*m_ocloc, specs, *variants, kernels::embedded_files(), m_dir->path() / "one", serial);
+  auto two = compile_targets(*m_ocloc, specs, *variants, kernels::embedded_files(), m_dir->path() / "two", parallel);
+  ASSERT_TRUE(one && two);
+  const auto a = tree(m_dir->path() / "one");
+  const auto b = tree(m_dir->path() / "two");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 2 * (3 * variants->size() + 1)); // zebin+spv+meta per program, one record per target
+  // Targets do not share binaries.
+  EXPECT_NE(one->targets[0].zebin_bytes, one->targets[1].zebin_bytes);
+}
+
+} // namespace
+} // namespace prewarm::aot
