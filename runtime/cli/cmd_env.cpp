@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// prewarm-runtime env --root DIR [--format sh|json]
+// The variables that point an application at the installed caches:
+//   eval "$(prewarm-runtime env --root /var/cache/prewarm)"
+#include "cli/runtime_commands.hpp"
+#include "install/environment.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace prewarm::runtime_cli {
+
+namespace {
+
+struct EnvCommand
+{
+  std::string root;
+  std::string format = "sh";
+
+  Status run() const
+  {
+    PW_ASSIGN(const auto settings, install::environment(root));
+    if (format == "json") {
+      nlohmann::json out = nlohmann::json::object();
+      for (const auto& s : settings) {
+        out[s.name] = s.value;
+      }
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::cout << install::format_shell_exports(settings);
+    }
+    return {};
+  }
+};
+
+} // namespace
+
+void
+add_env_command(CLI::App& app, Action& action)
+{
+  auto command = std::make_shared<EnvCommand>();
+  auto* sub = app.add_subcommand("env", "print the environment that points applications at the installed caches");
+  sub->add_option("--root", command->root, "cache root")->required();
+  sub->add_option("--format", command->format, "sh: export lines for eval; json: an object")
+    ->check(CLI::IsMember({"sh", "json"}))
+    ->capture_default_str();
+  sub->callback([command, &action] { action = [command] { return command->run(); }; });
+}
+
+} // namespace prewarm::runtime_cli

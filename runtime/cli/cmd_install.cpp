@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// prewarm-runtime install BUNDLE --trust PUB --root DIR [--on-failure fail|warn] [--json]
+//
+// --on-failure warn is what a container entrypoint passes: whatever goes
+// wrong (a bad signature, a full disk, no matching slice), the reason is
+// printed and the exit status is 0, so the application starts and compiles
+// its kernels itself. fail (the default here) exits 1, 3 or 4.
+#include "base/log.hpp"
+#include "cli/runtime_commands.hpp"
+#include "cli/trust_options.hpp"
+#include "host/probe_host.hpp"
+#include "install/installer.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace prewarm::runtime_cli {
+
+namespace {
+
+struct InstallCommand
+{
+  std::string bundle_dir;
+  std::string root;
+  TrustOptions trust;
+  std::string on_failure = "fail";
+  std::string lock_timeout = "120s";
+  bool json = false;
+
+  Result<install::InstallReport> install() const
+  {
+    PW_ASSIGN(const auto store, load_trust(trust));
+    install::InstallOptions options;
+    PW_ASSIGN(options.verify, verify_options(trust));
+    PW_ASSIGN_CTX(const auto timeout, "--lock-timeout", parse_duration(lock_timeout));
+    options.lock_timeout = timeout;
+    PW_ASSIGN(const auto devices, host::probe_host());
+    log::verbose("host devices:\n{}", host::describe_host(devices));
+    return install::install_bundle(bundle_dir, store, root, devices, options);
+  }
+
+  void print(const install::InstallReport& r) const
+  {
+    for (const auto& w : r.warnings) {
+      log::warn("{}", w);
+    }
+    for (const auto& s : r.skipped) {
+      log::info("slice {} skipped: {}", s.slice_id, s.reason);
+    }
+    if (json) {
+      auto selected = nlohmann::json::array();
+      for (const auto& s : r.selected) {
+        selected.push_back({{"slice", s.slice_id}, {"device", s.device}});
+      }
+      auto skipped = nlohmann::json::array();
+      for (const auto& s : r.skipped) {
+        skipped.push_back({{"slice", s.slice_id}, {"reason", s.reason}});
+      }
+      auto commits = nlohmann::json::array();
+      for (const auto& c : r.commits) {
+        commits.push_back({{"kind", c.kind},
+                           {"method", install::to_string(c.method)},
+                           {"files_moved", c.files_moved},
+                           {"files_kept", c.files_kept}});
+      }
+      nlohmann::json out = {
+        {"installed", true},
+        {"outcome", r.outcome == install::InstallOutcome::installed ? "installed" : "already-installed"},
+        {"root", r.root.string()},
+        {"manifest_sha256", r.manifest_sha256},
+        {"channel", r.channel},
+        {"serial", r.serial},
+        {"selected", selected},
+        {"skipped", skipped},
+        {"commits", commits},
+        {"warnings", r.warnings},
+        {"seconds", r.seconds}};
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    if (r.outcome == install::InstallOutcome::already_installed) {
+      std::cout << fmt::format("already installed: channel {} serial {} under {} (nothing written)\n", r.channel,
+                               r.serial, r.root.string());
+      return;
+    }
+    std::cout << fmt::format("installed: channel {} serial {} under {} in {:.3f} s\n", r.channel, r.serial,
+                             r.root.string(), r.seconds);
+    for (const auto& s : r.selected) {
+      std::cout << fmt::format("  slice {} for {}\n", s.slice_id, s.device);
+    }
+    for (const auto& c : r.commits) {
+      std::cout << fmt::format("  {}: {}", c.kind, install::to_string(c.method));
+      if (c.method == install::CommitMethod::merged) {
+        std::cout << fmt::format(" ({} files moved in, {} identical kept)", c.files_moved, c.files_kept);
+      }
+      std::cout << "\n";
+    }
+  }
+
+  Status run() const
+  {
+    auto report = install();
+    if (report) {
+      print(*report);
+      return {};
+    }
+    if (on_failure == "warn") {
+      // Exit 0 on purpose: the application must start, and JIT still works.
+      log::warn("not installed: {}; the application will compile kernels itself (JIT)", describe(report.error()));
+      if (json) {
+        std::cout << nlohmann::json({{"installed", false},
+                                     {"code", report.error().code()},
+                                     {"category", to_string(report.error().category())},
+                                     {"reason", report.error().message()}})
+                       .dump(2)
+                  << "\n";
+      }
+      return {};
+    }
+    return fail(std::move(report).error());
+  }
+};
+
+} // namespace
+
+void
+add_install_command(CLI::App& app, Action& action)
+{
+  auto command = std::make_shared<InstallCommand>();
+  auto* sub = app.add_subcommand("install", "verify a bundle and install the slices for this host under a cache root");
+  sub->add_option("bundle", command->bundle_dir, "bundle directory")->required();
+  add_trust_options(*sub, command->trust);
+  sub->add_option("--root", command->root, "cache root (ROOT/<kind> are the live caches)")->required();
+  sub->add_option("--on-failure", command->on_failure,
+                  "fail: exit 1/3/4 on failure; warn: print the reason, exit 0 (container entrypoints)")
+    ->check(CLI::IsMember({"fail", "warn"}))
+    ->capture_default_str();
+  sub->add_option("--lock-timeout", command->lock_timeout, "how long to wait for another installer (30s, 5m)")
+    ->capture_default_str();
+  sub->add_flag("--json", command->json, "machine-readable result on stdout");
+  sub->callback([command, &action] { action = [command] { return command->run(); }; });
+}
+
+} // namespace prewarm::runtime_cli

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `prewarm-runtime` subcommands, one cmd_<name>.cpp each. As in the
+// builder's CLI: a subcommand's callback stores its work in `action`; main()
+// runs it after parsing, so every failure goes through one error path.
+#pragma once
+
+#include "base/error.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace prewarm::runtime_cli {
+
+// What a command did: a category for the exit code, or a specific exit
+// status (exec: the command could not be started, 126/127 like env(1)).
+using Action = std::function<Status()>;
+
+void add_verify_command(CLI::App& app, Action& action);  // cmd_verify.cpp
+void add_install_command(CLI::App& app, Action& action); // cmd_install.cpp
+void add_env_command(CLI::App& app, Action& action);     // cmd_env.cpp
+void add_exec_command(CLI::App& app, Action& action);    // cmd_exec.cpp
+void add_status_command(CLI::App& app, Action& action);  // cmd_status.cpp
+
+// "E_PAYLOAD_DIGEST: slice x: ..." (the code first, for grep and tests).
+std::string describe(const Error& error);
+
+// Options verify and install share: --trust, --expiry, --clock-skew.
+struct TrustOptions
+{
+  std::string trust_file;
+  std::string expiry = "enforce";
+  std::string clock_skew = "300s";
+};
+void add_trust_options(CLI::App& command, TrustOptions& options);
+
+} // namespace prewarm::runtime_cli

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "install/install_records.hpp"
+
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "install/install_layout.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <charconv>
+#include <sys/stat.h>
+
+namespace prewarm::install {
+
+namespace {
+
+constexpr std::string_view k_marker_header = "prewarm-installed 1";
+constexpr std::string_view k_state_header = "prewarm-state 1";
+
+std::vector<std::string_view>
+lines_of(std::string_view text)
+{
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    if (end == std::string_view::npos) {
+      lines.push_back(text); // no final LF: caught by the round-trip check
+      break;
+    }
+    lines.push_back(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+std::vector<std::string_view>
+words_of(std::string_view line)
+{
+  std::vector<std::string_view> words;
+  std::size_t start = 0;
+  for (;;) {
+    const auto end = line.find(' ', start);
+    words.push_back(line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) {
+      return words;
+    }
+    start = end + 1;
+  }
+}
+
+std::optional<std::uint64_t>
+parse_u64(std::string_view text)
+{
+  std::uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+Error
+malformed(std::string_view what, std::size_t line, std::string_view why)
+{
+  return Error(Errc::failed, fmt::format("{} line {}: {}", what, line, why), "E_RECORD_FORMAT");
+}
+
+Result<std::optional<std::string>>
+read_optional(const std::filesystem::path& path)
+{
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    return std::optional<std::string>{};
+  }
+  PW_ASSIGN(std::string text, read_file(path.string(), 16 << 20));
+  return std::optional<std::string>(std::move(text));
+}
+
+} // namespace
+
+std::string
+serialize(const InstalledMarker& m)
+{
+  std::string out = fmt::format("{}\nmanifest-sha256 {}\nchannel {}\nserial {}\ninstalled-at {}\n", k_marker_header,
+                                m.manifest_sha256, m.channel, m.serial, format_rfc3339(m.installed_at));
+  for (const auto& id : m.slice_ids) {
+    out += fmt::format("slice {}\n", id);
+  }
+  for (const auto& k : m.kinds) {
+    out += fmt::format("kind {} {} {}\n", k.kind, k.files, k.bytes);
+  }
+  return out;
+}
+
+Result<InstalledMarker>
+parse_marker(std::string_view text)
+{
+  constexpr std::string_view what = "install marker";
+  const auto lines = lines_of(text);
+  if (lines.size() < 5 || lines[0] != k_marker_header) {
+    return fail(malformed(what, 1, "not a prewarm install marker"));
+  }
+  InstalledMarker m;
+  const auto field = [&](std::size_t i, std::string_view key) -> Result<std::string_view> {
+    const auto w = words_of(lines[i]);
+    if (w.size() != 2 || w[0] != key || w[1].empty()) {
+      return fail(malformed(what, i + 1, fmt::format("expected {} VALUE", in_quotes(key))));
+    }
+    return w[1];
+  };
+  PW_ASSIGN(const auto digest, field(1, "manifest-sha256"));
+  if (!is_lower_hex(digest, 64)) {
+    return fail(malformed(what, 2, "manifest-sha256 is not 64 lowercase hex digits"));
+  }
+  m.manifest_sha256 = std::string(digest);
+  PW_ASSIGN(const auto channel, field(2, "channel"));
+  m.channel = std::string(channel);
+  PW_ASSIGN(const auto serial_text, field(3, "serial"));
+  const auto serial = parse_u64(serial_text);
+  if (!serial) {
+    return fail(malformed(what, 4, "serial is not a number"));
+  }
+  m.serial = *serial;
+  PW_ASSIGN(const auto time_text, field(4, "installed-at"));
+  auto time = parse_rfc3339(time_text);
+  if (!time) {
+    return fail(malformed(what, 5, time.error().message()));
+  }
+  m.installed_at = *time;
+  for (std::size_t i = 5; i < lines.size(); ++i) {
+    const auto w = words_of(lines[i]);
+    if (w.size() == 2 && w[0] == "slice" && !w[1].empty()) {
+      m.slice_ids.emplace_back(w[1]);
+    } else if (w.size() == 4 && w[0] == "kind" && !w[1].empty() && parse_u64(w[2]) && parse_u64(w[3])) {
+      m.kinds.push_back({std::string(w[1]), *parse_u64(w[2]), *parse_u64(w[3])});
+    } else {
+      return fail(malformed(what, i + 1, "expected \"slice ID\" or \"kind KIND FILES BYTES\""));
+    }
+  }
+  if (serialize(m) != text) {
+    return fail(malformed(what, lines.size(), "not in canonical form (truncated or edited?)"));
+  }
+  return m;
+}
+
+std::string
+serialize(const ChannelState& state)
+{
+  std::string out = std::string(k_state_header) + "\n";
+  for (const auto& [channel, mark] : state) {
+    out += fmt::format("channel {} {} {}\n", channel, mark.serial, mark.manifest_sha256);
+  }
+  return out;
+}
+
+Result<ChannelState>
+parse_state(std::string_view text)
+{
+  constexpr std::string_view what = "install state";
+  const auto lines = lines_of(text);
+  if (lines.empty() || lines[0] != k_state_header) {
+    return fail(malformed(what, 1, "not a prewarm state file"));
+  }
+  ChannelState state;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto w = words_of(lines[i]);
+    if (w.size() != 4 || w[0] != "channel" || w[1].empty() || !parse_u64(w[2]) || !is_lower_hex(w[3], 64)) {
+      return fail(malformed(what, i + 1, "expected \"channel NAME SERIAL SHA256\""));
+    }
+    state[std::string(w[1])] = {*parse_u64(w[2]), std::string(w[3])};
+  }
+  if (serialize(state) != text) {
+    return fail(malformed(what, lines.size(), "not in canonical form (truncated or edited?)"));
+  }
+  return state;
+}
+
+Result<std::optional<InstalledMarker>>
+read_marker(const std::filesystem::path& root)
+{
+  const auto path = meta_dir(root) / k_marker_file;
+  PW_ASSIGN(const auto text, read_optional(path));
+  if (!text) {
+    return std::optional<InstalledMarker>{};
+  }
+  PW_ASSIGN_CTX(auto marker, in_quotes(path.string()), parse_marker(*text));
+  return std::optional<InstalledMarker>(std::move(marker));
+}
+
+Result<ChannelState>
+read_state(const std::filesystem::path& root)
+{
+  const auto path = meta_dir(root) / k_state_file;
+  PW_ASSIGN(const auto text, read_optional(path));
+  if (!text) {
+    return ChannelState{};
+  }
+  PW_ASSIGN_CTX(auto state, fmt::format("{} (the rollback guard; remove it only on purpose)", in_quotes(path.string())),
+                parse_state(*text));
+  return state;
+}
+
+Status
+write_marker(const std::filesystem::path& root, const InstalledMarker& marker)
+{
+  return write_file_atomic(meta_dir(root) / k_marker_file, serialize(marker));
+}
+
+Status
+write_state(const std::filesystem::path& root, const ChannelState& state)
+{
+  return write_file_atomic(meta_dir(root) / k_state_file, serialize(state));
+}
+
+} // namespace prewarm::install

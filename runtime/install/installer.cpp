@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "install/installer.hpp"
+
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/log.hpp"
+#include "bundle/bundle_files.hpp"
+#include "install/install_layout.hpp"
+#include "install/install_lock.hpp"
+#include "install/install_records.hpp"
+
+#include <fmt/format.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <set>
+
+namespace prewarm::install {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Error
+io_error(std::string_view what, const fs::path& path, int error_number)
+{
+  return Error(Errc::failed, fmt::format("{} {}: {}", what, in_quotes(path.string()), errno_message(error_number)),
+               "E_IO");
+}
+
+// ROOT and ROOT/.prewarm, created if needed; neither may be a symlink (a
+// planted link would redirect every write of the install).
+Result<UniqueFd>
+prepare_root(const fs::path& root)
+{
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot create the cache root {}: {}", in_quotes(root.string()), ec.message()),
+                "E_IO");
+  }
+  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!root_fd) {
+    const int e = errno;
+    if (e == ELOOP || e == ENOTDIR) {
+      return fail(Errc::verify, fmt::format("the cache root {} is a symlink or not a directory", in_quotes(root.string())),
+                  "E_TARGET_UNSAFE");
+    }
+    return fail(io_error("cannot open the cache root", root, e));
+  }
+  if (::mkdirat(root_fd.get(), std::string(k_meta_dir).c_str(), 0755) != 0 && errno != EEXIST) {
+    return fail(io_error("cannot create", meta_dir(root), errno));
+  }
+  struct stat st{};
+  if (::fstatat(root_fd.get(), std::string(k_meta_dir).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+    return fail(Errc::verify, fmt::format("{} is not a directory (a symlink?)", in_quotes(meta_dir(root).string())),
+                "E_TARGET_UNSAFE");
+  }
+  return root_fd;
+}
+
+// Staging directories of a crashed run. Called under the lock, so none of
+// them belongs to a live installer.
+void
+remove_stale_staging(const fs::path& root)
+{
+  std::error_code ec;
+  for (fs::directory_iterator it(meta_dir(root), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.starts_with(k_staging_prefix)) {
+      log::info("removing {} left by an interrupted install", it->path().string());
+      if (auto removed = remove_tree(it->path()); !removed) {
+        log::warn("{}", removed.error().message());
+      }
+    }
+  }
+}
+
+bool
+exists_no_follow(const fs::path& path)
+{
+  struct stat st{};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+Status
+check_rollback(const ChannelState& state, const VerifiedBundle& verified)
+{
+  const auto& m = verified.manifest;
+  const auto it = state.find(m.channel);
+  if (it == state.end()) {
+    return {};
+  }
+  const auto& high = it->second;
+  if (m.serial < high.serial) {
+    return fail(Errc::verify,
+                fmt::format("channel {}: the bundle has serial {}, but serial {} was already installed here "
+                            "(an older bundle; refusing to roll back)",
+                            m.channel, m.serial, high.serial),
+                "E_ROLLBACK");
+  }
+  if (m.serial == high.serial && verified.manifest_sha256 != high.manifest_sha256) {
+    return fail(Errc::verify,
+                fmt::format("channel {}: serial {} was installed here with manifest sha256 {}, this bundle has the "
+                            "same serial with manifest sha256 {} (two different bundles signed with one serial)",
+                            m.channel, m.serial, high.manifest_sha256, verified.manifest_sha256),
+                "E_ROLLBACK_EQUIVOCATION");
+  }
+  return {};
+}
+
+Status
+check_free_space(int root_fd, const fs::path& root, std::uint64_t needed)
+{
+  struct statvfs vfs{};
+  if (::fstatvfs(root_fd, &vfs) != 0) {
+    return fail(io_error("cannot query free space of", root, errno));
+  }
+  const std::uint64_t available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  if (available < needed) {
+    return fail(Errc::failed,
+                fmt::format("not enough space under {}: {} bytes free, {} needed (caches + margin)", root.string(),
+                            available, needed),
+                "E_NOSPC");
+  }
+  return {};
+}
+
+// Top-level directories of the staging tree: the kinds to commit.
+Result<std::vector<std::string>>
+staged_kinds(const fs::path& staging)
+{
+  std::vector<std::string> kinds;
+  std::error_code ec;
+  for (fs::directory_iterator it(staging, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    kinds.push_back(it->path().filename().string());
+  }
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot list {}: {}", staging.string(), ec.message()), "E_IO");
+  }
+  std::sort(kinds.begin(), kinds.end());
+  return kinds;
+}
+
+// Removes the staging directory on every path out of install_bundle().
+class StagingGuard
+{
+public:
+  explicit StagingGuard(fs::path path) : m_path(std::move(path)) {}
+  ~StagingGuard()
+  {
+    if (auto removed = remove_tree(m_path); !removed) {
+      log::warn("{}", removed.error().message());
+    }
+  }
+  StagingGuard(const StagingGuard&) = delete;
+  StagingGuard& operator=(const StagingGuard&) = delete;
+
+private:
+  fs::path m_path;
+};
+
+Status
+fsync_relative(int root_fd, const std::string& relative)
+{
+  auto fd = open_directory_beneath(root_fd, relative);
+  if (!fd) {
+    return fail(fd.error());
+  }
+  if (::fsync(fd->get()) != 0) {
+    return fail(Errc::failed, fmt::format("cannot sync {}: {}", in_quotes(relative), errno_message(errno)), "E_IO");
+  }
+  return {};
+}
+
+// The commit and the records, with the journal undone on any failure.
+Status
+commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::vector<std::string>& kinds,
+                  const InstallOptions& options, const VerifiedBundle& verified, const InstalledMarker& marker,
+                  ChannelState state, std::vector<KindCommit>& commits)
+{
+  const auto committing = meta_dir(root) / k_committing_file;
+  PW_TRY(write_file_atomic(committing, verified.manifest_sha256 + "\n"));
+  CommitJournal journal(root_fd, staging_fd);
+  const auto undo = [&](Error error) -> Status {
+    if (auto undone = journal.undo(); !undone) {
+      // The note stays: the next run distrusts the marker and reinstalls.
+      return fail(Error(error.category(),
+                        fmt::format("{}; undoing the partial install failed too ({}); the next install repairs it",
+                                    error.message(), undone.error().message()),
+                        error.code()));
+    }
+    ::unlink(committing.c_str());
+    return fail(std::move(error));
+  };
+
+  for (const auto& kind : kinds) {
+    auto commit = commit_kind(root_fd, staging_fd, kind, options.commit, journal);
+    if (!commit) {
+      return undo(std::move(commit).error().wrap(fmt::format("installing {}", kind)));
+    }
+    log::verbose("{}: {} ({} files moved, {} kept)", kind, to_string(commit->method), commit->files_moved,
+                 commit->files_kept);
+    commits.push_back(std::move(*commit));
+  }
+  for (const auto& dir : journal.touched_directories()) {
+    if (auto synced = fsync_relative(root_fd, dir); !synced) {
+      return undo(std::move(synced).error());
+    }
+  }
+
+  auto& mark = state[verified.manifest.channel];
+  if (verified.manifest.serial >= mark.serial) {
+    mark = {verified.manifest.serial, verified.manifest_sha256};
+  }
+  Status recorded = write_file_atomic(meta_dir(root) / k_manifest_copy_file, verified.manifest_bytes);
+  if (recorded) {
+    recorded = write_state(root, state);
+  }
+  if (recorded) {
+    recorded = write_marker(root, marker);
+  }
+  if (!recorded) {
+    return undo(std::move(recorded).error());
+  }
+  ::unlink(committing.c_str());
+  (void)fsync_directory(meta_dir(root));
+  return {};
+}
+
+} // namespace
+
+Result<InstallReport>
+install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root_in,
+               std::span<const host::HostDevice> host_devices, const InstallOptions& options)
+{
+  const auto started = std::chrono::steady_clock::now();
+  const SysSeconds now = options.now.value_or(now_seconds());
+  std::error_code ec;
+  const fs::path root = fs::absolute(root_in, ec).lexically_normal();
+
+  PW_ASSIGN(auto verified, verify_manifest(bundle_dir, trust, now, options.verify));
+  PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices));
+
+  InstallReport report;
+  report.root = root;
+  report.manifest_sha256 = verified.manifest_sha256;
+  report.channel = verified.manifest.channel;
+  report.serial = verified.manifest.serial;
+  report.signer_key_ids = verified.signer_key_ids;
+  report.warnings = verified.warnings;
+  report.skipped = selection.skipped;
+  std::vector<std::string> selected_ids;
+  std::uint64_t needed = options.space_margin_bytes;
+  for (const auto& s : selection.selected) {
+    report.selected.push_back({s.slice->id, s.device});
+    selected_ids.push_back(s.slice->id);
+    // Files plus a block per entry for directories and rounding.
+    needed += s.slice->uncompressed_size + s.slice->entry_count * 4096;
+  }
+  const auto finish = [&] {
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+  };
+
+  PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
+  PW_ASSIGN(auto lock, InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout));
+  remove_stale_staging(root);
+
+  PW_ASSIGN(const auto marker, read_marker(root));
+  const bool interrupted = exists_no_follow(meta_dir(root) / k_committing_file);
+  if (interrupted) {
+    log::warn("a previous install under {} was interrupted; installing again", root.string());
+  } else if (marker && marker->manifest_sha256 == verified.manifest_sha256 && marker->slice_ids == selected_ids) {
+    report.outcome = InstallOutcome::already_installed;
+    return finish();
+  }
+
+  PW_ASSIGN(auto state, read_state(root));
+  PW_TRY(check_rollback(state, verified));
+  PW_TRY(check_free_space(root_fd.get(), root, needed));
+
+  PW_ASSIGN(const auto staging, make_private_directory(meta_dir(root), k_staging_prefix));
+  const StagingGuard staging_guard(staging);
+  UniqueFd staging_fd(::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!staging_fd) {
+    return fail(io_error("cannot open", staging, errno));
+  }
+
+  for (const auto& s : selection.selected) {
+    const auto context = fmt::format("slice {}", s.slice->id);
+    PW_ASSIGN_CTX(const auto payload, context, bundle::open_slice_payload(bundle_dir, s.slice->id));
+    // extract_slice() checks the payload's size and digest before libarchive
+    // reads a byte of it.
+    PW_TRY_CTX(context, bundle::extract_slice(payload.get(), *s.slice, staging_fd.get(), options.limits));
+  }
+
+  PW_ASSIGN(const auto kinds, staged_kinds(staging));
+  InstalledMarker new_marker;
+  new_marker.manifest_sha256 = verified.manifest_sha256;
+  new_marker.channel = verified.manifest.channel;
+  new_marker.serial = verified.manifest.serial;
+  new_marker.installed_at = now;
+  new_marker.slice_ids = selected_ids;
+  for (const auto& kind : kinds) {
+    PW_TRY(apply_kind_hygiene(staging_fd.get(), kind));
+    PW_ASSIGN(const auto counts, count_tree(staging_fd.get(), kind));
+    new_marker.kinds.push_back({kind, counts.files, counts.bytes});
+  }
+  PW_TRY(bundle::fsync_tree(staging_fd.get()));
+
+  PW_TRY(commit_and_record(root_fd.get(), staging_fd.get(), root, kinds, options, verified, new_marker,
+                           std::move(state), report.commits));
+  return finish();
+}
+
+} // namespace prewarm::install

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// `prewarm-runtime install`: verify a bundle, pick the slices for this host,
+// and swap them into the live cache directories under ROOT atomically
+// (layout: install_layout.hpp; mechanics: tree_commit.hpp).
+//
+// Sequence:
+//   verify signature -> parse -> validity period -> select slices
+//     (nothing is written anywhere before this point)
+//   mkdir ROOT (never through a symlink) -> flock ROOT/.prewarm/lock (bounded)
+//   -> remove stale staging dirs -> marker == this manifest and its slices:
+//      done, nothing written
+//   -> rollback guard: serial < high-water of the channel (E_ROLLBACK), same
+//      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
+//   -> statvfs: free >= uncompressed size + margin (E_NOSPC)
+//   -> staging dir -> extract every selected slice (payload digest first)
+//   -> kind hygiene -> fsync every file and directory
+//   -> "committing" note -> commit kind by kind (journaled) -> fsync parents
+//   -> manifest copy, marker, state written atomically, LAST -> drop the note
+//   -> remove staging (and the replaced trees) -> unlock.
+// On any failure after the lock: journal undone, staging removed, lock
+// released: the live caches and the marker are as they were.
+#pragma once
+
+#include "base/error.hpp"
+#include "base/time_format.hpp"
+#include "bundle/slice_reader.hpp"
+#include "bundle/trust.hpp"
+#include "host/host_device.hpp"
+#include "install/bundle_verification.hpp"
+#include "install/slice_selection.hpp"
+#include "install/tree_commit.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace prewarm::install {
+
+struct InstallOptions
+{
+  VerifyOptions verify;
+  std::chrono::milliseconds lock_timeout{120'000};
+  CommitStrategy commit = CommitStrategy::swap_directories;
+  // Free space needed beyond the files' sizes (directories, block rounding).
+  std::uint64_t space_margin_bytes = std::uint64_t{16} << 20;
+  bundle::ExtractLimits limits;
+  std::optional<SysSeconds> now; // default: the current time, read once
+};
+
+enum class InstallOutcome { installed, already_installed };
+
+struct InstallReport
+{
+  InstallOutcome outcome = InstallOutcome::installed;
+  std::filesystem::path root;
+  std::string manifest_sha256;
+  std::string channel;
+  std::uint64_t serial = 0;
+  std::vector<std::string> signer_key_ids;
+  struct Selected
+  {
+    std::string slice_id;
+    std::string device; // the host device it matched
+  };
+  std::vector<Selected> selected;
+  std::vector<SkippedSlice> skipped;
+  std::vector<KindCommit> commits;     // empty when already installed
+  std::vector<std::string> warnings;
+  double seconds = 0;
+};
+
+Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
+                                     const bundle::TrustStore& trust,
+                                     const std::filesystem::path& root,
+                                     std::span<const host::HostDevice> host_devices,
+                                     const InstallOptions& options = {});
+
+} // namespace prewarm::install

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: Apache-2.0
+// The installer end to end on real signed bundles: each verification failure,
+// idempotency, rollback, locking, commit paths, and that every failure leaves
+// the previous cache byte-identical.
+#include "install_test_support.hpp"
+
+#include "base/files.hpp"
+#include "bundle/slice_reader.hpp"
+#include "install/environment.hpp"
+#include "install/install_layout.hpp"
+#include "install/install_lock.hpp"
+#include "install/install_records.hpp"
+#include "install/installer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+using namespace prewarm;
+using namespace prewarm::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+class InstallerTest : public ::testing::Test
+{
+protected:
+  TempDir dir = scratch();
+  BundleFactory factory{dir.path()};
+  fs::path root = dir.path() / "root";
+  std::vector<host::HostDevice> host = cpu_host();
+
+  BundleFactory::SliceSpec cpu_slice(const std::string& version)
+  {
+    return {"cpu", {{"pocl/ab/kernel.bin", "pocl kernel " + version}, {"pocl/ab/kernel.meta", "meta"},
+                    {"programs/00/p.bin", "program " + version}},
+            requires_cpu()};
+  }
+
+  Result<install::InstallReport> install(const fs::path& bundle, install::InstallOptions options = {})
+  {
+    return install::install_bundle(bundle, factory.trust(), root, host, options);
+  }
+
+  std::string read(const fs::path& path)
+  {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+
+  void expect_failure_left_root_unchanged(const Result<install::InstallReport>& result, const std::string& code,
+                                          const std::string& hash_before)
+  {
+    ASSERT_FALSE(result) << "expected " << code;
+    EXPECT_EQ(result.error().code(), code) << result.error().message();
+    EXPECT_EQ(tree_hash(root), hash_before) << "the previous cache changed";
+    if (fs::exists(install::meta_dir(root))) {
+      for (const auto& e : fs::directory_iterator(install::meta_dir(root))) {
+        EXPECT_FALSE(e.path().filename().string().starts_with("staging.")) << "staging left: " << e.path();
+      }
+      // The lock is free again.
+      auto lock = install::InstallLock::acquire(install::meta_dir(root) / install::k_lock_file, 0ms);
+      EXPECT_TRUE(lock) << "lock still held";
+    }
+  }
+};
+
+} // namespace
+
+TEST_F(InstallerTest, InstallsIntoAnEmptyRoot)
+{
+  const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
+  auto report = install(bundle);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->outcome, install::InstallOutcome::installed);
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
+  EXPECT_EQ(read(root / "programs/00/p.bin"), "program v1");
+  ASSERT_EQ(report->commits.size(), 2u);
+  EXPECT_EQ(report->commits[0].method, install::CommitMethod::renamed);
+
+  auto marker = install::read_marker(root);
+  ASSERT_TRUE(marker && *marker);
+  EXPECT_EQ((*marker)->manifest_sha256, report->manifest_sha256);
+  EXPECT_EQ((*marker)->slice_ids, std::vector<std::string>{"cpu"});
+  ASSERT_EQ((*marker)->kinds.size(), 2u);
+  EXPECT_EQ((*marker)->kinds[0].kind, "pocl");
+  EXPECT_EQ((*marker)->kinds[0].files, 2u);
+  EXPECT_FALSE(fs::exists(install::meta_dir(root) / install::k_committing_file));
+  // Installed files carry the install time, not the archive's fixed time:
+  // LRU caches would evict SOURCE_DATE_EPOCH-stamped files first.
+  const auto mtime = fs::last_write_time(root / "pocl/ab/kernel.bin");
+  EXPECT_GT(mtime, fs::file_time_type::clock::now() - 1h);
+}
+
+TEST_F(InstallerTest, SecondInstallIsANoOp)
+{
+  const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
+  ASSERT_TRUE(install(bundle));
+  const auto hash = tree_hash(root);
+  const auto mtimes = file_mtimes(root);
+  std::this_thread::sleep_for(20ms);
+  auto again = install(bundle);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(again->outcome, install::InstallOutcome::already_installed);
+  EXPECT_TRUE(again->commits.empty());
+  EXPECT_EQ(tree_hash(root), hash);
+  EXPECT_EQ(file_mtimes(root), mtimes) << "a file was rewritten";
+}
+
+TEST_F(InstallerTest, NewerBundleReplacesTheCacheByExchange)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  auto report = install(factory.write("b2", 2, {{"cpu", {{"pocl/cd/other.bin", "v2"}}, requires_cpu()}}));
+  ASSERT_TRUE(report) << report.error().message();
+  ASSERT_EQ(report->commits.size(), 1u);
+  EXPECT_EQ(report->commits[0].method, install::CommitMethod::exchanged);
+  EXPECT_EQ(read(root / "pocl/cd/other.bin"), "v2");
+  EXPECT_FALSE(fs::exists(root / "pocl/ab/kernel.bin")) << "the old tree should be gone";
+  // The kind the new bundle does not have stays on disk, but is no longer
+  // part of the environment.
+  auto env = install::environment(root);
+  ASSERT_TRUE(env);
+  for (const auto& s : *env) {
+    EXPECT_NE(s.name, "PREWARM_PROGRAM_STORE");
+  }
+}
+
+TEST_F(InstallerTest, TamperedPayloadIsRejectedBeforeParsingAndCacheIsUnchanged)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  const auto hash = tree_hash(root);
+  const auto bundle = factory.write("b2", 2, {cpu_slice("v2")});
+  {
+    const auto payload = bundle / "slices/cpu.tar.zst";
+    std::fstream f(payload, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(40);
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(40);
+    c = static_cast<char>(c ^ 0x01);
+    f.write(&c, 1);
+  }
+  const auto opened = bundle::archive_reader_open_count();
+  expect_failure_left_root_unchanged(install(bundle), "E_PAYLOAD_DIGEST", hash);
+  EXPECT_EQ(bundle::archive_reader_open_count(), opened) << "libarchive saw a tampered payload";
+}
+
+TEST_F(InstallerTest, WrongKeyWritesNothing)
+{
+  auto other = pack::PrivateKey::generate();
+  ASSERT_TRUE(other);
+  const auto bundle = factory.write("b1", 1, {cpu_slice("v1")}, &*other);
+  auto result = install(bundle);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), Errc::verify);
+  EXPECT_TRUE(result.error().code() == "E_SIG_UNTRUSTED_KEY" || result.error().code() == "E_SIG")
+    << result.error().code();
+  EXPECT_FALSE(fs::exists(root)) << "a rejected bundle must not create the root";
+}
+
+TEST_F(InstallerTest, TruncatedManifestFailsTheSignature)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  const auto hash = tree_hash(root);
+  const auto bundle = factory.write("b2", 2, {cpu_slice("v2")});
+  const auto manifest = read(bundle / "manifest");
+  fs::remove(bundle / "manifest");
+  std::ofstream(bundle / "manifest", std::ios::binary) << manifest.substr(0, manifest.size() / 2);
+  auto result = install(bundle);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), "E_SIG") << result.error().message();
+  EXPECT_EQ(tree_hash(root), hash);
+}
+
+TEST_F(InstallerTest, ExpiredBundleEnforcedOrWarned)
+{
+  const auto now = now_seconds();
+  const auto bundle = factory.write("old", 1, {cpu_slice("v1")}, nullptr, "default", now - 48h, now - 24h);
+  auto enforced = install(bundle);
+  ASSERT_FALSE(enforced);
+  EXPECT_EQ(enforced.error().code(), "E_EXPIRED");
+  EXPECT_EQ(enforced.error().category(), Errc::verify);
+  EXPECT_FALSE(fs::exists(root));
+
+  install::InstallOptions warn;
+  warn.verify.expiry = install::ExpiryPolicy::warn;
+  auto warned = install(bundle, warn);
+  ASSERT_TRUE(warned) << warned.error().message();
+  ASSERT_FALSE(warned->warnings.empty());
+  EXPECT_NE(warned->warnings[0].find("E_EXPIRED"), std::string::npos);
+}
+
+TEST_F(InstallerTest, IssuedInTheFutureBeyondSkewIsAClockError)
+{
+  const auto now = now_seconds();
+  const auto bundle = factory.write("future", 1, {cpu_slice("v1")}, nullptr, "default", now + 2h, now + 48h);
+  auto result = install(bundle);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), "E_CLOCK");
+  install::InstallOptions skew;
+  skew.verify.clock_skew = 3h;
+  EXPECT_TRUE(install(bundle, skew));
+}
+
+TEST_F(InstallerTest, RollbackAndEquivocationAreRefused)
+{
+  ASSERT_TRUE(install(factory.write("b5", 5, {cpu_slice("v5")})));
+  const auto hash = tree_hash(root);
+  expect_failure_left_root_unchanged(install(factory.write("b4", 4, {cpu_slice("v4")})), "E_ROLLBACK", hash);
+  expect_failure_left_root_unchanged(install(factory.write("b5bis", 5, {cpu_slice("v5-other")})),
+                                     "E_ROLLBACK_EQUIVOCATION", hash);
+  // Another channel has its own serials.
+  EXPECT_TRUE(install(factory.write("c1", 1, {cpu_slice("c1")}, nullptr, "other")));
+  // ... and the guard outlives that: channel default is still at 5.
+  auto result = install(factory.write("b3", 3, {cpu_slice("v3")}));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), "E_ROLLBACK");
+}
+
+TEST_F(InstallerTest, NoMatchingSliceIsNotApplicableWithReasons)
+{
+  const auto bundle =
+    factory.write("gpu", 1, {{"a770", {{"neo/x.bin", "neo"}}, {{"pci-id", "==", "0x56a0"}, {"vendor", "==", "intel"}}}});
+  auto result = install(bundle);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), Errc::not_applicable);
+  EXPECT_EQ(exit_code(result.error().category()), 4);
+  EXPECT_NE(result.error().message().find("slice a770"), std::string::npos) << result.error().message();
+  EXPECT_NE(result.error().message().find("test cpu"), std::string::npos) << result.error().message();
+  EXPECT_FALSE(fs::exists(root));
+}
+
+TEST_F(InstallerTest, OnlyMatchingSlicesAreInstalled)
+{
+  const auto bundle = factory.write(
+    "mixed", 1, {{"a770", {{"neo/x.bin", "neo"}}, {{"vendor", "==", "intel"}}}, cpu_slice("v1")});
+  auto report = install(bundle);
+  ASSERT_TRUE(report) << report.error().message();
+  ASSERT_EQ(report->selected.size(), 1u);
+  EXPECT_EQ(report->selected[0].slice_id, "cpu");
+  ASSERT_EQ(report->skipped.size(), 1u);
+  EXPECT_EQ(report->skipped[0].slice_id, "a770");
+  EXPECT_FALSE(fs::exists(root / "neo"));
+}
+
+TEST_F(InstallerTest, LockHeldByAnotherProcessTimesOutThenWaits)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  const auto hash = tree_hash(root);
+  const auto bundle = factory.write("b2", 2, {cpu_slice("v2")});
+  const auto lock_file = install::meta_dir(root) / install::k_lock_file;
+
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int fd = ::open(lock_file.c_str(), O_RDWR);
+    ::flock(fd, LOCK_EX);
+    (void)!::write(ready[1], "x", 1);
+    ::usleep(700'000); // holds the lock for 0.7 s, then exits (releasing it)
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+
+  install::InstallOptions impatient;
+  impatient.lock_timeout = 100ms;
+  auto timed_out = install(bundle, impatient);
+  ASSERT_FALSE(timed_out);
+  EXPECT_EQ(timed_out.error().code(), "E_LOCK_TIMEOUT");
+  EXPECT_EQ(tree_hash(root), hash);
+
+  install::InstallOptions patient;
+  patient.lock_timeout = 10s;
+  auto waited = install(bundle, patient);
+  ASSERT_TRUE(waited) << waited.error().message();
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v2");
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST_F(InstallerTest, MergeFallbackKeepsLiveFilesAndMovesNewOnes)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  // The application added an entry of its own since.
+  write_tree(root, {{"pocl/zz/app-added.bin", "app"}});
+  install::InstallOptions merge;
+  merge.commit = install::CommitStrategy::merge_files;
+  auto report = install(factory.write("b2", 2,
+                                      {{"cpu",
+                                        {{"pocl/ab/kernel.bin", "pocl kernel v1"}, // identical to live
+                                         {"pocl/cd/new.bin", "new"}},
+                                        requires_cpu()}}),
+                        merge);
+  ASSERT_TRUE(report) << report.error().message();
+  ASSERT_EQ(report->commits.size(), 1u);
+  EXPECT_EQ(report->commits[0].method, install::CommitMethod::merged);
+  EXPECT_EQ(report->commits[0].files_moved, 1u);
+  EXPECT_EQ(report->commits[0].files_kept, 1u);
+  EXPECT_EQ(read(root / "pocl/cd/new.bin"), "new");
+  EXPECT_EQ(read(root / "pocl/zz/app-added.bin"), "app");
+  EXPECT_EQ(read(root / "pocl/ab/kernel.meta"), "meta"); // merge deletes nothing
+}
+
+TEST_F(InstallerTest, MergeConflictMovesNothing)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  const auto hash = tree_hash(root);
+  install::InstallOptions merge;
+  merge.commit = install::CommitStrategy::merge_files;
+  // "a" sorts before the conflicting file: a check-as-you-go merge would have
+  // moved it already.
+  expect_failure_left_root_unchanged(
+    install(factory.write("b2", 2,
+                          {{"cpu", {{"pocl/aa/first.bin", "new"}, {"pocl/ab/kernel.bin", "DIFFERENT"}}, requires_cpu()}}),
+            merge),
+    "E_CONFLICT", hash);
+}
+
+TEST_F(InstallerTest, FailureInALaterKindUndoesEarlierKinds)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  // "programs" is committed after "pocl"; make its live directory unsafe.
+  fs::rename(root / "programs", dir.path() / "elsewhere");
+  fs::create_directory_symlink(dir.path() / "elsewhere", root / "programs");
+  const auto hash = tree_hash(root);
+  const auto outside = tree_hash(dir.path() / "elsewhere");
+  expect_failure_left_root_unchanged(install(factory.write("b2", 2, {cpu_slice("v2")})), "E_TARGET_UNSAFE", hash);
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1") << "pocl was not swapped back";
+  EXPECT_EQ(tree_hash(dir.path() / "elsewhere"), outside) << "wrote through the symlink";
+}
+
+TEST_F(InstallerTest, RootThatIsASymlinkIsRefused)
+{
+  fs::create_directory(dir.path() / "real");
+  fs::create_directory_symlink(dir.path() / "real", root);
+  auto result = install(factory.write("b1", 1, {cpu_slice("v1")}));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), "E_TARGET_UNSAFE");
+  EXPECT_TRUE(fs::is_empty(dir.path() / "real"));
+}
+
+TEST_F(InstallerTest, StaleStagingAndInterruptedCommitAreRecovered)
+{
+  const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
+  ASSERT_TRUE(install(bundle));
+  fs::create_directories(install::meta_dir(root) / "staging.crashed/pocl");
+  // A crash between the commit and the marker leaves the note: the marker
+  // can no longer be trusted, so the same bundle is installed again.
+  std::ofstream(install::meta_dir(root) / install::k_committing_file) << "x\n";
+  fs::remove(root / "pocl/ab/kernel.meta");
+  auto report = install(bundle);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->outcome, install::InstallOutcome::installed);
+  EXPECT_TRUE(fs::exists(root / "pocl/ab/kernel.meta"));
+  EXPECT_FALSE(fs::exists(install::meta_dir(root) / "staging.crashed"));
+  EXPECT_FALSE(fs::exists(install::meta_dir(root) / install::k_committing_file));
+}
+
+TEST_F(InstallerTest, NotEnoughSpaceIsRefusedBeforeWriting)
+{
+  install::InstallOptions greedy;
+  greedy.space_margin_bytes = std::uint64_t{1} << 62; // more than any disk
+  auto result = install(factory.write("b1", 1, {cpu_slice("v1")}), greedy);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), "E_NOSPC");
+  EXPECT_FALSE(fs::exists(root / "pocl"));
+  EXPECT_FALSE(fs::exists(install::meta_dir(root) / install::k_marker_file));
+}
+
+TEST_F(InstallerTest, SyclHygieneDropsLocksAndSizeFile)
+{
+  auto report = install(factory.write(
+    "sycl", 1,
+    {{"cpu", {{"sycl/a/b/item.bin", "bin"}, {"sycl/a/b/item.lock", ""}, {"sycl/cache_size.txt", "123"}},
+      requires_cpu()}}));
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_TRUE(fs::exists(root / "sycl/a/b/item.bin"));
+  EXPECT_FALSE(fs::exists(root / "sycl/a/b/item.lock"));
+  EXPECT_FALSE(fs::exists(root / "sycl/cache_size.txt"));
+}
+
+TEST_F(InstallerTest, EnvironmentPointsAtInstalledKinds)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  auto env = install::environment(root);
+  ASSERT_TRUE(env) << env.error().message();
+  std::map<std::string, std::string> vars;
+  for (const auto& s : *env) {
+    vars[s.name] = s.value;
+  }
+  EXPECT_EQ(vars.at("POCL_CACHE_DIR"), (root / "pocl").string());
+  EXPECT_EQ(vars.at("PREWARM_PROGRAM_STORE"), (root / "programs").string());
+  EXPECT_EQ(vars.at("PREWARM_ROOT"), root.string());
+
+  auto none = install::environment(dir.path() / "empty");
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code(), "E_NOT_INSTALLED");
+}
+
+TEST(ShellExports, QuotesAnyValue)
+{
+  const auto text = install::format_shell_exports({{"A", "plain"}, {"B", "it's $HOME `x` \"q\""}});
+  EXPECT_EQ(text, "export A='plain'\nexport B='it'\\''s $HOME `x` \"q\"'\n");
+  // And the shell agrees.
+  auto dir = scratch();
+  const auto script = dir.path() / "s.sh";
+  std::ofstream(script) << text << "printf '%s' \"$B\" > " << (dir.path() / "out").string() << "\n";
+  ASSERT_EQ(std::system(("sh " + script.string()).c_str()), 0);
+  std::ifstream in(dir.path() / "out");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "it's $HOME `x` \"q\"");
+}

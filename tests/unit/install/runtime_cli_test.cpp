@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// The prewarm-runtime binary: exit codes, --on-failure warn, env, exec.
+#include "install_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+using namespace prewarm;
+using namespace prewarm::test;
+
+namespace {
+
+struct Run
+{
+  int exit_code = -1;
+  std::string out; // stdout
+  std::string err; // stderr
+};
+
+std::string
+slurp(const fs::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Runs prewarm-runtime through sh with the given argument string.
+Run
+runtime(const fs::path& work, const std::string& args, const std::string& env = "")
+{
+  const auto out = work / "stdout";
+  const auto err = work / "stderr";
+  const std::string command = env + " " PREWARM_RUNTIME_BINARY " " + args + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+class RuntimeCli : public ::testing::Test
+{
+protected:
+  TempDir dir = scratch();
+  BundleFactory factory{dir.path()};
+  fs::path pub = dir.path() / "test_only.pub";
+  fs::path host_file = dir.path() / "host.json";
+  std::string host_env;
+
+  void SetUp() override
+  {
+    std::ofstream(pub) << factory.test_only_key.public_key().to_pem();
+    std::ofstream(host_file) << R"([{"description": "test cpu", "vendor": "cpu"}])";
+    host_env = "PREWARM_HOST_DEVICES=" + host_file.string();
+  }
+
+  fs::path good_bundle()
+  {
+    return factory.write("good", 1, {{"cpu", {{"pocl/ab/k.bin", "k"}}, requires_cpu()}});
+  }
+};
+
+} // namespace
+
+TEST_F(RuntimeCli, VerifyGoodAndBad)
+{
+  const auto bundle = good_bundle();
+  auto ok = runtime(dir.path(), "verify " + bundle.string() + " --trust " + pub.string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("signature: good"), std::string::npos) << ok.out;
+
+  std::fstream f(bundle / "slices/cpu.tar.zst", std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(20);
+  f.put('\x7f');
+  f.close();
+  auto bad = runtime(dir.path(), "verify " + bundle.string() + " --trust " + pub.string());
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("E_PAYLOAD_DIGEST"), std::string::npos) << bad.err;
+}
+
+TEST_F(RuntimeCli, InstallFailModesAndWarn)
+{
+  const auto root = dir.path() / "root";
+  const auto gpu_only = factory.write("gpu", 1, {{"arc", {{"neo/x", "x"}}, {{"vendor", "==", "intel"}}}});
+  const auto base = "install " + gpu_only.string() + " --trust " + pub.string() + " --root " + root.string();
+  auto failed = runtime(dir.path(), base, host_env);
+  EXPECT_EQ(failed.exit_code, 4) << failed.err;
+  EXPECT_NE(failed.err.find("using test host description"), std::string::npos) << failed.err;
+
+  auto warned = runtime(dir.path(), base + " --on-failure warn", host_env);
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("prewarm-runtime: warning: not installed: E_TARGET_MISMATCH"), std::string::npos)
+    << warned.err;
+  EXPECT_NE(warned.err.find("the application will compile kernels itself (JIT)"), std::string::npos);
+
+  auto usage = runtime(dir.path(), "install " + gpu_only.string() + " --root " + root.string(), host_env);
+  EXPECT_EQ(usage.exit_code, 2) << usage.err; // --trust missing
+}
+
+TEST_F(RuntimeCli, InstallEnvExecStatus)
+{
+  const auto root = dir.path() / "root";
+  const auto bundle = good_bundle();
+  auto installed = runtime(dir.path(),
+                           "install " + bundle.string() + " --trust " + pub.string() + " --root " + root.string() +
+                             " --json",
+                           host_env);
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  EXPECT_NE(installed.out.find("\"outcome\": \"installed\""), std::string::npos) << installed.out;
+
+  auto env = runtime(dir.path(), "env --root " + root.string());
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_NE(env.out.find("export POCL_CACHE_DIR='" + (root / "pocl").string() + "'"), std::string::npos) << env.out;
+
+  auto exec = runtime(dir.path(), "exec --root " + root.string() + " -- sh -c 'echo \"$POCL_CACHE_DIR\"; exit 5'");
+  EXPECT_EQ(exec.exit_code, 5) << exec.err; // the command's own status: it replaced the process
+  EXPECT_EQ(exec.out, (root / "pocl").string() + "\n");
+
+  auto exec_empty = runtime(dir.path(), "exec --root " + (dir.path() / "nothing").string() + " -- echo started");
+  EXPECT_EQ(exec_empty.exit_code, 0);
+  EXPECT_EQ(exec_empty.out, "started\n");
+  EXPECT_NE(exec_empty.err.find("E_NOT_INSTALLED"), std::string::npos) << exec_empty.err;
+
+  auto missing = runtime(dir.path(), "exec --root " + root.string() + " -- prewarm-test-no-such-program");
+  EXPECT_EQ(missing.exit_code, 127);
+
+  auto status = runtime(dir.path(), "status --root " + root.string(), host_env);
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("slice cpu: made for vendor == cpu; matches this host"), std::string::npos) << status.out;
+
+  // The same root seen from a host with another device: a warning per slice.
+  std::ofstream(host_file) << R"([{"description": "test A770", "vendor": "intel", "pci-id": "0x56a0"}])";
+  auto other = runtime(dir.path(), "status --root " + root.string() + " --json", host_env);
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.out.find("\"matches_host\": false"), std::string::npos) << other.out;
+  EXPECT_NE(other.out.find("was made for vendor == cpu"), std::string::npos) << other.out;
+}
