@@ -3,7 +3,8 @@
 // devices with cl_khr_fp16, which neither PoCL's CPU device nor NVIDIA's OpenCL
 // offers, so the device tests never compile them. Here clang's OpenCL front end
 // (SPIR target, cl_khr_fp16 on) checks every variant of every op kernel, as
-// embedded in the binary. Skips when no clang is installed.
+// embedded in the binary (the engine's gemm/softmax/rmsnorm too, since Linear
+// runs gemm.cl). Skips when no clang is installed.
 #include "engine/kernel_sources.hpp"
 #include "base/files.hpp"
 
@@ -48,6 +49,11 @@ variants()
   out.push_back({"embedding.cl", half + " -DEMBEDDING_INT8"});
   out.push_back({"conv.cl", half + " -DFUSE_RELU -DKERNEL_SIZE=1"});
   out.push_back({"attention.cl", half + " -DHEAD_DIM=128 -DBLOCK_Q=8 -DBLOCK_KV=32 -DDECODE_LOCAL=64"});
+  // The engine's kernels follow the same precision convention; Linear uses gemm.cl.
+  for (const char* file : {"gemm.cl", "softmax.cl", "rmsnorm.cl"}) {
+    out.push_back({file, half});
+  }
+  out.push_back({"gemm.cl", half + " -DTRANSPOSE_B=0"});
   return out;
 }
 
