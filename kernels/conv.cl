@@ -5,6 +5,11 @@
 //                  does it once, at load time), + ReLU with -DFUSE_RELU.
 //                  Global size: (round_up(out_w, TILE_X), round_up(out_h, TILE_Y), batch * out_c),
 //                  local size (TILE_X, TILE_Y, 1).
+// conv2d_w8a8      the same convolution in int8 (W8A8): int8 input quantized per
+//                  image (w8a8.cl's quantize_per_token with one row per image),
+//                  int8 weights with one scale per output channel, int32 sums;
+//                  out = sum * in_scale[n] * w_scale[oc] + bias[oc] (+ ReLU).
+//                  Same geometry as conv2d_bias_act.
 // max_pool2d       window = stride = `pool`, floor division of the size.
 //                  Global size: (round_up(out_w, TILE_X), round_up(out_h, TILE_Y), batch * channels).
 // -DKERNEL_SIZE=K (the loops over the window unroll), -DFUSE_RELU.
@@ -88,6 +93,59 @@ __kernel void conv2d_bias_act(__global const store_t* input,
   sum = fmax(sum, 0.0f);
 #endif
   STORE(output, (plane * out_h + oy) * out_w + ox, sum);
+}
+
+__kernel void conv2d_w8a8(__global const char* input,
+                          __global const float* in_scales,
+                          __global const char* weights,
+                          __global const float* w_scales,
+                          __global const store_t* bias,
+                          __global store_t* output,
+                          const uint in_c,
+                          const uint in_h,
+                          const uint in_w,
+                          const uint out_c,
+                          const uint out_h,
+                          const uint out_w,
+                          const uint stride,
+                          const uint padding)
+{
+  const uint ox = get_global_id(0);
+  const uint oy = get_global_id(1);
+  const uint plane = get_global_id(2); // n * out_c + oc
+  if (ox >= out_w || oy >= out_h) {
+    return;
+  }
+  const uint n = plane / out_c;
+  const uint oc = plane % out_c;
+  const int x0 = (int)(ox * stride) - (int)padding;
+  const int y0 = (int)(oy * stride) - (int)padding;
+
+  int sum = 0;
+  for (uint ic = 0; ic < in_c; ++ic) {
+    const uint in_base = (n * in_c + ic) * in_h * in_w;
+    const uint w_base = (oc * in_c + ic) * KERNEL_SIZE * KERNEL_SIZE;
+#pragma unroll
+    for (int ky = 0; ky < KERNEL_SIZE; ++ky) {
+      const int y = y0 + ky;
+      if (y < 0 || y >= (int)in_h) {
+        continue;
+      }
+#pragma unroll
+      for (int kx = 0; kx < KERNEL_SIZE; ++kx) {
+        const int x = x0 + kx;
+        if (x < 0 || x >= (int)in_w) {
+          continue;
+        }
+        sum += (int)input[in_base + (uint)y * in_w + (uint)x] * (int)weights[w_base + (uint)(ky * KERNEL_SIZE + kx)];
+      }
+    }
+  }
+  acc_t value = (acc_t)sum * in_scales[n] * w_scales[oc] + (acc_t)LOAD(bias, oc);
+#if defined(FUSE_RELU)
+  value = fmax(value, 0.0f);
+#endif
+  STORE(output, (plane * out_h + oy) * out_w + ox, value);
 }
 
 __kernel void max_pool2d(__global const store_t* input,

@@ -157,6 +157,79 @@ Conv2d::reference_unfolded(const Conv2dShape& shape, std::span<const float> inpu
   return out;
 }
 
+Conv2dW8A8::Conv2dW8A8(FloatFormat format, std::size_t kernel, Activation activation, std::size_t tile_x,
+                       std::size_t tile_y)
+  : m_format(format), m_kernel(kernel), m_activation(activation), m_tile_x(tile_x), m_tile_y(tile_y)
+{
+}
+
+Defines
+Conv2dW8A8::defines() const
+{
+  return Conv2d(m_format, m_kernel, m_activation, m_tile_x, m_tile_y).defines();
+}
+
+LaunchGeometry
+Conv2dW8A8::geometry(const Conv2dShape& shape) const
+{
+  return Conv2d(m_format, m_kernel, m_activation, m_tile_x, m_tile_y).geometry(shape);
+}
+
+Status
+Conv2dW8A8::run(Session& session, const Conv2dShape& shape, const DeviceBuffer& input,
+                const DeviceBuffer& in_scales, const DeviceBuffer& weights, const DeviceBuffer& w_scales,
+                const DeviceBuffer& bias, const DeviceBuffer& output) const
+{
+  constexpr std::string_view op = "conv2d_w8a8";
+  PW_TRY(require_shape(op, shape.kernel == m_kernel, "kernel size differs from the op's specialisation"));
+  PW_TRY(require_shape(op, shape.batch > 0 && shape.in_channels > 0 && shape.out_channels > 0 && shape.stride > 0,
+                       "batch, channels and stride must be positive"));
+  PW_TRY(require_shape(op, shape.in_height + 2 * shape.padding >= shape.kernel &&
+                             shape.in_width + 2 * shape.padding >= shape.kernel,
+                       "the padded input is smaller than the kernel"));
+  // int32 sums: 127 * 127 * in_c * k * k must stay below 2^31.
+  PW_TRY(require_shape(op, shape.in_channels * shape.kernel * shape.kernel <= 133143,
+                       "in_channels * kernel^2 above 133143 could overflow the int32 accumulator"));
+  const std::size_t e = m_format.element_bytes();
+  PW_TRY(require_bytes(op, "input", input, shape.input_size()));
+  PW_TRY(require_bytes(op, "in_scales", in_scales, shape.batch * sizeof(float)));
+  PW_TRY(require_bytes(op, "weights", weights, shape.weight_size()));
+  PW_TRY(require_bytes(op, "w_scales", w_scales, shape.out_channels * sizeof(float)));
+  PW_TRY(require_bytes(op, "bias", bias, shape.out_channels * e));
+  PW_TRY(require_bytes(op, "output", output, shape.output_size() * e));
+  PW_ASSIGN(cl_kernel kernel, session.kernel("conv.cl", "conv2d_w8a8", defines()));
+  const auto u = [](std::size_t v) { return static_cast<cl_uint>(v); };
+  return session.launch(kernel, geometry(shape),
+                        KernelArgs().buffer(input).buffer(in_scales).buffer(weights).buffer(w_scales)
+                          .buffer(bias).buffer(output)
+                          .value(u(shape.in_channels)).value(u(shape.in_height)).value(u(shape.in_width))
+                          .value(u(shape.out_channels)).value(u(shape.out_height())).value(u(shape.out_width()))
+                          .value(u(shape.stride)).value(u(shape.padding)));
+}
+
+std::vector<float>
+Conv2dW8A8::reference(const Conv2dShape& shape, const QuantizedRows& input, const QuantizedRows& weights,
+                      std::span<const float> bias, Activation activation)
+{
+  // Integer values are exact in double: the float convolution over them is the
+  // int32 sum the kernel computes.
+  const std::vector<float> in_values(input.values.begin(), input.values.end());
+  const std::vector<float> w_values(weights.values.begin(), weights.values.end());
+  const std::vector<double> sums = convolve(shape, in_values, w_values, {});
+  const std::size_t plane = shape.out_height() * shape.out_width();
+  std::vector<float> out(sums.size());
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    const std::size_t n = i / (plane * shape.out_channels);
+    const std::size_t oc = (i / plane) % shape.out_channels;
+    double v = sums[i] * input.scales[n] * weights.scales[oc] + bias[oc];
+    if (activation == Activation::relu) {
+      v = std::max(v, 0.0);
+    }
+    out[i] = static_cast<float>(v);
+  }
+  return out;
+}
+
 MaxPool2d::MaxPool2d(FloatFormat format, std::size_t tile_x, std::size_t tile_y)
   : m_format(format), m_tile_x(tile_x), m_tile_y(tile_y)
 {

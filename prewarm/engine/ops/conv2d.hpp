@@ -10,6 +10,7 @@
 #include "engine/device_buffer.hpp"
 #include "engine/launch.hpp"
 #include "engine/ops/precision.hpp"
+#include "engine/ops/w8a8.hpp"
 #include "engine/session.hpp"
 
 #include <cstddef>
@@ -77,6 +78,36 @@ public:
   static std::vector<float> reference_unfolded(const Conv2dShape& shape, std::span<const float> input,
                                                std::span<const float> weights, std::span<const float> bias,
                                                const BatchNorm& norm, Activation activation);
+
+private:
+  FloatFormat m_format;
+  std::size_t m_kernel;
+  Activation m_activation;
+  std::size_t m_tile_x;
+  std::size_t m_tile_y;
+};
+
+// conv2d_w8a8 (kernels/conv.cl): the int8 model's convolution. The input is
+// quantized per image by QuantizePerToken (rows = batch, cols = C*H*W), the
+// folded weights per output channel by quantize_weights_per_channel (out_c rows
+// of in_c*k*k); the bias stays float (it is added after dequantization).
+class Conv2dW8A8
+{
+public:
+  Conv2dW8A8(FloatFormat format, std::size_t kernel, Activation activation, std::size_t tile_x = 8,
+             std::size_t tile_y = 8);
+  Defines defines() const;
+  LaunchGeometry geometry(const Conv2dShape& shape) const;
+  // input: int8, in_scales: float [batch], weights: int8, w_scales: float [out_c],
+  // bias: [out_c] and output in the op's storage format.
+  Status run(Session& session, const Conv2dShape& shape, const DeviceBuffer& input, const DeviceBuffer& in_scales,
+             const DeviceBuffer& weights, const DeviceBuffer& w_scales, const DeviceBuffer& bias,
+             const DeviceBuffer& output) const;
+  // Exact integer convolution, dequantized in double. input: QuantizedRows with
+  // one row per image; weights: one row per output channel.
+  static std::vector<float> reference(const Conv2dShape& shape, const QuantizedRows& input,
+                                      const QuantizedRows& weights, std::span<const float> bias,
+                                      Activation activation);
 
 private:
   FloatFormat m_format;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/ops/conv2d.hpp"
+#include "engine/ops/w8a8.hpp"
 #include "op_fixture.hpp"
 
 #include <algorithm>
@@ -72,6 +73,40 @@ TEST_P(Conv2dTest, MaxPoolDropsTheRemainder)
   must(MaxPool2d(format()).run(session(), shape, upload(input, storage()), out));
   // A max selects one of its inputs: exact in every format.
   expect_close("max_pool2d", download(out, count, storage()), MaxPool2d::reference(shape, input), {0, 0});
+}
+
+TEST_P(Conv2dTest, W8A8ConvolutionOfAFoldedLayer)
+{
+  // The int8 model: per-image activation scale, per-channel weight scales, float bias.
+  const Conv2dShape shape{.batch = 2, .in_channels = 3, .in_height = 12, .in_width = 19, .out_channels = 6,
+                          .kernel = 3, .stride = 1, .padding = 1};
+  const auto input = random_in(storage(), shape.input_size(), -2, 2);
+  const auto weights = random(shape.weight_size(), -0.5f, 0.5f);
+  const auto gamma = random(shape.out_channels, 0.5f, 1.5f);
+  const auto beta = random(shape.out_channels, -0.2f, 0.2f);
+  const auto mean = random(shape.out_channels, -0.3f, 0.3f);
+  const auto variance = random(shape.out_channels, 0.2f, 2.0f);
+  const BatchNorm norm{gamma, beta, mean, variance, 1e-5};
+  const FoldedConv folded = fold_batch_norm(shape, weights, {}, norm);
+  const QuantizedRows wq = quantize_weights_per_channel(shape.out_channels, shape.weight_size() / shape.out_channels,
+                                                        folded.weights);
+  const auto bias = round_to_storage(folded.bias, storage());
+
+  const std::size_t per_image = shape.input_size() / shape.batch;
+  const auto q = allocate(shape.input_size());
+  const auto q_scales = allocate(shape.batch * sizeof(float));
+  must(QuantizePerToken(format()).run(session(), shape.batch, per_image, upload(input, storage()), q, q_scales));
+  const auto out = allocate(shape.output_size() * format().element_bytes());
+  must(Conv2dW8A8(format(), 3, Activation::relu)
+         .run(session(), shape, q, q_scales, upload_raw(std::span<const std::int8_t>(wq.values)),
+              upload(wq.scales, Storage::fp32), upload(bias, storage()), out));
+  const auto got = download(out, shape.output_size(), storage());
+  expect_close("conv2d_w8a8", got,
+               Conv2dW8A8::reference(shape, quantize_rows(shape.batch, per_image, input), wq, bias, Activation::relu),
+               tolerance_for(format(), Quantization::w8a8));
+  // Close to the float model too (int8 steps of 1/127 of the peaks).
+  expect_close("conv2d_w8a8 vs float model", got,
+               Conv2d::reference_unfolded(shape, input, weights, {}, norm, Activation::relu), {3e-2, 0});
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, Conv2dTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
