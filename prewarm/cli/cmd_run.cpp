@@ -1,15 +1,152 @@
 // SPDX-License-Identifier: Apache-2.0
+// prewarm run MODEL --precision P [--device D] [--batch N] [--prefill L]
+//             [--decode S] [--full] [--store DIR] [--json]
+// One representative inference with timings (engine::run_workload).
+// Program store: --store DIR (read-write), else $PREWARM_PROGRAM_STORE
+// (read-only when this process cannot write there), else none.
+#include "base/encoding.hpp"
+#include "base/log.hpp"
 #include "cli/commands.hpp"
+#include "engine/workload.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
 
 namespace prewarm::cli {
+namespace {
+
+struct RunOptions
+{
+  std::string model;
+  std::string precision;
+  std::string device;
+  std::vector<int> batch_sizes;
+  std::vector<int> prefill_lengths;
+  int decode_steps = 2;
+  bool full = false;
+  std::string store;
+  bool json = false;
+};
+
+// Until the manifest layer's preset loader is linked here: the presets this
+// command knows. Values from each model's config.json.
+std::optional<engine::ModelArchitecture>
+builtin_model(std::string_view name)
+{
+  if (name == "qwen2.5-0.5b") {
+    engine::DecoderArchitecture d;
+    d.hidden = 896;
+    d.layers = 24;
+    d.heads = 14;
+    d.kv_heads = 2;
+    d.head_dim = 64;
+    d.ffn = 4864;
+    d.vocab = 151936;
+    d.rope_theta = 1000000.0;
+    d.norm_eps = 1e-6;
+    d.tied_embeddings = true;
+    return engine::ModelArchitecture{std::string(name), d};
+  }
+  return std::nullopt;
+}
+
+Result<engine::Precision>
+parse_precision(std::string_view text)
+{
+  if (text == "fp32") {
+    return engine::Precision::fp32;
+  }
+  if (text == "fp16") {
+    return engine::Precision::fp16;
+  }
+  if (text == "int8") {
+    return engine::Precision::int8;
+  }
+  return fail(Errc::usage, fmt::format("--precision {}: expected fp32, fp16 or int8", in_quotes(text)));
+}
+
+// A store this process may fill, or one it may only read (a shared,
+// image-baked store): never fail a run because the store is read-only.
+store::StoreMode
+mode_for_environment_store(const std::filesystem::path& dir)
+{
+  std::error_code ec;
+  const auto probe = std::filesystem::exists(dir, ec) ? dir : dir.parent_path();
+  return ::access(probe.empty() ? "." : probe.c_str(), W_OK) == 0 ? store::StoreMode::read_write
+                                                                   : store::StoreMode::read_only;
+}
+
+Status
+run(const RunOptions& options)
+{
+  const auto model = builtin_model(options.model);
+  if (!model) {
+    return fail(Errc::usage, fmt::format("unknown model {} (known: qwen2.5-0.5b)", in_quotes(options.model)));
+  }
+  PW_ASSIGN(const auto precision, parse_precision(options.precision));
+  engine::WorkloadRequest request;
+  request.model = *model;
+  request.precision = precision;
+  if (!options.batch_sizes.empty()) {
+    request.shapes.batch_sizes = options.batch_sizes;
+  }
+  if (!options.prefill_lengths.empty()) {
+    request.shapes.prefill_lengths = options.prefill_lengths;
+  }
+  request.shapes.decode_steps = options.decode_steps;
+  request.coverage = options.full ? engine::Coverage::full : engine::Coverage::representative;
+  request.device_selector = options.device;
+  if (!options.store.empty()) {
+    request.program_store = options.store;
+    request.store_mode = store::StoreMode::read_write;
+  } else if (const char* env = std::getenv("PREWARM_PROGRAM_STORE"); env != nullptr && *env != '\0') {
+    request.program_store = env;
+    request.store_mode = mode_for_environment_store(request.program_store);
+  }
+
+  if (::isatty(STDERR_FILENO) != 0 && log::enabled(log::Level::normal)) {
+    log::info("running {} at {}{}...", request.model.name, options.precision,
+              options.device.empty() ? std::string{} : fmt::format(" on device {}", in_quotes(options.device)));
+  }
+  PW_ASSIGN(const auto report, engine::run_workload(request));
+  if (options.json) {
+    fmt::print("{}\n", engine::to_json(report).dump(2));
+  } else {
+    fmt::print("{}", engine::to_text(report));
+  }
+  std::fflush(stdout);
+  return {};
+}
+
+} // namespace
 
 void
 add_run_command(CLI::App& app, Action& action)
 {
-  auto* cmd = app.add_subcommand("run", "not implemented yet");
-  cmd->callback([&action] {
-    action = [] { return Status(fail(Errc::failed, "'run' is not implemented yet")); };
-  });
+  auto options = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "run one representative inference on an OpenCL device, with timings");
+  cmd->add_option("model", options->model, "model preset (qwen2.5-0.5b)")->required();
+  cmd->add_option("--precision", options->precision, "fp32 | fp16 | int8")->required();
+  cmd->add_option("--device", options->device,
+                  "OpenCL device: index, or a case-insensitive part of its platform/device name (default: the first GPU, "
+                  "else the first device)");
+  cmd->add_option("--batch", options->batch_sizes, "batch size (repeatable; default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--prefill", options->prefill_lengths, "prefill length in tokens (repeatable; default 16)")
+    ->check(CLI::PositiveNumber);
+  cmd->add_option("--decode", options->decode_steps, "decode steps after each prefill (default 2)")
+    ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--full", options->full, "run every layer (default: one layer per distinct layer shape)");
+  cmd->add_option("--store", options->store,
+                  "program store directory, read-write (default: $PREWARM_PROGRAM_STORE, read-only if not writable)");
+  cmd->add_flag("--json", options->json, "print the report as JSON");
+  cmd->callback([&action, options] { action = [options] { return run(*options); }; });
 }
 
 } // namespace prewarm::cli

@@ -28,9 +28,9 @@ struct DeviceRef
 Result<std::vector<DeviceRef>> enumerate_devices();
 
 // "" = the only/first GPU, else the first device; "N" = index N; anything
-// else = the one device whose platform or device name contains it
-// (case-insensitive). No match, or several matches for a name, is an error
-// listing the devices: this never falls back to another device.
+// else = the first device whose platform or device name contains it
+// (case-insensitive). No match is an error listing the devices: this never
+// falls back to another device.
 Result<DeviceRef> select_device(std::string_view selector);
 Result<DeviceRef> select_device(const std::vector<DeviceRef>& devices, std::string_view selector);
 

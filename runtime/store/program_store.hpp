@@ -18,11 +18,14 @@
 //
 // Layout:
 //   STORE/<first 2 hex of key>/<key>.bin   CL_PROGRAM_BINARIES of the one device
-//   STORE/<first 2 hex of key>/<key>.meta  the canonical key text, compared
-//                                          byte for byte on load: any
-//                                          difference is a miss
-// Both are written with write_file_atomic (.bin first, then .meta), so a
-// reader sees a complete pair or a miss.
+//   STORE/<first 2 hex of key>/<key>.meta  the canonical key text, then
+//                                          "binary-sha256 <hex>\n"
+// On load the key text must match byte for byte and the binary's SHA-256
+// must match before the driver sees a byte of it (a driver handed a
+// truncated binary may crash rather than fail); any difference is
+// Outcome::rejected, and the program is built from source.
+// Both files are written with write_file_atomic (.bin first, then .meta); a
+// reader racing a writer sees a digest mismatch at worst, never a torn file.
 #pragma once
 
 #include "base/error.hpp"
@@ -110,10 +113,11 @@ public:
                                      std::string_view source,
                                      std::string_view options);
 
-  // Stores CL_PROGRAM_BINARIES of a program this store built (a miss or a
-  // rejected one; hits are already stored). Call it AFTER the program's
-  // kernels ran: PoCL compiles work-group-size specialisations lazily at the
-  // first enqueue and only then includes them in the binary. read_only: no-op.
+  // Stores CL_PROGRAM_BINARIES of a program this store built. Call it AFTER
+  // the program's kernels ran: PoCL compiles work-group-size specialisations
+  // lazily at the first enqueue and only then includes them in the binary.
+  // A hit is rewritten only if its binary changed (new specialisations);
+  // counters().captured counts files written. read_only: no-op.
   Status capture(cl_program program);
   // capture() for every program built and not yet captured.
   Status capture_all();
@@ -132,6 +136,7 @@ private:
   {
     opencl::UniqueProgram program; // a retained reference until capture
     ProgramKey key;
+    std::string stored_binary; // for a hit: what the store holds now
   };
 
   std::filesystem::path m_dir;

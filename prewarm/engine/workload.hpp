@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// One representative inference: what `prewarm run` prints and what
+// `prewarm build` runs for each builtin job. It opens a Session on the chosen
+// device (programs through the program store when one is given), runs the
+// model's layers at the requested shapes, checks every output against a CPU
+// reference (a mismatch fails the job: a cache that yields wrong answers is
+// worse than none), captures the programs, and reports what ran.
+//
+// The caller sets the driver cache variables (POCL_CACHE_DIR, CUDA_CACHE_PATH,
+// NEO_CACHE_DIR ...) in the process environment before calling; this never
+// changes the environment.
+#pragma once
+
+#include "base/device_properties.hpp"
+#include "base/error.hpp"
+#include "engine/architecture.hpp"
+#include "store/program_store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace prewarm::engine {
+
+struct WorkloadRequest
+{
+  ModelArchitecture model;
+  Precision precision = Precision::fp32;
+  Shapes shapes;
+  Coverage coverage = Coverage::representative;
+  std::string device_selector;         // opencl::select_device
+  std::filesystem::path program_store; // empty = no store
+  store::StoreMode store_mode = store::StoreMode::read_write;
+};
+
+// One checked output.
+struct OutputCheck
+{
+  std::string name; // "prefill b=1 L=16 layer 0", "decode b=1 step 2"
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  bool passed = false;
+};
+
+struct WorkloadReport
+{
+  std::string model;
+  Precision precision = Precision::fp32;
+  std::string device_description;
+  DeviceProperties device_properties;
+  std::vector<std::string> variants; // distinct (kernel, defines, local size) launched
+  std::uint64_t launches = 0;
+  double compile_seconds = 0;
+  double execute_seconds = 0;
+  // From the start of run_workload (before the device is opened) to the
+  // first output read back and checked against the reference.
+  double first_result_seconds = 0;
+  double total_seconds = 0;
+  double reference_seconds = 0; // CPU reference time, excluded from nothing above but reported
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double tolerance_abs = 0;
+  double tolerance_rel = 0;
+  std::vector<OutputCheck> checks;
+  store::StoreCounters store;
+  std::string program_store; // path, or empty
+  std::size_t peak_device_bytes = 0;
+  bool representative = true; // Coverage::representative: one layer per distinct layer shape
+  int layers_run = 0;         // per forward pass
+  int layers_in_model = 0;
+  std::string notes;
+};
+
+nlohmann::json to_json(const WorkloadReport& report);
+std::string to_text(const WorkloadReport& report);
+
+// A failed check is an error (E_WORKLOAD_MISMATCH) that names the output and
+// the errors; device and build failures come back as they are.
+Result<WorkloadReport> run_workload(const WorkloadRequest& request);
+
+} // namespace prewarm::engine
