@@ -124,8 +124,17 @@ check_same_build(const std::vector<Partial>& partials)
   return {};
 }
 
-// Each job string names target, workload and precision; the same job in two
-// partials means the shards overlapped.
+// `prewarm build` writes job lines as "<job id> <details>", the id being
+// "<target>/<model>/<precision>". Details (strategy, executor, device) may
+// differ between runners, so the same id in two lines is the same job.
+std::string
+job_key(const std::string& job_line)
+{
+  const std::string first = job_line.substr(0, job_line.find(' '));
+  return first.find('/') != std::string::npos ? first : job_line;
+}
+
+// The same job in two partials means the shards overlapped.
 Status
 check_jobs_disjoint(const std::vector<Partial>& partials, std::size_t& job_count)
 {
@@ -133,7 +142,7 @@ check_jobs_disjoint(const std::vector<Partial>& partials, std::size_t& job_count
   for (std::size_t i = 0; i < partials.size(); ++i) {
     for (const auto& slice : partials[i].manifest.slices) {
       for (const auto& job : slice.jobs) {
-        const auto [it, inserted] = owner.emplace(job, i);
+        const auto [it, inserted] = owner.emplace(job_key(job), i);
         if (!inserted) {
           return fail(Errc::verify,
                       fmt::format("job '{}' is in both {} and {} (shards overlap: were they built "

@@ -198,6 +198,16 @@ TEST_F(MergeTest, RefusesAPartialGivenTwice)
   expect_refused(merge({one, one, shard2(header())}), "E_MERGE_DUPLICATE");
 }
 
+TEST_F(MergeTest, RefusesOneJobIdInTwoPartialsEvenWithOtherDetails)
+{
+  // Job lines are "<id> <details>"; a runner may describe the same job
+  // differently (executor, device), it is still the same job.
+  BundleSpec spec = header();
+  spec.slices = {cpu_slice("job2", {"cpu/model/fp32 run builtin on another runner"})};
+  const auto again = write("again", spec, *m_shard_key);
+  expect_refused(merge({shard1(header()), again}), "E_MERGE_DUPLICATE");
+}
+
 TEST_F(MergeTest, RefusesPartialsOfDifferentBuilds)
 {
   const auto one = shard1(header());
