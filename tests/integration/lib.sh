@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared helpers for the shell integration tests. Source it; it defines:
+#   step, fail, pass, skip, make_scratch, expect_exit, assert_stderr_contains,
+#   tree_hash, flip_byte, assert_no_staging, require_opencl_device
+LAST_STDERR=""
+
+step() { echo "== $*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "PASS: $(basename "$0")"; exit 0; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+make_scratch() {
+  local dir
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-$1.XXXXXX")
+  # shellcheck disable=SC2064
+  trap "rm -rf '$dir'" EXIT
+  echo "$dir"
+}
+
+# expect_exit CODE CMD...: run CMD, keep its stderr in LAST_STDERR, check the exit code.
+expect_exit() {
+  local want=$1; shift
+  local err rc=0
+  err=$(mktemp)
+  "$@" 2> "$err" || rc=$?
+  LAST_STDERR=$(cat "$err"); rm -f "$err"
+  if [ "$rc" -ne "$want" ]; then
+    echo "--- stderr of: $*" >&2; echo "$LAST_STDERR" >&2
+    fail "exit $rc, expected $want: $*"
+  fi
+}
+
+assert_stderr_contains() {
+  grep -qF -- "$1" <<< "$LAST_STDERR" || { echo "$LAST_STDERR" >&2; fail "stderr lacks '$1'"; }
+}
+
+# A digest of a tree: every path, type, mode, size and file content.
+tree_hash() {
+  [ -e "$1" ] || { echo "absent"; return; }
+  (cd "$1" && { find . -printf '%p %y %m %s\n' | LC_ALL=C sort
+                find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum; } | sha256sum | cut -d' ' -f1)
+}
+
+flip_byte() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+path, offset = sys.argv[1], int(sys.argv[2])
+with open(path, "r+b") as f:
+    f.seek(offset); b = f.read(1); f.seek(offset); f.write(bytes([b[0] ^ 0x01]))
+PY
+}
+
+assert_no_staging() {
+  if find "$1" -name 'staging*' -o -name '*.tmp*' 2>/dev/null | grep -q .; then
+    find "$1" -name 'staging*' -o -name '*.tmp*' >&2
+    fail "staging left behind under $1"
+  fi
+}
+
+require_opencl_device() {
+  command -v clinfo > /dev/null || skip "clinfo not installed"
+  clinfo -l 2>/dev/null | grep -q Device || skip "no OpenCL device (install pocl-opencl-icd)"
+}
