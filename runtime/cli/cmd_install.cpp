@@ -50,7 +50,14 @@ struct InstallCommand
     for (const auto& s : r.skipped) {
       log::info("slice {} skipped: {}", s.slice_id, s.reason);
     }
+    for (const auto& p : r.phases) {
+      log::verbose("{}: {:.3f} s", p.name, p.seconds);
+    }
     if (json) {
+      auto phases = nlohmann::json::object();
+      for (const auto& p : r.phases) {
+        phases[p.name] = p.seconds;
+      }
       auto selected = nlohmann::json::array();
       for (const auto& s : r.selected) {
         selected.push_back({{"slice", s.slice_id}, {"device", s.device}});
@@ -77,7 +84,8 @@ struct InstallCommand
         {"skipped", skipped},
         {"commits", commits},
         {"warnings", r.warnings},
-        {"seconds", r.seconds}};
+        {"seconds", r.seconds},
+        {"phases", phases}};
       std::cout << out.dump(2) << "\n";
       return;
     }

@@ -153,11 +153,16 @@ class StagingGuard
 {
 public:
   explicit StagingGuard(fs::path path) : m_path(std::move(path)) {}
-  ~StagingGuard()
+  ~StagingGuard() { remove(); }
+  void remove()
   {
+    if (m_path.empty()) {
+      return;
+    }
     if (auto removed = remove_tree(m_path); !removed) {
       log::warn("{}", removed.error().message());
     }
+    m_path.clear();
   }
   StagingGuard(const StagingGuard&) = delete;
   StagingGuard& operator=(const StagingGuard&) = delete;
@@ -245,10 +250,18 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   std::error_code ec;
   const fs::path root = fs::absolute(root_in, ec).lexically_normal();
 
+  InstallReport report;
+  auto phase_start = started;
+  const auto end_phase = [&](std::string name) {
+    const auto t = std::chrono::steady_clock::now();
+    report.phases.push_back({std::move(name), std::chrono::duration<double>(t - phase_start).count()});
+    phase_start = t;
+  };
+
   PW_ASSIGN(auto verified, verify_manifest(bundle_dir, trust, now, options.verify));
   PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices));
 
-  InstallReport report;
+  end_phase("verify");
   report.root = root;
   report.manifest_sha256 = verified.manifest_sha256;
   report.channel = verified.manifest.channel;
@@ -272,6 +285,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
   PW_ASSIGN(auto lock, InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout));
   remove_stale_staging(root);
+  end_phase("lock");
 
   PW_ASSIGN(const auto marker, read_marker(root));
   const bool interrupted = exists_no_follow(meta_dir(root) / k_committing_file);
@@ -287,7 +301,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   PW_TRY(check_free_space(root_fd.get(), root, needed));
 
   PW_ASSIGN(const auto staging, make_private_directory(meta_dir(root), k_staging_prefix));
-  const StagingGuard staging_guard(staging);
+  StagingGuard staging_guard(staging);
   UniqueFd staging_fd(::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!staging_fd) {
     return fail(io_error("cannot open", staging, errno));
@@ -300,6 +314,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     // reads a byte of it.
     PW_TRY_CTX(context, bundle::extract_slice(payload.get(), *s.slice, staging_fd.get(), options.limits));
   }
+  end_phase("extract");
 
   PW_ASSIGN(const auto kinds, staged_kinds(staging));
   InstalledMarker new_marker;
@@ -313,10 +328,20 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     PW_ASSIGN(const auto counts, count_tree(staging_fd.get(), kind));
     new_marker.kinds.push_back({kind, counts.files, counts.bytes});
   }
-  PW_TRY(bundle::fsync_tree(staging_fd.get()));
+  if (options.sync == SyncMethod::each_file) {
+    PW_TRY(bundle::fsync_tree(staging_fd.get()));
+  } else if (::syncfs(staging_fd.get()) != 0) {
+    return fail(io_error("cannot sync the filesystem of", staging, errno));
+  }
+  end_phase("sync");
 
   PW_TRY(commit_and_record(root_fd.get(), staging_fd.get(), root, kinds, options, verified, new_marker,
                            std::move(state), report.commits));
+  end_phase("commit");
+  // The replaced trees sit in staging; removing them is the cost of the swap.
+  staging_fd.reset();
+  staging_guard.remove();
+  end_phase("cleanup");
   return finish();
 }
 

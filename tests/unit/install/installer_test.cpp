@@ -12,6 +12,7 @@
 #include "install/install_records.hpp"
 #include "install/installer.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/file.h>
@@ -48,11 +49,7 @@ protected:
     return install::install_bundle(bundle, factory.trust(), root, host, options);
   }
 
-  std::string read(const fs::path& path)
-  {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-  }
+  std::string read(const fs::path& path) { return read_file(path.string()).value_or("<unreadable>"); }
 
   void expect_failure_left_root_unchanged(const Result<install::InstallReport>& result, const std::string& code,
                                           const std::string& hash_before)
@@ -415,6 +412,71 @@ TEST(ShellExports, QuotesAnyValue)
   const auto script = dir.path() / "s.sh";
   std::ofstream(script) << text << "printf '%s' \"$B\" > " << (dir.path() / "out").string() << "\n";
   ASSERT_EQ(std::system(("sh " + script.string()).c_str()), 0);
-  std::ifstream in(dir.path() / "out");
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "it's $HOME `x` \"q\"");
+  EXPECT_EQ(read_file((dir.path() / "out").string()).value_or(""), "it's $HOME `x` \"q\"");
+}
+
+// Timing, not correctness: run with --gtest_also_run_disabled_tests to print
+// how long each install path takes for a 64 MiB / 2048-file slice.
+TEST_F(InstallerTest, DISABLED_TimingOf64MiBSlice)
+{
+  Files files;
+  std::string blob(32 * 1024, '\0');
+  for (int i = 0; i < 2048; ++i) {
+    for (std::size_t j = 0; j < blob.size(); j += 64) {
+      blob[j] = static_cast<char>((i * 131 + static_cast<int>(j)) & 0xff); // compressible, not trivially
+    }
+    files[fmt::format("pocl/{:02x}/{:04x}.bin", i % 64, i)] = blob;
+  }
+  const auto time = [](auto&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  fs::path b1;
+  fs::path b2;
+  const double write_ms = time([&] { b1 = factory.write("b1", 1, {{"cpu", files, requires_cpu()}}); });
+  files["pocl/00/extra.bin"] = "extra";
+  b2 = factory.write("b2", 2, {{"cpu", files, requires_cpu()}});
+  const double verify_ms =
+    time([&] { ASSERT_TRUE(install::verify_bundle(b1, factory.trust(), now_seconds())); });
+  const auto phases = [](const Result<install::InstallReport>& r) {
+    std::string out;
+    for (const auto& p : r->phases) {
+      out += fmt::format(" {}={:.0f}ms", p.name, p.seconds * 1000);
+    }
+    return out;
+  };
+  std::string fresh_phases;
+  std::string exchange_phases;
+  const double fresh_ms = time([&] {
+    auto r = install(b1);
+    ASSERT_TRUE(r);
+    fresh_phases = phases(r);
+  });
+  const double noop_ms = time([&] { ASSERT_TRUE(install(b1)); });
+  const double exchange_ms = time([&] {
+    auto r = install(b2);
+    ASSERT_TRUE(r);
+    exchange_phases = phases(r);
+  });
+  fs::remove_all(root);
+  ASSERT_TRUE(install(b1));
+  install::InstallOptions merge;
+  merge.commit = install::CommitStrategy::merge_files;
+  const double merge_ms = time([&] { ASSERT_TRUE(install(b2, merge)); });
+  fs::remove_all(root);
+  install::InstallOptions each_file;
+  each_file.sync = install::SyncMethod::each_file;
+  std::string each_file_phases;
+  const double each_file_ms = time([&] {
+    auto r = install(b1, each_file);
+    ASSERT_TRUE(r);
+    each_file_phases = phases(r);
+  });
+  std::printf("fresh:%s\nexchange:%s\nfresh with fsync per file (%.0f ms):%s\n", fresh_phases.c_str(),
+              exchange_phases.c_str(), each_file_ms, each_file_phases.c_str());
+  std::printf("payload %llu bytes; write bundle %.0f ms; verify %.0f ms; install fresh %.0f ms; no-op %.1f ms; "
+              "exchange %.0f ms; merge (2048 identical kept, 1 moved) %.0f ms\n",
+              static_cast<unsigned long long>(fs::file_size(b1 / "slices/cpu.tar.zst")), write_ms, verify_ms, fresh_ms,
+              noop_ms, exchange_ms, merge_ms);
 }

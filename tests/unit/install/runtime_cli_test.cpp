@@ -25,8 +25,7 @@ struct Run
 std::string
 slurp(const fs::path& path)
 {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
+  return read_file(path.string()).value_or("");
 }
 
 // Runs prewarm-runtime through sh with the given argument string.
