@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -479,4 +480,39 @@ TEST_F(InstallerTest, DISABLED_TimingOf64MiBSlice)
               "exchange %.0f ms; merge (2048 identical kept, 1 moved) %.0f ms\n",
               static_cast<unsigned long long>(fs::file_size(b1 / "slices/cpu.tar.zst")), write_ms, verify_ms, fresh_ms,
               noop_ms, exchange_ms, merge_ms);
+}
+
+// signing-archives.md §7 case 53: a cache directory baked into a lower image
+// layer cannot be renamed on overlayfs (EXDEV); the installer merges file by
+// file instead. Needs permission to mount overlayfs (root here); skips
+// otherwise.
+TEST_F(InstallerTest, OverlayfsLowerDirectoryFallsBackToMerge)
+{
+  const auto lower = dir.path() / "lower";
+  const auto upper = dir.path() / "upper";
+  const auto work = dir.path() / "work";
+  write_tree(lower, {{"pocl/ab/from-image.bin", "image"}});
+  fs::create_directories(upper);
+  fs::create_directories(work);
+  fs::create_directories(root);
+  const auto options = fmt::format("lowerdir={},upperdir={},workdir={}", lower.string(), upper.string(), work.string());
+  if (::mount("overlay", root.c_str(), "overlay", 0, options.c_str()) != 0) {
+    GTEST_SKIP() << "cannot mount overlayfs here: " << errno_message(errno);
+  }
+  struct Unmount
+  {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{root};
+
+  auto report = install(factory.write("b1", 1, {cpu_slice("v1")}));
+  ASSERT_TRUE(report) << report.error().message();
+  std::map<std::string, install::CommitMethod> methods;
+  for (const auto& c : report->commits) {
+    methods[c.kind] = c.method;
+  }
+  EXPECT_EQ(methods.at("pocl"), install::CommitMethod::merged); // lower-layer directory: EXDEV
+  EXPECT_EQ(methods.at("programs"), install::CommitMethod::renamed); // new directory: plain rename
+  EXPECT_EQ(read(root / "pocl/ab/from-image.bin"), "image");
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
 }
