@@ -4,6 +4,8 @@
 #include "engine/ops/device_tensor.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 #include <fmt/format.h>
 #include <numeric>
 
@@ -72,6 +74,39 @@ pack_gptq(std::size_t in, std::size_t out, std::size_t group_size, std::span<con
   w.scales.assign(scales.begin(), scales.end());
   w.g_idx.assign(g_idx.begin(), g_idx.end());
   return w;
+}
+
+Result<GptqWeights>
+random_gptq_weights(std::uint32_t seed, std::size_t in, std::size_t out, std::size_t group_size, GroupOrder order)
+{
+  PW_TRY(check_gptq_shape(in, out, group_size));
+  std::mt19937 rng(seed);
+  const std::size_t groups = (in + group_size - 1) / group_size;
+  std::uniform_int_distribution<int> nibble(0, 15);
+  const float typical = 1.0f / (6.0f * std::sqrt(static_cast<float>(in)));
+  std::uniform_real_distribution<float> scale(0.5f * typical, 1.5f * typical);
+  std::vector<std::uint8_t> q(in * out);
+  std::vector<std::uint8_t> zeros(groups * out);
+  std::vector<float> scales(groups * out);
+  for (auto& v : q) {
+    v = static_cast<std::uint8_t>(nibble(rng));
+  }
+  for (auto& v : zeros) {
+    v = static_cast<std::uint8_t>(nibble(rng));
+  }
+  for (auto& v : scales) {
+    v = scale(rng);
+  }
+  std::vector<std::int32_t> visit(in);
+  std::iota(visit.begin(), visit.end(), 0);
+  if (order == GroupOrder::act_order) {
+    std::shuffle(visit.begin(), visit.end(), rng);
+  }
+  std::vector<std::int32_t> g_idx(in);
+  for (std::size_t i = 0; i < in; ++i) {
+    g_idx[static_cast<std::size_t>(visit[i])] = static_cast<std::int32_t>(i / group_size);
+  }
+  return pack_gptq(in, out, group_size, q, zeros, scales, g_idx);
 }
 
 Result<ActOrderWeights>

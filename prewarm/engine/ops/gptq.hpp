@@ -51,6 +51,15 @@ Result<GptqWeights> pack_gptq(std::size_t in, std::size_t out, std::size_t group
                               std::span<const std::uint8_t> q, std::span<const std::uint8_t> zeros,
                               std::span<const float> scales, std::span<const std::int32_t> g_idx);
 
+enum class GroupOrder { act_order, sequential };
+
+// A seeded random layer as GPTQ produces one: with act_order, input channels
+// are visited in a random order (GPTQ's Hessian order) and the i-th visited one
+// goes to group i / group_size; scales keep y's magnitude near x's
+// (about 1 / (6 sqrt(in)), 6 being the spread of q - zero).
+Result<GptqWeights> random_gptq_weights(std::uint32_t seed, std::size_t in, std::size_t out,
+                                        std::size_t group_size, GroupOrder order);
+
 struct ActOrderWeights
 {
   std::vector<std::uint32_t> qweight; // rows sorted by group, packed as GptqWeights::qweight

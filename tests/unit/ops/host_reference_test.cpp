@@ -101,7 +101,7 @@ TEST(Gptq, PackedNibblesReadBackAsPacked)
 TEST(Gptq, ShuffledRowsHoldContiguousGroupsAndPermuteBack)
 {
   auto rng = seeded_rng();
-  const GptqWeights w = testing::random_gptq(rng, 64, 16, 16, testing::GroupOrder::act_order);
+  const GptqWeights w = testing::random_gptq(rng, 64, 16, 16, GroupOrder::act_order);
   const ActOrderWeights shuffled = shuffle_for_act_order(w).value();
   ASSERT_EQ(shuffled.perm.size(), w.in);
   for (std::size_t k = 0; k < w.in; ++k) {
@@ -117,7 +117,7 @@ TEST(Gptq, ShuffledRowsHoldContiguousGroupsAndPermuteBack)
 TEST(Gptq, RejectsGroupIndicesThatAreNotGroupSized)
 {
   auto rng = seeded_rng();
-  GptqWeights w = testing::random_gptq(rng, 32, 8, 16, testing::GroupOrder::act_order);
+  GptqWeights w = testing::random_gptq(rng, 32, 8, 16, GroupOrder::act_order);
   auto moved = std::find(w.g_idx.begin(), w.g_idx.end(), 0);
   *moved = 1; // group 0 now has 15 channels, group 1 has 17
   auto result = shuffle_for_act_order(w);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/gptq_linear.hpp"
+#include "engine/ops/gptq_layer.hpp"
 #include "engine/ops/linear.hpp"
 #include "op_fixture.hpp"
 #include "random_gptq.hpp"
@@ -51,7 +51,7 @@ class GptqLinearTest : public OpFormatTest
 TEST_P(GptqLinearTest, LoadsShufflesAndRunsBothGroupOrders)
 {
   for (const GroupOrder order : {GroupOrder::act_order, GroupOrder::sequential}) {
-    GptqLinear layer = must(GptqLinear::load(session(), format(), random_gptq(rng(), 128, 24, 32, order)));
+    GptqLayer layer = must(GptqLayer::load(session(), format(), random_gptq(rng(), 128, 24, 32, order)));
     EXPECT_EQ(layer.act_order(), order == GroupOrder::act_order ? ActOrder::reorder : ActOrder::sequential);
     const std::size_t rows = 5;
     const auto x = random_in(storage(), rows * 128);

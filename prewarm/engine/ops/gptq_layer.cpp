@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/gptq_linear.hpp"
+#include "engine/ops/gptq_layer.hpp"
 
 #include "engine/ops/device_tensor.hpp"
 
 namespace prewarm::engine::ops {
 
-Result<GptqLinear>
-GptqLinear::load(Session& session, FloatFormat format, GptqWeights weights)
+Result<GptqLayer>
+GptqLayer::load(Session& session, FloatFormat format, GptqWeights weights)
 {
-  GptqLinear layer;
+  GptqLayer layer;
   layer.m_format = format;
   weights.scales = round_to_storage(weights.scales, format.storage);
   PW_ASSIGN(ActOrderWeights shuffled, shuffle_for_act_order(weights));
@@ -26,7 +26,7 @@ GptqLinear::load(Session& session, FloatFormat format, GptqWeights weights)
 }
 
 Status
-GptqLinear::run(Session& session, std::size_t rows, const DeviceBuffer& x, const DeviceBuffer& y)
+GptqLayer::run(Session& session, std::size_t rows, const DeviceBuffer& x, const DeviceBuffer& y)
 {
   const LinearShape shape{.rows = rows, .out = m_weights.out, .in = m_weights.in};
   const GptqMatmul matmul(m_format);
@@ -42,7 +42,7 @@ GptqLinear::run(Session& session, std::size_t rows, const DeviceBuffer& x, const
 }
 
 std::vector<float>
-GptqLinear::reference(std::size_t rows, std::span<const float> x) const
+GptqLayer::reference(std::size_t rows, std::span<const float> x) const
 {
   return gptq_reference(rows, x, m_weights);
 }

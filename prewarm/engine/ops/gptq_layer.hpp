@@ -19,12 +19,12 @@
 
 namespace prewarm::engine::ops {
 
-enum class ActOrder { reorder, sequential };
+enum class ActOrder { reorder, sequential }; // whether run() permutes activations
 
-class GptqLinear
+class GptqLayer
 {
 public:
-  static Result<GptqLinear> load(Session& session, FloatFormat format, GptqWeights weights);
+  static Result<GptqLayer> load(Session& session, FloatFormat format, GptqWeights weights);
 
   // x: [rows][in] in checkpoint column order, y: [rows][out], in format() storage.
   Status run(Session& session, std::size_t rows, const DeviceBuffer& x, const DeviceBuffer& y);
@@ -36,7 +36,7 @@ public:
   const GptqWeights& weights() const { return m_weights; } // scales as stored on the device
 
 private:
-  GptqLinear() = default;
+  GptqLayer() = default;
 
   FloatFormat m_format;
   GptqWeights m_weights;

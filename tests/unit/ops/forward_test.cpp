@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Model-level forward passes built from the ops, each op checked on the way.
+#include "engine/ops/cnn_forward.hpp"
+#include "engine/ops/gptq_stack_forward.hpp"
+#include "op_fixture.hpp"
+
+namespace prewarm::engine::ops::testing {
+namespace {
+
+class CnnForwardTest
+  : public OpTest
+  , public ::testing::WithParamInterface<Precision>
+{};
+
+CnnArchitecture
+small_lprnet_like()
+{
+  CnnArchitecture cnn;
+  cnn.input_width = 30; // pools to 15: odd sizes downstream
+  cnn.input_height = 10;
+  cnn.input_channels = 3;
+  cnn.layers = {{.out_channels = 8, .kernel = 3, .stride = 1, .padding = 1, .pool = 2},
+                {.out_channels = 12, .kernel = 3, .stride = 2, .padding = 1, .pool = 0},
+                {.out_channels = 16, .kernel = 1, .stride = 1, .padding = 0, .pool = 0}};
+  cnn.classes = 7;
+  return cnn;
+}
+
+TEST_P(CnnForwardTest, EveryLayerMatchesItsReference)
+{
+  const ForwardSummary summary =
+    must(run_cnn_forward(session(), small_lprnet_like(), GetParam(), 2, static_cast<std::uint32_t>(rng()())));
+  // 4 convolutions + 1 max-pool.
+  EXPECT_EQ(summary.checks, 5u);
+  EXPECT_GT(summary.elements, 0u);
+  std::cout << "[ check  ] cnn " << to_string(GetParam()) << ": max abs " << summary.max_abs_error << ", max rel "
+            << summary.max_rel_error << "\n";
+}
+
+TEST_P(CnnForwardTest, ALayerWithNoOutputIsAUsageError)
+{
+  CnnArchitecture cnn = small_lprnet_like();
+  cnn.layers.push_back({.out_channels = 4, .kernel = 9, .stride = 1, .padding = 0, .pool = 0});
+  const auto result = run_cnn_forward(session(), cnn, GetParam(), 1, 1);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), Errc::usage);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, CnnForwardTest, ::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+class GptqStackForwardTest : public OpFormatTest
+{};
+
+TEST_P(GptqStackForwardTest, ActOrderStackMatchesLayerByLayer)
+{
+  GptqStackArchitecture stack;
+  stack.layers = {{.in_features = 128, .out_features = 96}, {.in_features = 96, .out_features = 64}};
+  stack.group_size = 32;
+  stack.act_order = true;
+  const ForwardSummary summary =
+    must(run_gptq_stack_forward(session(), stack, format(), 3, static_cast<std::uint32_t>(rng()())));
+  EXPECT_EQ(summary.checks, 2u);
+}
+
+TEST_P(GptqStackForwardTest, MismatchedLayerSizesAreAUsageError)
+{
+  GptqStackArchitecture stack;
+  stack.layers = {{.in_features = 64, .out_features = 32}, {.in_features = 64, .out_features = 32}};
+  stack.group_size = 32;
+  const auto result = run_gptq_stack_forward(session(), stack, format(), 1, 1);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), Errc::usage);
+  EXPECT_NE(result.error().message().find("layer 1"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GptqStackForwardTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+
+} // namespace
+} // namespace prewarm::engine::ops::testing
