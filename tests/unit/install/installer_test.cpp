@@ -516,3 +516,61 @@ TEST_F(InstallerTest, OverlayfsLowerDirectoryFallsBackToMerge)
   EXPECT_EQ(read(root / "pocl/ab/from-image.bin"), "image");
   EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
 }
+
+// §7 case 45: the filesystem fills up during extraction (a tmpfs with few
+// inodes: statvfs shows free bytes, creating files fails). Staging is removed,
+// the previous cache and marker are unchanged. Needs mount permission.
+TEST_F(InstallerTest, NoSpaceDuringExtractionLeavesThePreviousCache)
+{
+  fs::create_directories(root);
+  if (::mount("tmpfs", root.c_str(), "tmpfs", 0, "size=64m,nr_inodes=40") != 0) {
+    GTEST_SKIP() << "cannot mount tmpfs here: " << errno_message(errno);
+  }
+  struct Unmount
+  {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{root};
+  install::InstallOptions options;
+  options.space_margin_bytes = 0; // the bytes are there; the inodes are not
+  auto first = install(factory.write("b1", 1, {cpu_slice("v1")}), options);
+  ASSERT_TRUE(first) << first.error().message();
+  const auto hash = tree_hash(root);
+  Files many;
+  for (int i = 0; i < 60; ++i) {
+    many[fmt::format("pocl/{:02}/f.bin", i)] = "x";
+  }
+  expect_failure_left_root_unchanged(install(factory.write("b2", 2, {{"cpu", many, requires_cpu()}}), options), "E_IO",
+                                     hash);
+}
+
+// §7 case 49: several installers on one root at once: exactly one installs,
+// the others wait for the lock and find the marker.
+TEST_F(InstallerTest, ConcurrentInstallersInstallOnce)
+{
+  const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
+  constexpr int k_installers = 6;
+  std::vector<pid_t> children;
+  for (int i = 0; i < k_installers; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      install::InstallOptions options;
+      options.lock_timeout = 60s;
+      auto r = install(bundle, options);
+      ::_exit(!r ? 1 : r->outcome == install::InstallOutcome::installed ? 10 : 20);
+    }
+    children.push_back(pid);
+  }
+  int installed = 0;
+  int already = 0;
+  for (const pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    installed += WEXITSTATUS(status) == 10;
+    already += WEXITSTATUS(status) == 20;
+  }
+  EXPECT_EQ(installed, 1);
+  EXPECT_EQ(already, k_installers - 1);
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
+}
