@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Model-level forward passes built from the ops, each op checked on the way.
 #include "engine/ops/cnn_forward.hpp"
+#include "engine/ops/decoder_forward.hpp"
 #include "engine/ops/gptq_stack_forward.hpp"
 #include "op_fixture.hpp"
+
+#include <tuple>
 
 namespace prewarm::engine::ops::testing {
 namespace {
@@ -48,6 +51,54 @@ TEST_P(CnnForwardTest, ALayerWithNoOutputIsAUsageError)
 
 INSTANTIATE_TEST_SUITE_P(Ops, CnnForwardTest, ::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+using DecoderCase = std::tuple<Precision, DecoderArchitecture::Norm>;
+
+class DecoderForwardTest
+  : public OpTest
+  , public ::testing::WithParamInterface<DecoderCase>
+{};
+
+TEST_P(DecoderForwardTest, PrefillAndDecodeStepsMatchOpByOp)
+{
+  const auto [precision, norm] = GetParam();
+  DecoderArchitecture arch;
+  arch.hidden = 64;
+  arch.heads = 4;
+  arch.kv_heads = 2; // grouped-query
+  arch.head_dim = 16;
+  arch.ffn = 96;
+  arch.vocab = 300;
+  arch.rope_theta = 1000000.0;
+  arch.norm = norm;
+  // Llama/Qwen: RMSNorm + SwiGLU; the LayerNorm case also takes the GELU MLP (GPT style).
+  arch.activation = norm == DecoderArchitecture::Norm::rmsnorm ? DecoderArchitecture::Activation::silu
+                                                               : DecoderArchitecture::Activation::gelu;
+  DecoderForwardOptions options;
+  options.batch = 2;
+  options.prefill = 5;
+  options.decode_steps = 2;
+  options.layers = 2;
+  options.max_vocab = 200;
+  options.seed = static_cast<std::uint32_t>(rng()());
+  const ForwardSummary summary = must(run_decoder_forward(session(), arch, precision, options));
+  // Per layer per pass: norm, q, k, v, 2 rope, 2 cache writes, attention, o, residual, norm,
+  // up, (gate,) activation, down, residual; per pass: embedding, final norm, LM head.
+  const std::size_t per_layer = norm == DecoderArchitecture::Norm::rmsnorm ? 17 : 16;
+  EXPECT_EQ(summary.checks, (1 + options.decode_steps) * (options.layers * per_layer + 3));
+  std::cout << "[ check  ] decoder " << to_string(precision) << ": " << summary.checks << " op outputs, max abs "
+            << summary.max_abs_error << ", max rel " << summary.max_rel_error << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, DecoderForwardTest,
+                         ::testing::Combine(::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
+                                            ::testing::Values(DecoderArchitecture::Norm::rmsnorm,
+                                                              DecoderArchitecture::Norm::layernorm)),
+                         [](const auto& info) {
+                           return std::string(to_string(std::get<0>(info.param))) +
+                                  (std::get<1>(info.param) == DecoderArchitecture::Norm::rmsnorm ? "_rmsnorm_swiglu"
+                                                                                                 : "_layernorm_gelu");
+                         });
 
 class GptqStackForwardTest : public OpFormatTest
 {};
