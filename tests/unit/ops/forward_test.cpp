@@ -100,6 +100,38 @@ INSTANTIATE_TEST_SUITE_P(Ops, DecoderForwardTest,
                                                                                                  : "_layernorm_gelu");
                          });
 
+// Qwen2.5-0.5B's layer shapes (vocabulary capped at 8192 for the host reference).
+// Minutes on a 2-core CPU device: run with --gtest_also_run_disabled_tests.
+class DecoderRealShapes
+  : public OpTest
+  , public ::testing::WithParamInterface<Precision>
+{};
+
+TEST_P(DecoderRealShapes, DISABLED_Qwen25HalfBillionOneLayer)
+{
+  DecoderArchitecture arch;
+  arch.hidden = 896;
+  arch.heads = 14;
+  arch.kv_heads = 2;
+  arch.head_dim = 64;
+  arch.ffn = 4864;
+  arch.vocab = 151936;
+  arch.rope_theta = 1000000.0;
+  DecoderForwardOptions options;
+  options.batch = 1;
+  options.prefill = 16;
+  options.decode_steps = 2;
+  options.max_vocab = 8192;
+  options.seed = static_cast<std::uint32_t>(rng()());
+  const ForwardSummary summary = must(run_decoder_forward(session(), arch, GetParam(), options));
+  std::cout << "[ check  ] qwen2.5-0.5b layer " << to_string(GetParam()) << ": " << summary.checks
+            << " op outputs, " << summary.elements << " elements, max abs " << summary.max_abs_error << ", max rel "
+            << summary.max_rel_error << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, DecoderRealShapes, ::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
 class GptqStackForwardTest : public OpFormatTest
 {};
 
