@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <mutex>
 #include <optional>
@@ -70,6 +71,21 @@ initialize()
     return fail(ze_error("zeInit(0)", outcome));
   }
   return {};
+}
+
+bool
+loader_wraps_handles()
+{
+  static const bool wraps = [] {
+    // The loader's own test (getenv_tobool): "1" or "true" switches it on.
+    const char* value = std::getenv("ZE_ENABLE_LOADER_INTERCEPT");
+    if (value != nullptr && (std::string_view(value) == "1" || std::string_view(value) == "true")) {
+      return true;
+    }
+    uint32_t drivers = 0;
+    return initialize() && zeDriverGet(&drivers, nullptr) == ZE_RESULT_SUCCESS && drivers > 1;
+  }();
+  return wraps;
 }
 
 Result<std::vector<ZeDeviceRef>>

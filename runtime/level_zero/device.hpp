@@ -48,6 +48,14 @@ Result<std::vector<ZeDeviceRef>> enumerate_devices();
 // error that lists the devices (the caller must say which GPU it means).
 Result<ZeDeviceRef> select_device(std::string_view selector);
 
+// Whether the loader wraps driver handles in its own objects ("intercept"):
+// with ZE_ENABLE_LOADER_INTERCEPT set, or automatically with more than one
+// driver (an Intel GPU and an NPU driver on Meteor Lake, say). Loader 1.8.12
+// does not wrap the build log of a FAILED zeModuleCreate, so reading or
+// destroying that log then crashes inside the loader (seen with the test
+// double); module.cpp asks for no log in that mode.
+bool loader_wraps_handles();
+
 // NEO's encoding of ze_driver_properties_t.driverVersion -> "22.43.24595".
 std::string decode_driver_version(std::uint32_t encoded);
 

@@ -3,6 +3,7 @@
 
 #include "base/log.hpp"
 #include "level_zero/check.hpp"
+#include "level_zero/device.hpp"
 
 #include <fmt/format.h>
 
@@ -57,7 +58,9 @@ create(ze_context_handle_t context, ze_device_handle_t device, ze_module_format_
   ze_module_handle_t module = nullptr;
   ze_module_build_log_handle_t log = nullptr;
   Attempt attempt;
-  attempt.result = zeModuleCreate(context, device, &desc, &module, &log);
+  // See loader_wraps_handles(): no build log where the loader would hand back
+  // an unwrapped one on failure. The result code still says what failed.
+  attempt.result = zeModuleCreate(context, device, &desc, &module, loader_wraps_handles() ? nullptr : &log);
   attempt.log = build_log_text(log);
   if (attempt.result == ZE_RESULT_SUCCESS) {
     attempt.module.reset(module);

@@ -108,7 +108,9 @@ TEST_F(ZeModuleTest, OtherProductFamilyFallsBackToSpirv)
   EXPECT_EQ(loaded->origin, ModuleOrigin::spirv);
   EXPECT_NE(loaded->fallback_reason.find("ZE_RESULT_ERROR_INVALID_NATIVE_BINARY"), std::string::npos)
     << loaded->fallback_reason;
-  EXPECT_NE(loaded->fallback_reason.find("product family"), std::string::npos) << loaded->fallback_reason;
+  if (!loader_wraps_handles()) { // the driver's build log is only read where the loader allows it
+    EXPECT_NE(loaded->fallback_reason.find("product family"), std::string::npos) << loaded->fallback_reason;
+  }
   const auto text = log.text();
   EXPECT_NE(text.find("format=native"), std::string::npos);
   EXPECT_NE(text.find("result=rejected"), std::string::npos);
@@ -122,7 +124,10 @@ TEST_F(ZeModuleTest, CorruptedZebinFallsBackToSpirv)
   auto loaded = load(corrupted, m_g11.spirv);
   ASSERT_TRUE(loaded);
   EXPECT_EQ(loaded->origin, ModuleOrigin::spirv);
-  EXPECT_NE(loaded->fallback_reason.find("not a zebin"), std::string::npos) << loaded->fallback_reason;
+  EXPECT_NE(loaded->fallback_reason.find("ZE_RESULT_ERROR_INVALID_NATIVE_BINARY"), std::string::npos);
+  if (!loader_wraps_handles()) {
+    EXPECT_NE(loaded->fallback_reason.find("not a zebin"), std::string::npos) << loaded->fallback_reason;
+  }
 
   auto truncated = load(std::string_view(m_g11.zebin).substr(0, 40), m_g11.spirv);
   ASSERT_TRUE(truncated);
@@ -141,7 +146,9 @@ TEST_F(ZeModuleTest, BadSpirvCarriesTheBuildLog)
   auto loaded = load({}, "test_only not spirv");
   ASSERT_FALSE(loaded);
   EXPECT_NE(loaded.error().message().find("ZE_RESULT_ERROR_MODULE_BUILD_FAILURE"), std::string::npos);
-  EXPECT_NE(loaded.error().message().find("not SPIR-V"), std::string::npos) << loaded.error().message();
+  if (!loader_wraps_handles()) {
+    EXPECT_NE(loaded.error().message().find("not SPIR-V"), std::string::npos) << loaded.error().message();
+  }
 }
 
 TEST_F(ZeModuleTest, ZebinProductFamilyNoteIsDg2)
