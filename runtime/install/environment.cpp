@@ -26,6 +26,9 @@ environment(const std::filesystem::path& root_in)
   for (const auto& installed : marker->kinds) {
     PW_ASSIGN_CTX(const auto kind, fmt::format("install marker under {}", root.string()),
                   bundle::parse_cache_kind(installed.kind));
+    if (kind == bundle::CacheKind::neo) {
+      std::filesystem::create_directories(root / installed.kind, ec); // see the header
+    }
     auto vars = bundle::cache_environment(kind, root / installed.kind, installed.bytes);
     settings.insert(settings.end(), vars.begin(), vars.end());
   }

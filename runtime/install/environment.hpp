@@ -14,6 +14,9 @@ namespace prewarm::install {
 
 inline constexpr std::string_view k_root_variable = "PREWARM_ROOT";
 
+// Intel's compute runtime does not create NEO_CACHE_DIR and silently caches
+// nothing when it is missing (kernel-caches.md §2), so an installed neo
+// directory that has disappeared is created again here (best effort).
 // Nothing installed under ROOT (no marker) is Errc::failed E_NOT_INSTALLED;
 // `exec` turns that into a warning and starts the application anyway.
 // Sorted by variable name; ROOT is made absolute.

@@ -404,6 +404,20 @@ TEST_F(InstallerTest, EnvironmentPointsAtInstalledKinds)
   EXPECT_EQ(none.error().code(), "E_NOT_INSTALLED");
 }
 
+TEST_F(InstallerTest, EnvironmentRecreatesAMissingNeoDirectory)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {{"cpu", {{"neo/cl_cache/k.cl_cache", "neo"}}, requires_cpu()}})));
+  fs::remove_all(root / "neo"); // e.g. an application cleaned its cache
+  auto env = install::environment(root);
+  ASSERT_TRUE(env) << env.error().message();
+  EXPECT_TRUE(fs::is_directory(root / "neo"));
+  bool persistent = false;
+  for (const auto& s : *env) {
+    persistent = persistent || (s.name == "NEO_CACHE_PERSISTENT" && s.value == "1");
+  }
+  EXPECT_TRUE(persistent);
+}
+
 TEST(ShellExports, QuotesAnyValue)
 {
   const auto text = install::format_shell_exports({{"A", "plain"}, {"B", "it's $HOME `x` \"q\""}});
