@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host/opencl_probe.hpp"
 
+#include "base/log.hpp"
 #include "host/host_description_file.hpp"
 #include "host/subprocess.hpp"
 
@@ -22,18 +23,25 @@ Result<std::vector<HostDevice>>
 probe_opencl_devices(std::chrono::milliseconds timeout)
 {
   // The child reports in the host-description JSON (the same format as the
-  // test double), with an empty list when there is no platform at all.
+  // test double), or "!" and the reason when enumeration failed (no platform
+  // at all is the common case: no ICD installed in this container).
   PW_ASSIGN(const std::string json, run_isolated(
                                       [] {
+                                        auto found = opencl::enumerate_devices();
+                                        if (!found) {
+                                          return "!" + found.error().message();
+                                        }
                                         std::vector<HostDevice> devices;
-                                        if (auto found = opencl::enumerate_devices()) {
-                                          for (auto& d : *found) {
-                                            devices.push_back({"OpenCL " + d.description, d.properties});
-                                          }
+                                        for (auto& d : *found) {
+                                          devices.push_back({"OpenCL " + d.description, d.properties});
                                         }
                                         return host_description_json(devices);
                                       },
                                       timeout));
+  if (json.starts_with("!")) {
+    log::info("no OpenCL devices: {}", std::string_view(json).substr(1));
+    return std::vector<HostDevice>{};
+  }
   return parse_host_description(json, "OpenCL probe");
 }
 

@@ -136,3 +136,21 @@ TEST_F(RuntimeCli, InstallEnvExecStatus)
   EXPECT_NE(other.out.find("\"matches_host\": false"), std::string::npos) << other.out;
   EXPECT_NE(other.out.find("was made for vendor == cpu"), std::string::npos) << other.out;
 }
+
+// The binary that ships in production images carries no signing or builder
+// code (minisign's verify-only build): no prewarm::pack symbol, no signing or
+// key generation entry point of OpenSSL.
+TEST(RuntimeBinary, HasNoSigningOrBuilderCode)
+{
+  auto dir = scratch();
+  const auto symbols = dir.path() / "symbols";
+  ASSERT_EQ(std::system(("nm -C " PREWARM_RUNTIME_BINARY " > " + symbols.string()).c_str()), 0);
+  const auto text = read_file(symbols.string(), std::uint64_t{1} << 30);
+  ASSERT_TRUE(text);
+  EXPECT_GT(text->size(), 1000u);
+  EXPECT_NE(text->find("prewarm::bundle::verified_signers"), std::string::npos); // the check can see symbols
+  for (const char* forbidden : {"prewarm::pack::", "prewarm::build::", "prewarm::engine::", "EVP_DigestSign",
+                                "EVP_PKEY_keygen"}) {
+    EXPECT_EQ(text->find(forbidden), std::string::npos) << forbidden;
+  }
+}
