@@ -193,6 +193,25 @@ TEST_F(SliceReaderTest, DevicesFifosSparseVolumeAndGlobalPax)
   expect_code(extract(linkpath, {"pocl"}, {file_entry("pocl/x", "x")}), "E_TYPE");
 }
 
+TEST_F(SliceReaderTest, PaxPathOverridingTheUstarName)
+{
+  // The ustar name is listed; the pax path that libarchive uses is not.
+  const auto renamed = test::zstd_compress(RawTar().dir("pocl").pax('x', {{"path", "pocl/other"}}).file("pocl/x", "x").finish());
+  expect_code(extract(renamed, {"pocl"}, {file_entry("pocl/x", "x")}), "E_ENTRY_NOT_IN_MANIFEST");
+  const auto escaping = test::zstd_compress(RawTar().dir("pocl").pax('x', {{"path", "pocl/../../evil"}}).file("pocl/x", "x").finish());
+  expect_code(extract(escaping, {"pocl"}, {file_entry("pocl/x", "x")}), "E_PATH");
+}
+
+TEST_F(SliceReaderTest, PaxSizeHidingAnInnerArchive)
+{
+  // TARmageddon shape: ustar size 0, pax size N wrapping an inner tar. The
+  // manifest (signed by a confused producer) lists a 0-byte file.
+  const auto inner = RawTar().file("pocl/inner", "smuggled").finish();
+  RawTar tar;
+  tar.dir("pocl").pax('x', {{"size", std::to_string(inner.size())}}).entry("pocl/x", '0', inner, 0);
+  expect_code(extract(test::zstd_compress(tar.finish()), {"pocl"}, {file_entry("pocl/x", "")}), "E_ENTRY_SIZE");
+}
+
 TEST_F(SliceReaderTest, DuplicateEntry)
 {
   const auto payload = test::zstd_compress(RawTar().dir("pocl").file("pocl/x", "x").file("pocl/x", "x").finish());
