@@ -292,8 +292,19 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   if (interrupted) {
     log::warn("a previous install under {} was interrupted; installing again", root.string());
   } else if (marker && marker->manifest_sha256 == verified.manifest_sha256 && marker->slice_ids == selected_ids) {
-    report.outcome = InstallOutcome::already_installed;
-    return finish();
+    // One fstatat per kind: a cache directory someone removed since is
+    // installed again rather than reported as present.
+    bool all_present = true;
+    for (const auto& kind : marker->kinds) {
+      struct stat st{};
+      all_present = all_present && ::fstatat(root_fd.get(), kind.kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    S_ISDIR(st.st_mode);
+    }
+    if (all_present) {
+      report.outcome = InstallOutcome::already_installed;
+      return finish();
+    }
+    log::warn("an installed cache directory under {} is missing; installing again", root.string());
   }
 
   PW_ASSIGN(auto state, read_state(root));

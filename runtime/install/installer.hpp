@@ -7,8 +7,8 @@
 //   verify signature -> parse -> validity period -> select slices
 //     (nothing is written anywhere before this point)
 //   mkdir ROOT (never through a symlink) -> flock ROOT/.prewarm/lock (bounded)
-//   -> remove stale staging dirs -> marker == this manifest and its slices:
-//      done, nothing written
+//   -> remove stale staging dirs -> marker == this manifest and its slices,
+//      and every installed kind directory still there: done, nothing written
 //   -> rollback guard: serial < high-water of the channel (E_ROLLBACK), same
 //      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
 //   -> statvfs: free >= uncompressed size + margin (E_NOSPC)

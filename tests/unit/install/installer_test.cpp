@@ -111,6 +111,17 @@ TEST_F(InstallerTest, SecondInstallIsANoOp)
   EXPECT_EQ(file_mtimes(root), mtimes) << "a file was rewritten";
 }
 
+TEST_F(InstallerTest, RemovedCacheDirectoryIsInstalledAgain)
+{
+  const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
+  ASSERT_TRUE(install(bundle));
+  fs::remove_all(root / "pocl");
+  auto again = install(bundle);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(again->outcome, install::InstallOutcome::installed);
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
+}
+
 TEST_F(InstallerTest, NewerBundleReplacesTheCacheByExchange)
 {
   ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
