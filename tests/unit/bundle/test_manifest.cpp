@@ -244,3 +244,39 @@ TEST(BundleManifest, KindOf)
 
 } // namespace
 } // namespace prewarm::bundle
+
+namespace prewarm::bundle {
+namespace {
+
+// Single-byte mutations of a valid manifest: each is either rejected with a
+// named code or (if the byte did not change) accepted as the same manifest.
+TEST(BundleManifest, MutationsNeverSlipThrough)
+{
+  const auto bytes = sample_bytes();
+  std::uint64_t state = 12345;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    auto mutated = bytes;
+    const auto at = next() % mutated.size();
+    mutated[at] = static_cast<char>(next() & 0xff);
+    const auto parsed = parse(mutated);
+    if (mutated == bytes) {
+      EXPECT_TRUE(parsed);
+      continue;
+    }
+    if (parsed) {
+      // A mutation may still be a well-formed manifest (a digit or hex digit
+      // changed); it must then be canonical, i.e. a different signed statement.
+      EXPECT_EQ(serialize(*parsed), mutated);
+    } else {
+      EXPECT_FALSE(parsed.error().code().empty()) << parsed.error().message();
+      EXPECT_EQ(parsed.error().category(), Errc::verify);
+    }
+  }
+}
+
+} // namespace
+} // namespace prewarm::bundle

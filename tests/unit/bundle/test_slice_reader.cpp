@@ -358,3 +358,45 @@ TEST_F(SliceReaderTest, ExpansionRatio)
 
 } // namespace
 } // namespace prewarm::bundle
+
+namespace prewarm::bundle {
+namespace {
+
+// Random byte mutations of the tar stream (recompressed and re-signed, so
+// the digest matches): extraction either reproduces the listed files exactly
+// or stops with a named error; nothing appears outside staging.
+TEST_F(SliceReaderTest, MutatedTarStreamsFailClosed)
+{
+  const auto tar = RawTar().dir("pocl").dir("pocl/ab").file("pocl/ab/k", "kernel").file("pocl/z", std::string(700, 'z')).finish();
+  const std::vector<FileEntry> files{file_entry("pocl/ab/k", "kernel"), file_entry("pocl/z", std::string(700, 'z'))};
+  std::uint64_t state = 99;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  int accepted = 0;
+  for (int i = 0; i < 150; ++i) {
+    auto mutated = tar;
+    const auto at = next() % 3072; // headers and data of the first entries
+    mutated[at] = static_cast<char>(next() & 0xff);
+    fs::remove_all(m_staging);
+    fs::create_directories(m_staging);
+    m_staging_fd = UniqueFd(::open(m_staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    const auto status = extract(test::zstd_compress(mutated), {"pocl", "pocl/ab"}, files);
+    if (status) {
+      ++accepted;
+      EXPECT_EQ(*read_file((m_staging / "pocl/ab/k").string()), "kernel");
+      EXPECT_EQ(*read_file((m_staging / "pocl/z").string()), std::string(700, 'z'));
+    } else {
+      EXPECT_FALSE(status.error().code().empty()) << status.error().message();
+    }
+    for (const auto& e : fs::directory_iterator(m_staging.parent_path())) {
+      EXPECT_EQ(e.path(), m_staging);
+    }
+  }
+  // Mutations in ignored fields (mtime, uid, padding) may still extract.
+  EXPECT_LT(accepted, 150);
+}
+
+} // namespace
+} // namespace prewarm::bundle
