@@ -35,21 +35,30 @@ softmax_scale(std::size_t head_dim)
 
 } // namespace
 
-KvCacheWrite::KvCacheWrite(FloatFormat format, std::size_t head_dim) : m_format(format), m_head_dim(head_dim) {}
+Defines
+attention_defines(FloatFormat format, const AttentionConfig& config)
+{
+  Defines defines;
+  add_precision_defines(defines, format);
+  defines.set("HEAD_DIM", static_cast<std::int64_t>(config.head_dim));
+  defines.set("BLOCK_Q", static_cast<std::int64_t>(config.block_q));
+  defines.set("BLOCK_KV", static_cast<std::int64_t>(config.block_kv));
+  defines.set("DECODE_LOCAL", static_cast<std::int64_t>(config.decode_local));
+  return defines;
+}
+
+KvCacheWrite::KvCacheWrite(FloatFormat format, AttentionConfig config) : m_format(format), m_config(config) {}
 
 Defines
 KvCacheWrite::defines() const
 {
-  Defines defines;
-  add_precision_defines(defines, m_format);
-  defines.set("HEAD_DIM", static_cast<std::int64_t>(m_head_dim));
-  return defines;
+  return attention_defines(m_format, m_config);
 }
 
 LaunchGeometry
 KvCacheWrite::geometry(const AttentionShape& shape, std::size_t tokens) const
 {
-  return LaunchGeometry::grid({m_head_dim, shape.kv_heads * tokens, shape.batch}, {0, 0, 0});
+  return LaunchGeometry::grid({m_config.head_dim, shape.kv_heads * tokens, shape.batch}, {0, 0, 0});
 }
 
 Status
@@ -57,9 +66,9 @@ KvCacheWrite::run(Session& session, const AttentionShape& shape, std::size_t tok
                   const DeviceBuffer& src, const DeviceBuffer& cache) const
 {
   constexpr std::string_view op = "kv_cache_write";
-  PW_TRY(check_attention_shape(op, shape, m_head_dim));
+  PW_TRY(check_attention_shape(op, shape, m_config.head_dim));
   PW_TRY(require_shape(op, tokens > 0 && past + tokens <= shape.max_seq, "past + tokens exceeds max_seq"));
-  PW_TRY(require_bytes(op, "src", src, shape.batch * tokens * shape.kv_heads * m_head_dim * m_format.element_bytes()));
+  PW_TRY(require_bytes(op, "src", src, shape.batch * tokens * shape.kv_heads * m_config.head_dim * m_format.element_bytes()));
   PW_TRY(require_bytes(op, "cache", cache, cache_bytes(shape, m_format)));
   PW_ASSIGN(cl_kernel kernel, session.kernel("attention.cl", "kv_cache_write", defines()));
   return session.launch(kernel, geometry(shape, tokens),
@@ -81,27 +90,18 @@ KvCacheWrite::reference(const AttentionShape& shape, std::size_t tokens, std::si
   }
 }
 
-PrefillAttention::PrefillAttention(FloatFormat format, std::size_t head_dim, std::size_t block_q,
-                                   std::size_t block_kv)
-  : m_format(format), m_head_dim(head_dim), m_block_q(block_q), m_block_kv(block_kv)
-{
-}
+PrefillAttention::PrefillAttention(FloatFormat format, AttentionConfig config) : m_format(format), m_config(config) {}
 
 Defines
 PrefillAttention::defines() const
 {
-  Defines defines;
-  add_precision_defines(defines, m_format);
-  defines.set("HEAD_DIM", static_cast<std::int64_t>(m_head_dim));
-  defines.set("BLOCK_Q", static_cast<std::int64_t>(m_block_q));
-  defines.set("BLOCK_KV", static_cast<std::int64_t>(m_block_kv));
-  return defines;
+  return attention_defines(m_format, m_config);
 }
 
 LaunchGeometry
 PrefillAttention::geometry(const AttentionShape& shape, std::size_t tokens) const
 {
-  return LaunchGeometry::grid({round_up(tokens, m_block_q), shape.heads, shape.batch}, {m_block_q, 1, 1});
+  return LaunchGeometry::grid({round_up(tokens, m_config.block_q), shape.heads, shape.batch}, {m_config.block_q, 1, 1});
 }
 
 Status
@@ -110,9 +110,9 @@ PrefillAttention::run(Session& session, const AttentionShape& shape, std::size_t
                       const DeviceBuffer& out) const
 {
   constexpr std::string_view op = "attention_prefill";
-  PW_TRY(check_attention_shape(op, shape, m_head_dim));
+  PW_TRY(check_attention_shape(op, shape, m_config.head_dim));
   PW_TRY(require_shape(op, tokens > 0 && past + tokens <= shape.max_seq, "past + tokens exceeds max_seq"));
-  const std::size_t q_bytes = shape.batch * tokens * shape.heads * m_head_dim * m_format.element_bytes();
+  const std::size_t q_bytes = shape.batch * tokens * shape.heads * m_config.head_dim * m_format.element_bytes();
   PW_TRY(require_bytes(op, "q", q, q_bytes));
   PW_TRY(require_bytes(op, "k_cache", k_cache, cache_bytes(shape, m_format)));
   PW_TRY(require_bytes(op, "v_cache", v_cache, cache_bytes(shape, m_format)));
@@ -122,28 +122,21 @@ PrefillAttention::run(Session& session, const AttentionShape& shape, std::size_t
                         KernelArgs().buffer(q).buffer(k_cache).buffer(v_cache).buffer(out)
                           .value(static_cast<cl_uint>(tokens)).value(static_cast<cl_uint>(shape.heads))
                           .value(static_cast<cl_uint>(shape.kv_heads)).value(static_cast<cl_uint>(past))
-                          .value(static_cast<cl_uint>(shape.max_seq)).value(softmax_scale(m_head_dim)));
+                          .value(static_cast<cl_uint>(shape.max_seq)).value(softmax_scale(m_config.head_dim)));
 }
 
-DecodeAttention::DecodeAttention(FloatFormat format, std::size_t head_dim, std::size_t local_size)
-  : m_format(format), m_head_dim(head_dim), m_local_size(local_size)
-{
-}
+DecodeAttention::DecodeAttention(FloatFormat format, AttentionConfig config) : m_format(format), m_config(config) {}
 
 Defines
 DecodeAttention::defines() const
 {
-  Defines defines;
-  add_precision_defines(defines, m_format);
-  defines.set("HEAD_DIM", static_cast<std::int64_t>(m_head_dim));
-  defines.set("DECODE_LOCAL", static_cast<std::int64_t>(m_local_size));
-  return defines;
+  return attention_defines(m_format, m_config);
 }
 
 LaunchGeometry
 DecodeAttention::geometry(const AttentionShape& shape) const
 {
-  return LaunchGeometry::grid(m_local_size * shape.heads, shape.batch, m_local_size, 1);
+  return LaunchGeometry::grid(m_config.decode_local * shape.heads, shape.batch, m_config.decode_local, 1);
 }
 
 Status
@@ -152,9 +145,9 @@ DecodeAttention::run(Session& session, const AttentionShape& shape, std::size_t 
                      const DeviceBuffer& out) const
 {
   constexpr std::string_view op = "attention_decode";
-  PW_TRY(check_attention_shape(op, shape, m_head_dim));
+  PW_TRY(check_attention_shape(op, shape, m_config.head_dim));
   PW_TRY(require_shape(op, seq_len > 0 && seq_len <= shape.max_seq, "seq_len must be in 1 .. max_seq"));
-  const std::size_t q_bytes = shape.batch * shape.heads * m_head_dim * m_format.element_bytes();
+  const std::size_t q_bytes = shape.batch * shape.heads * m_config.head_dim * m_format.element_bytes();
   PW_TRY(require_bytes(op, "q", q, q_bytes));
   PW_TRY(require_bytes(op, "k_cache", k_cache, cache_bytes(shape, m_format)));
   PW_TRY(require_bytes(op, "v_cache", v_cache, cache_bytes(shape, m_format)));
@@ -164,7 +157,7 @@ DecodeAttention::run(Session& session, const AttentionShape& shape, std::size_t 
                         KernelArgs().buffer(q).buffer(k_cache).buffer(v_cache).buffer(out)
                           .value(static_cast<cl_uint>(shape.heads)).value(static_cast<cl_uint>(shape.kv_heads))
                           .value(static_cast<cl_uint>(seq_len)).value(static_cast<cl_uint>(shape.max_seq))
-                          .value(softmax_scale(m_head_dim)));
+                          .value(softmax_scale(m_config.head_dim)));
 }
 
 std::vector<float>

@@ -8,7 +8,7 @@
 // KvCacheWrite appends a step's keys/values at position `past`; PrefillAttention
 // runs causal attention for `tokens` queries at positions past .. past+tokens-1;
 // DecodeAttention attends one query per sequence to `seq_len` cached keys.
-// Specialisations: -DHEAD_DIM (private arrays), prefill -DBLOCK_Q/-DBLOCK_KV
+// Specialisations (AttentionConfig): -DHEAD_DIM (private arrays), prefill -DBLOCK_Q/-DBLOCK_KV
 // (16/16: two 16 x head_dim float tiles = 16 KiB of local memory at head_dim 128,
 // within every device's 32-48 KiB), decode -DDECODE_LOCAL=32 (keys split 32 ways).
 #pragma once
@@ -25,6 +25,19 @@
 
 namespace prewarm::engine::ops {
 
+// The specialisation of attention.cl. All three attention ops compile the file
+// with the full set, so a model builds attention.cl once per head size, not
+// three times.
+struct AttentionConfig
+{
+  std::size_t head_dim = 0;
+  std::size_t block_q = 16;      // prefill: queries per work-group (its local size)
+  std::size_t block_kv = 16;     // prefill: keys per local-memory tile
+  std::size_t decode_local = 32; // decode: work-items splitting the keys (power of two)
+};
+
+Defines attention_defines(FloatFormat format, const AttentionConfig& config);
+
 struct AttentionShape
 {
   std::size_t batch = 1;
@@ -37,7 +50,8 @@ struct AttentionShape
 class KvCacheWrite
 {
 public:
-  KvCacheWrite(FloatFormat format, std::size_t head_dim);
+  KvCacheWrite(FloatFormat format, AttentionConfig config);
+  KvCacheWrite(FloatFormat format, std::size_t head_dim) : KvCacheWrite(format, AttentionConfig{.head_dim = head_dim}) {}
   Defines defines() const;
   LaunchGeometry geometry(const AttentionShape& shape, std::size_t tokens) const;
   // cache[b][past + t] = src[b][t] for t < tokens
@@ -48,14 +62,17 @@ public:
 
 private:
   FloatFormat m_format;
-  std::size_t m_head_dim;
+  AttentionConfig m_config;
 };
 
 class PrefillAttention
 {
 public:
-  PrefillAttention(FloatFormat format, std::size_t head_dim, std::size_t block_q = 16,
-                   std::size_t block_kv = 16);
+  PrefillAttention(FloatFormat format, AttentionConfig config);
+  PrefillAttention(FloatFormat format, std::size_t head_dim)
+    : PrefillAttention(format, AttentionConfig{.head_dim = head_dim})
+  {
+  }
   Defines defines() const;
   LaunchGeometry geometry(const AttentionShape& shape, std::size_t tokens) const;
   // Keys/values 0 .. past + tokens - 1 must be in the caches already.
@@ -65,15 +82,14 @@ public:
 
 private:
   FloatFormat m_format;
-  std::size_t m_head_dim;
-  std::size_t m_block_q;
-  std::size_t m_block_kv;
+  AttentionConfig m_config;
 };
 
 class DecodeAttention
 {
 public:
-  DecodeAttention(FloatFormat format, std::size_t head_dim, std::size_t local_size = 32);
+  DecodeAttention(FloatFormat format, AttentionConfig config);
+  DecodeAttention(FloatFormat format, std::size_t head_dim) : DecodeAttention(format, AttentionConfig{.head_dim = head_dim}) {}
   Defines defines() const;
   LaunchGeometry geometry(const AttentionShape& shape) const;
   // seq_len >= 1 keys (the new token's included) per sequence.
@@ -82,8 +98,7 @@ public:
 
 private:
   FloatFormat m_format;
-  std::size_t m_head_dim;
-  std::size_t m_local_size;
+  AttentionConfig m_config;
 };
 
 // Plain softmax(q k^T / sqrt(head_dim)) v in double, causal: query t (position

@@ -5,6 +5,7 @@
 #include "engine/ops/device_tensor.hpp"
 #include "engine/ops/elementwise.hpp"
 #include "engine/ops/embedding.hpp"
+#include "engine/ops/forward_programs.hpp"
 #include "engine/ops/layer_norm.hpp"
 #include "engine/ops/linear.hpp"
 #include "engine/ops/rope.hpp"
@@ -188,7 +189,7 @@ DecoderRun::norm(std::string_view what, std::size_t rows, const Tensor& x, const
                          .cols = static_cast<int>(h), .eps = eps};
   Defines precision;
   add_precision_defines(precision, m_format);
-  PW_TRY_CTX(what, run_rmsnorm(m_session, args, precision));
+  PW_TRY_CTX(what, run_rmsnorm(m_session, args, precision, rmsnorm_work_group));
   std::vector<float> want(rows * h);
   reference_rmsnorm(args, x.host.data(), gamma.host.data(), want.data());
   return settle(what, out, want, tolerance_for(m_format));

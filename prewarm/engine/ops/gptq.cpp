@@ -149,13 +149,14 @@ shuffle_for_act_order(const GptqWeights& weights)
   return result;
 }
 
-GptqReorder::GptqReorder(FloatFormat format) : m_format(format) {}
+GptqReorder::GptqReorder(FloatFormat format, std::size_t local_size) : m_format(format), m_local_size(local_size) {}
 
 Defines
 GptqReorder::defines() const
 {
   Defines defines;
   add_precision_defines(defines, m_format);
+  defines.set("LOCAL_SIZE", static_cast<std::int64_t>(m_local_size));
   return defines;
 }
 

@@ -73,7 +73,9 @@ Result<ActOrderWeights> shuffle_for_act_order(const GptqWeights& weights);
 class GptqReorder
 {
 public:
-  explicit GptqReorder(FloatFormat format);
+  // local_size only names the program: gptq_matmul's LOCAL_SIZE, so that both
+  // kernels come from one build of gptq.cl (the reorder itself lets the driver pick).
+  explicit GptqReorder(FloatFormat format, std::size_t local_size = 64);
   Defines defines() const;
   LaunchGeometry geometry(std::size_t rows, std::size_t in) const;
   // x_perm[m][k] = x[m][perm[k]]
@@ -84,6 +86,7 @@ public:
 
 private:
   FloatFormat m_format;
+  std::size_t m_local_size;
 };
 
 class GptqMatmul

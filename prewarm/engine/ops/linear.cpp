@@ -3,6 +3,7 @@
 
 #include "engine/gemm.hpp"
 #include "engine/ops/device_tensor.hpp"
+#include "engine/ops/forward_programs.hpp"
 
 #include <fmt/format.h>
 #include <limits>
@@ -77,7 +78,7 @@ Linear::run(Session& session, Phase phase, std::size_t rows, const DeviceBuffer&
   args.c = {.buffer = &y, .offset = 0, .ld = args.n, .batch_stride = 0};
   Defines precision_defines;
   add_precision_defines(precision_defines, m_format);
-  return run_gemm(session, args, precision_defines);
+  return run_gemm(session, args, precision_defines, linear_gemm_tile);
 }
 
 std::vector<float>

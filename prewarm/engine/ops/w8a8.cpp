@@ -30,24 +30,28 @@ quantize_rows(std::size_t rows, std::size_t cols, std::span<const float> x)
   return out;
 }
 
-QuantizePerToken::QuantizePerToken(FloatFormat format, std::size_t local_size)
-  : m_format(format), m_local_size(local_size)
+Defines
+w8a8_defines(FloatFormat format, const W8A8Config& config)
 {
+  Defines defines;
+  add_precision_defines(defines, format);
+  defines.set("LOCAL_SIZE", static_cast<std::int64_t>(config.local_size));
+  defines.set("TILE", static_cast<std::int64_t>(config.tile));
+  return defines;
 }
+
+QuantizePerToken::QuantizePerToken(FloatFormat format, W8A8Config config) : m_format(format), m_config(config) {}
 
 Defines
 QuantizePerToken::defines() const
 {
-  Defines defines;
-  add_precision_defines(defines, m_format);
-  defines.set("LOCAL_SIZE", static_cast<std::int64_t>(m_local_size));
-  return defines;
+  return w8a8_defines(m_format, m_config);
 }
 
 LaunchGeometry
 QuantizePerToken::geometry(std::size_t rows) const
 {
-  return LaunchGeometry::linear(rows * m_local_size, m_local_size);
+  return LaunchGeometry::linear(rows * m_config.local_size, m_config.local_size);
 }
 
 Status
@@ -100,21 +104,18 @@ check_w8a8_arguments(std::string_view op, const LinearShape& shape, FloatFormat 
 
 } // namespace
 
-W8A8Gemm::W8A8Gemm(FloatFormat format, std::size_t tile) : m_format(format), m_tile(tile) {}
+W8A8Gemm::W8A8Gemm(FloatFormat format, W8A8Config config) : m_format(format), m_config(config) {}
 
 Defines
 W8A8Gemm::defines() const
 {
-  Defines defines;
-  add_precision_defines(defines, m_format);
-  defines.set("TILE", static_cast<std::int64_t>(m_tile));
-  return defines;
+  return w8a8_defines(m_format, m_config);
 }
 
 LaunchGeometry
 W8A8Gemm::geometry(const LinearShape& shape) const
 {
-  return LaunchGeometry::grid(round_up(shape.out, m_tile), round_up(shape.rows, m_tile), m_tile, m_tile);
+  return LaunchGeometry::grid(round_up(shape.out, m_config.tile), round_up(shape.rows, m_config.tile), m_config.tile, m_config.tile);
 }
 
 Status
@@ -129,21 +130,18 @@ W8A8Gemm::run(Session& session, const LinearShape& shape, const DeviceBuffer& a,
                           .value(static_cast<cl_uint>(shape.in)));
 }
 
-W8A8Gemv::W8A8Gemv(FloatFormat format, std::size_t local_size) : m_format(format), m_local_size(local_size) {}
+W8A8Gemv::W8A8Gemv(FloatFormat format, W8A8Config config) : m_format(format), m_config(config) {}
 
 Defines
 W8A8Gemv::defines() const
 {
-  Defines defines;
-  add_precision_defines(defines, m_format);
-  defines.set("LOCAL_SIZE", static_cast<std::int64_t>(m_local_size));
-  return defines;
+  return w8a8_defines(m_format, m_config);
 }
 
 LaunchGeometry
 W8A8Gemv::geometry(const LinearShape& shape) const
 {
-  return LaunchGeometry::grid(shape.out * m_local_size, shape.rows, m_local_size, 1);
+  return LaunchGeometry::grid(shape.out * m_config.local_size, shape.rows, m_config.local_size, 1);
 }
 
 Status

@@ -40,10 +40,20 @@ quantize_weights_per_channel(std::size_t out, std::size_t in, std::span<const fl
   return quantize_rows(out, in, w);
 }
 
+// The specialisation of w8a8.cl. The three W8A8 ops compile the file with both
+// values, so a model builds w8a8.cl once, not once per op.
+struct W8A8Config
+{
+  std::size_t local_size = 64; // quantize_per_token and w8a8_gemv (power of two)
+  std::size_t tile = 16;       // w8a8_gemm: TILE x TILE work-groups
+};
+
+Defines w8a8_defines(FloatFormat format, const W8A8Config& config);
+
 class QuantizePerToken
 {
 public:
-  explicit QuantizePerToken(FloatFormat format, std::size_t local_size = 64); // power of two
+  explicit QuantizePerToken(FloatFormat format, W8A8Config config = {});
   Defines defines() const;
   LaunchGeometry geometry(std::size_t rows) const;
   // x: [rows][cols] float; q: int8 [rows][cols]; scales: float [rows]
@@ -56,7 +66,7 @@ public:
 
 private:
   FloatFormat m_format;
-  std::size_t m_local_size;
+  W8A8Config m_config;
 };
 
 // The int8 product both W8A8 kernels compute, in exact integers, dequantized in double.
@@ -66,7 +76,7 @@ std::vector<float> w8a8_reference(const LinearShape& shape, const QuantizedRows&
 class W8A8Gemm
 {
 public:
-  explicit W8A8Gemm(FloatFormat format, std::size_t tile = 16);
+  explicit W8A8Gemm(FloatFormat format, W8A8Config config = {});
   Defines defines() const;
   LaunchGeometry geometry(const LinearShape& shape) const;
   // a: int8 [rows][in], a_scales: float [rows], w: int8 [out][in], w_scales: float [out], y: [rows][out]
@@ -75,13 +85,13 @@ public:
 
 private:
   FloatFormat m_format;
-  std::size_t m_tile;
+  W8A8Config m_config;
 };
 
 class W8A8Gemv
 {
 public:
-  explicit W8A8Gemv(FloatFormat format, std::size_t local_size = 64); // power of two
+  explicit W8A8Gemv(FloatFormat format, W8A8Config config = {});
   Defines defines() const;
   LaunchGeometry geometry(const LinearShape& shape) const;
   Status run(Session& session, const LinearShape& shape, const DeviceBuffer& a, const DeviceBuffer& a_scales,
@@ -89,7 +99,7 @@ public:
 
 private:
   FloatFormat m_format;
-  std::size_t m_local_size;
+  W8A8Config m_config;
 };
 
 } // namespace prewarm::engine::ops

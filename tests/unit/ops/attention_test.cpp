@@ -50,7 +50,7 @@ TEST_P(AttentionTest, PrefillFromAnEmptyCacheWithOneQueryPerKvHead)
   const auto v_cache = random_in(storage(), cache_elements(shape));
   const auto q = random_in(storage(), tokens * shape.heads * shape.head_dim, -3, 3);
   const auto out = allocate(q.size() * format().element_bytes());
-  must(PrefillAttention(format(), shape.head_dim, 4, 8)
+  must(PrefillAttention(format(), AttentionConfig{.head_dim = shape.head_dim, .block_q = 4, .block_kv = 8})
          .run(session(), shape, tokens, 0, upload(q, storage()), upload(k_cache, storage()),
               upload(v_cache, storage()), out));
   const auto got = download(out, q.size(), storage());

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// The programs (kernels/<file> + build options) a forward pass builds, listed
+// without running it: what ahead-of-time compilation must produce for a device
+// that is not present, and what a warm cache must hold. The lists are checked
+// against what Session records during a real run (tests/unit/ops).
+#pragma once
+
+#include "engine/architecture.hpp"
+#include "engine/ops/decoder_forward.hpp"
+#include "engine/ops/precision.hpp"
+
+#include <compare>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace prewarm::engine::ops {
+
+struct ProgramVariant
+{
+  std::string source_name; // "attention.cl"
+  std::string options;     // engine::Defines::options(): "-DBLOCK_KV=16 -DBLOCK_Q=16 ..."
+  auto operator<=>(const ProgramVariant&) const = default;
+};
+
+// The engine's row kernels and GEMM at the sizes the forward passes use them.
+inline constexpr int rmsnorm_work_group = 64;
+inline constexpr int linear_gemm_tile = 16;
+
+// half_compute: Compute::fp16 for a target with cl_khr_fp16 (Intel GPUs),
+// Compute::fp32 without (NVIDIA, PoCL). Sorted, without duplicates.
+std::vector<ProgramVariant> decoder_forward_programs(const DecoderArchitecture& architecture, Precision precision,
+                                                     Compute half_compute, const DecoderForwardOptions& options);
+std::vector<ProgramVariant> cnn_forward_programs(const CnnArchitecture& architecture, Precision precision,
+                                                 Compute half_compute);
+std::vector<ProgramVariant> gptq_stack_forward_programs(FloatFormat format);
+
+// The programs behind Session::stats().variants ("file:kernel [options] local=L"),
+// sorted, without duplicates.
+std::vector<ProgramVariant> programs_of(std::span<const std::string> variants);
+
+} // namespace prewarm::engine::ops
