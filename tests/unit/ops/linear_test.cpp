@@ -45,10 +45,10 @@ INSTANTIATE_TEST_SUITE_P(Ops, LinearTest,
                                             ::testing::Values(Phase::prefill, Phase::decode)),
                          linear_case_name);
 
-class GptqLinearTest : public OpFormatTest
+class GptqLayerTest : public OpFormatTest
 {};
 
-TEST_P(GptqLinearTest, LoadsShufflesAndRunsBothGroupOrders)
+TEST_P(GptqLayerTest, LoadsShufflesAndRunsBothGroupOrders)
 {
   for (const GroupOrder order : {GroupOrder::act_order, GroupOrder::sequential}) {
     GptqLayer layer = must(GptqLayer::load(session(), format(), random_gptq(rng(), 128, 24, 32, order)));
@@ -62,7 +62,7 @@ TEST_P(GptqLinearTest, LoadsShufflesAndRunsBothGroupOrders)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GptqLinearTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GptqLayerTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing
