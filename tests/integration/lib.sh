@@ -9,12 +9,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "PASS: $(basename "$0")"; exit 0; }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# make_scratch NAME: a fresh directory in SCRATCH, removed when the test exits
+# (not in a subshell: the trap belongs to the test's shell).
 make_scratch() {
-  local dir
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-$1.XXXXXX")
+  SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-$1.XXXXXX")
   # shellcheck disable=SC2064
-  trap "rm -rf '$dir'" EXIT
-  echo "$dir"
+  trap "rm -rf '$SCRATCH'" EXIT
 }
 
 # expect_exit CODE CMD...: run CMD, keep its stderr in LAST_STDERR, check the exit code.

@@ -6,8 +6,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 
 require_opencl_device
-scratch=$(make_scratch spine)
-cd "$scratch"
+make_scratch spine
+cd "$SCRATCH"
 
 step "keygen, build, verify"
 "$PREWARM" keygen --out keys/test_only_ed25519
@@ -48,43 +48,52 @@ step "second install of the same bundle is a no-op"
 expect_exit 0 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_ed25519.pub --root root
 [ "$(tree_hash root)" = "$before" ] || fail "a repeated install changed the cache"
 
+# The rejection cases install over "prev": the installed cache without its
+# completion marker, as a root holding an earlier bundle's caches looks. (Over
+# "root" itself a bundle with the installed manifest is an idempotent no-op:
+# nothing of its payload is read.)
+cp -a root prev
+rm -f prev/.prewarm/installed
+before=$(tree_hash prev)
+
 step "tampered slice payload is rejected, cache untouched"
 cp -a bundle tampered
 slice=$(ls tampered/slices/*.tar.zst | head -n1)
 flip_byte "$slice" 100
 expect_exit 3 "$PREWARM_RUNTIME" verify tampered --trust keys/test_only_ed25519.pub
-expect_exit 3 "$PREWARM_RUNTIME" install tampered --trust keys/test_only_ed25519.pub --root root
 assert_stderr_contains E_PAYLOAD_DIGEST
-[ "$(tree_hash root)" = "$before" ] || fail "a rejected install changed the cache"
-assert_no_staging root
+expect_exit 3 "$PREWARM_RUNTIME" install tampered --trust keys/test_only_ed25519.pub --root prev
+assert_stderr_contains E_PAYLOAD_DIGEST
+[ "$(tree_hash prev)" = "$before" ] || fail "a rejected install changed the cache"
+assert_no_staging prev
 
 step "tampered manifest is rejected"
 cp -a bundle tampered-manifest
 sed -i 's/^serial .*/serial 999/' tampered-manifest/manifest
-expect_exit 3 "$PREWARM_RUNTIME" install tampered-manifest --trust keys/test_only_ed25519.pub --root root
+expect_exit 3 "$PREWARM_RUNTIME" install tampered-manifest --trust keys/test_only_ed25519.pub --root prev
 assert_stderr_contains E_SIG
-[ "$(tree_hash root)" = "$before" ] || fail "a rejected install changed the cache"
+[ "$(tree_hash prev)" = "$before" ] || fail "a rejected install changed the cache"
 
 step "signature by another key is rejected"
 expect_exit 3 "$PREWARM_RUNTIME" verify bundle --trust keys/test_only_other.pub
-expect_exit 3 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_other.pub --root root
-[ "$(tree_hash root)" = "$before" ] || fail "a rejected install changed the cache"
+expect_exit 3 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_other.pub --root prev
+[ "$(tree_hash prev)" = "$before" ] || fail "a rejected install changed the cache"
 
 step "truncated bundle is rejected"
 cp -a bundle truncated
 slice=$(ls truncated/slices/*.tar.zst | head -n1)
 truncate -s $(( $(stat -c %s "$slice") / 2 )) "$slice"
-expect_exit 3 "$PREWARM_RUNTIME" install truncated --trust keys/test_only_ed25519.pub --root root
-[ "$(tree_hash root)" = "$before" ] || fail "a rejected install changed the cache"
+expect_exit 3 "$PREWARM_RUNTIME" install truncated --trust keys/test_only_ed25519.pub --root prev
+[ "$(tree_hash prev)" = "$before" ] || fail "a rejected install changed the cache"
 cp -a bundle truncated-manifest
 truncate -s 40 truncated-manifest/manifest
-expect_exit 3 "$PREWARM_RUNTIME" install truncated-manifest --trust keys/test_only_ed25519.pub --root root
-[ "$(tree_hash root)" = "$before" ] || fail "a rejected install changed the cache"
-assert_no_staging root
+expect_exit 3 "$PREWARM_RUNTIME" install truncated-manifest --trust keys/test_only_ed25519.pub --root prev
+[ "$(tree_hash prev)" = "$before" ] || fail "a rejected install changed the cache"
+assert_no_staging prev
 
 step "warn mode: a bad bundle reports and exits 0 (the app starts with JIT)"
-expect_exit 0 "$PREWARM_RUNTIME" install tampered --trust keys/test_only_ed25519.pub --root root --on-failure warn
+expect_exit 0 "$PREWARM_RUNTIME" install tampered --trust keys/test_only_ed25519.pub --root prev --on-failure warn
 assert_stderr_contains "JIT"
-[ "$(tree_hash root)" = "$before" ] || fail "a rejected install changed the cache"
+[ "$(tree_hash prev)" = "$before" ] || fail "a rejected install changed the cache"
 
 pass
