@@ -136,6 +136,7 @@ CommandExecutor::run(const build::JobContext& context)
   request.workload.environment.emplace("PREWARM_PRECISION", request.precision);
   request.work_dir = context.work_dir / "capture";
   request.home = m_options.home;
+  request.frameworks = m_options.frameworks;
   std::error_code ec;
   if (!fs::create_directory(request.work_dir, ec) || ec) {
     return fail(Errc::failed, fmt::format("{}: cannot create {}: {}", job.id, in_quotes(request.work_dir.string()),

@@ -73,7 +73,15 @@ CommandJobResult::job_line() const
 {
   // The bundle manifest's TEXT: printable ASCII, single spaces, at most 1024
   // bytes. A `python -c` program holds newlines; keep the line readable.
-  const std::string raw = fmt::format("command {}: {}", job_id, quote_argv(argv));
+  std::string versions;
+  for (const auto& [key, version] : frameworks) {
+    versions += fmt::format("{}{} {}", versions.empty() ? " [" : ", ", key.substr(prop::framework_prefix.size()),
+                            version);
+  }
+  if (!versions.empty()) {
+    versions += ']';
+  }
+  const std::string raw = fmt::format("command {}{}: {}", job_id, versions, quote_argv(argv));
   std::string line;
   for (const char c : raw) {
     const bool printable = c > ' ' && c < 0x7f;
@@ -242,7 +250,7 @@ run_command_job(const CommandJobRequest& request)
     if (k.files == 0) {
       continue;
     }
-    auto identity = identify_kind(k.kind, facts);
+    auto identity = identify_kind(k.kind, facts, request.frameworks);
     result.warnings.insert(result.warnings.end(), identity.warnings.begin(), identity.warnings.end());
     result.identities.push_back(std::move(identity));
   }

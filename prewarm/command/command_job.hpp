@@ -49,6 +49,8 @@ struct CommandJobRequest
   std::function<std::vector<DeviceProperties>()> list_opencl_devices;
   // The NVIDIA GPUs of this host; null: probe_nvidia_gpus().
   std::function<std::vector<DeviceProperties>()> list_nvidia_gpus;
+  // See identity.hpp: the runtime cannot evaluate framework.* yet.
+  FrameworkRequirements frameworks = FrameworkRequirements::recorded;
 };
 
 // Captured kinds that share one requirement list: one slice each.
@@ -72,7 +74,9 @@ struct CommandJobResult
   std::vector<std::string> warnings;    // traps, probe problems, empty capture
 
   bool succeeded() const { return run.succeeded(); }
-  // "command cpu/pyopencl/fp32: /usr/bin/python3 warmup.py" (bundle "job" line).
+  // "command cpu/pyopencl/fp32: /usr/bin/python3 warmup.py" (bundle "job"
+  // line), with the probed framework versions when there are any:
+  // "command h100/tiny/fp16 [torch 2.11.0, triton 3.6.0]: python3 ...".
   std::string job_line() const;
   // Kinds grouped by identical requirements: a cuda cache needs the exact
   // driver, a Triton cache the framework versions; separate slices let a host

@@ -148,7 +148,7 @@ require_frameworks(KindIdentity& identity, const IdentityFacts& facts)
 } // namespace
 
 KindIdentity
-identify_kind(CacheKind kind, const IdentityFacts& facts)
+identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements frameworks)
 {
   KindIdentity identity;
   identity.kind = kind;
@@ -166,7 +166,9 @@ identify_kind(CacheKind kind, const IdentityFacts& facts)
     break;
   case CacheKind::triton:
   case CacheKind::inductor:
-    require_frameworks(identity, facts);
+    if (frameworks == FrameworkRequirements::required) {
+      require_frameworks(identity, facts);
+    }
     if (!nvidia.empty()) {
       // A cubin is for one SM; Inductor's key holds the device name too.
       require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_sm, what_for);

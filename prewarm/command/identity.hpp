@@ -6,6 +6,7 @@
 // against the host it runs on:
 //   cuda             nvidia.driver ==, nvidia.sm ==          (host driver: containers share it)
 //   triton, inductor framework.torch ==, framework.triton ==, nvidia.sm == (if NVIDIA)
+//                    (framework versions only with FrameworkRequirements::required)
 //   pocl             opencl.platform-version ==, opencl.device ==, opencl.driver ==
 //   neo, sycl        pci-id ==, intel.driver == (else opencl.driver ==), opencl.device == (sycl)
 // Several devices with different values give "in" lists instead of "==".
@@ -41,7 +42,17 @@ struct KindIdentity
   std::vector<std::string> warnings;
 };
 
-KindIdentity identify_kind(bundle::CacheKind kind, const IdentityFacts& facts);
+// Whether framework versions become slice requirements (framework.torch ==)
+// or are only recorded (in the job line). A requirement the installing host
+// cannot evaluate fails, and prewarm-runtime does not report framework.*
+// properties for its devices yet, so `required` would keep Triton and
+// Inductor slices from ever installing; `recorded` until it does. Those
+// caches check the versions themselves (their keys hold torch_key() and
+// triton_key()), so a mismatch costs a miss, not a wrong result.
+enum class FrameworkRequirements { recorded, required };
+
+KindIdentity identify_kind(bundle::CacheKind kind, const IdentityFacts& facts,
+                           FrameworkRequirements frameworks = FrameworkRequirements::required);
 
 // Union of several kinds' requirements (a slice has one list). Requirements on
 // the same key are merged when equal; differing ones are kept both, which a

@@ -196,6 +196,7 @@ TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
                            "    open(os.path.join(d, 'entry'), 'w').write(v)\n"};
   request.workload.environment = {{"PYTHONPATH", site.string()}};
   request.workload.kinds = {CacheKind::triton, CacheKind::cuda};
+  request.frameworks = FrameworkRequirements::required;
   auto result = run_command_job(request);
   ASSERT_TRUE(result) << result.error().message();
   ASSERT_TRUE(result->succeeded()) << result->report();
@@ -209,6 +210,35 @@ TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
   EXPECT_EQ(triton.requirements, (std::vector<bundle::Requirement>{{"framework.torch", "==", "2.11.0+test_only"},
                                                                    {"framework.triton", "==", "3.6.0"},
                                                                    {"nvidia.sm", "==", "90"}}));
+
+  // By default the versions are recorded in the job line, not required.
+  auto dirs2 = make_dirs();
+  request.work_dir = dirs2.work;
+  request.frameworks = FrameworkRequirements::recorded;
+  auto recorded = run_command_job(request);
+  ASSERT_TRUE(recorded) << recorded.error().message();
+  ASSERT_TRUE(recorded->succeeded()) << recorded->report();
+  for (const auto& group : recorded->slice_groups()) {
+    for (const auto& r : group.requirements) {
+      EXPECT_FALSE(r.key.starts_with("framework.")) << r.key;
+    }
+  }
+  EXPECT_NE(recorded->job_line().find("command h100/test_only/fp32 [torch 2.11.0+test_only, triton 3.6.0]: "),
+            std::string::npos)
+    << recorded->job_line();
+}
+
+TEST(CommandJob, JobLineFitsTheBundleManifestText)
+{
+  CommandJobResult result;
+  result.job_id = "cpu/x/fp32";
+  result.argv = {"/usr/bin/python3", "-c", "import os\nprint(  1)\n", std::string(2000, 'a')};
+  const auto line = result.job_line();
+  EXPECT_LE(line.size(), 1024u);
+  EXPECT_EQ(line.find("  "), std::string::npos);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(line.substr(line.size() - 3), "...");
+  EXPECT_EQ(line.rfind("command cpu/x/fp32: /usr/bin/python3 -c 'import os print(", 0), 0u) << line;
 }
 
 } // namespace
