@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// prewarm-runtime install BUNDLE --trust PUB --root DIR [--on-failure fail|warn] [--json]
+// prewarm-runtime install BUNDLE --trust PUB|POLICY [--root DIR] [--on-failure fail|warn] [--json]
 //
 // --on-failure warn is what a container entrypoint passes: whatever goes
 // wrong (a bad signature, a full disk, no matching slice), the reason is
@@ -32,14 +32,22 @@ struct InstallCommand
 
   Result<install::InstallReport> install() const
   {
-    PW_ASSIGN(const auto store, load_trust(trust));
+    PW_ASSIGN(const auto policy, load_policy(trust));
     install::InstallOptions options;
-    PW_ASSIGN(options.verify, verify_options(trust));
+    PW_ASSIGN(options.verify, verify_options(trust, policy));
+    options.limits = policy.manifest.limits;
+    std::filesystem::path install_root = root;
+    if (install_root.empty()) {
+      if (!policy.install_root) {
+        return fail(Errc::usage, "install: no --root given and the trust policy names no install.root");
+      }
+      install_root = *policy.install_root;
+    }
     PW_ASSIGN_CTX(const auto timeout, "--lock-timeout", parse_duration(lock_timeout));
     options.lock_timeout = timeout;
     PW_ASSIGN(const auto devices, host::probe_host());
     log::verbose("host devices:\n{}", host::describe_host(devices));
-    return install::install_bundle(bundle_dir, store, root, devices, options);
+    return install::install_bundle(bundle_dir, policy.trust, install_root, devices, options);
   }
 
   void print(const install::InstallReport& r) const
@@ -141,7 +149,8 @@ add_install_command(CLI::App& app, Action& action)
   auto* sub = app.add_subcommand("install", "verify a bundle and install the slices for this host under a cache root");
   sub->add_option("bundle", command->bundle_dir, "bundle directory")->required();
   add_trust_options(*sub, command->trust);
-  sub->add_option("--root", command->root, "cache root (ROOT/<kind> are the live caches)")->required();
+  sub->add_option("--root", command->root,
+                  "cache root (ROOT/<kind> are the live caches); default: the trust policy's install.root");
   sub->add_option("--on-failure", command->on_failure,
                   "fail: exit 1/3/4 on failure; warn: print the reason, exit 0 (container entrypoints)")
     ->check(CLI::IsMember({"fail", "warn"}))

@@ -27,11 +27,13 @@ void add_status_command(CLI::App& app, Action& action);  // cmd_status.cpp
 std::string describe(const Error& error);
 
 // Options verify and install share: --trust, --expiry, --clock-skew.
+// --trust is a .pub file or a trust policy (.yaml, bundle/trust_policy.hpp);
+// --expiry / --clock-skew left empty take the policy's values.
 struct TrustOptions
 {
   std::string trust_file;
-  std::string expiry = "enforce";
-  std::string clock_skew = "300s";
+  std::string expiry;     // "", "enforce", "warn"
+  std::string clock_skew; // "" or a duration
 };
 void add_trust_options(CLI::App& command, TrustOptions& options);
 

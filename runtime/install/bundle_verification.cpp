@@ -51,6 +51,8 @@ verify_manifest(const std::filesystem::path& dir, const bundle::TrustStore& trus
   verified.manifest_bytes = std::move(files.manifest_bytes);
   verified.manifest_sha256 = sha256_hex(verified.manifest_bytes);
   PW_ASSIGN_CTX(verified.manifest, (dir / bundle::k_manifest_file).string(), bundle::parse(verified.manifest_bytes));
+  PW_TRY_CTX(fmt::format("trust policy on {}", (dir / bundle::k_manifest_file).string()),
+             bundle::check_manifest_policy(options.policy, verified.manifest_sha256, verified.manifest));
   PW_TRY(check_validity_period(verified.manifest, now, options, verified.warnings));
   return verified;
 }

@@ -4,6 +4,8 @@
 //   1. read BUNDLE/manifest and BUNDLE/manifest.sig with size caps
 //   2. signature over PAE(manifest) against the trust store  (E_SIG...)
 //   3. parse the verified bytes, strictly                    (E_MANIFEST_FORMAT)
+//      then the trust policy's rules (E_PIN, E_CHANNEL, E_ROLLBACK, E_LIMIT,
+//      E_POLICY_KIND; bundle/trust_policy.hpp)
 //   4. time: issued-at not beyond now + skew (E_CLOCK), expires not before
 //      now - skew (E_EXPIRED); ExpiryPolicy::warn turns both into warnings
 //      for hosts whose clock cannot be trusted at boot
@@ -18,6 +20,7 @@
 #include "base/time_format.hpp"
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/trust.hpp"
+#include "bundle/trust_policy.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -32,6 +35,9 @@ struct VerifyOptions
 {
   ExpiryPolicy expiry = ExpiryPolicy::enforce;
   std::chrono::seconds clock_skew{300};
+  // Trust policy rules on the verified manifest (pin, channel, min serial,
+  // declared sizes, kinds); checked after parsing, before the time checks.
+  bundle::ManifestPolicy policy;
 };
 
 struct VerifiedBundle
