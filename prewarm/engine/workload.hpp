@@ -2,9 +2,16 @@
 // One representative inference: what `prewarm run` prints and what
 // `prewarm build` runs for each builtin job. It opens a Session on the chosen
 // device (programs through the program store when one is given), runs the
-// model's layers at the requested shapes, checks every output against a CPU
-// reference (a mismatch fails the job: a cache that yields wrong answers is
-// worse than none), captures the programs, and reports what ran.
+// model's forward passes (engine/ops: decoder, CNN, GPTQ stack) at the
+// requested shapes, each op output checked against its CPU reference (a
+// mismatch fails the job: a cache that yields wrong answers is worse than
+// none), captures the programs after the last launch, and reports what ran.
+//   decoder  per batch size x prefill length: prefill + decode_steps greedy
+//            steps; representative = 1 layer (all layers share one shape) and
+//            a vocabulary capped at 4096 rows; full = every layer, whole vocabulary
+//   cnn      per batch size: every layer (a CNN's layers differ in shape)
+//   gptq     per batch size x prefill length rows: every layer; fp16 or fp32
+//            activations (int8 is refused: the weights are 4-bit)
 //
 // The caller sets the driver cache variables (POCL_CACHE_DIR, CUDA_CACHE_PATH,
 // NEO_CACHE_DIR ...) in the process environment before calling; this never
@@ -36,13 +43,15 @@ struct WorkloadRequest
   store::StoreMode store_mode = store::StoreMode::read_write;
 };
 
-// One checked output.
+// One checked forward pass: every op output in it was compared with its CPU
+// reference (a mismatch ends the run with E_OP_MISMATCH before a report).
 struct OutputCheck
 {
-  std::string name; // "prefill b=1 L=16 layer 0", "decode b=1 step 2"
+  std::string name; // "decoder batch=1 prefill=16 decode=2"
   double max_abs_error = 0;
   double max_rel_error = 0;
   bool passed = false;
+  std::size_t op_checks = 0; // op outputs compared
 };
 
 struct WorkloadReport
@@ -55,11 +64,12 @@ struct WorkloadReport
   std::uint64_t launches = 0;
   double compile_seconds = 0;
   double execute_seconds = 0;
-  // From the start of run_workload (before the device is opened) to the
-  // first output read back and checked against the reference.
+  // From the start of run_workload (before the device is opened) to the end
+  // of the first forward pass (first batch size x prefill length, its decode
+  // steps included), every op output in it checked: CPU reference time is
+  // part of it.
   double first_result_seconds = 0;
   double total_seconds = 0;
-  double reference_seconds = 0; // CPU reference time, excluded from nothing above but reported
   double max_abs_error = 0;
   double max_rel_error = 0;
   double tolerance_abs = 0;
@@ -77,8 +87,8 @@ struct WorkloadReport
 nlohmann::json to_json(const WorkloadReport& report);
 std::string to_text(const WorkloadReport& report);
 
-// A failed check is an error (E_WORKLOAD_MISMATCH) that names the output and
-// the errors; device and build failures come back as they are.
+// A failed check is an error (E_OP_MISMATCH) that names the forward pass, the
+// op and the errors; device and build failures come back as they are.
 Result<WorkloadReport> run_workload(const WorkloadRequest& request);
 
 } // namespace prewarm::engine

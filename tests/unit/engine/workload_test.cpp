@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace prewarm::engine {
 namespace {
 
@@ -40,22 +42,33 @@ TEST(Workload, SmallDecoderRunsChecksAndReports)
   }
   auto report = run_workload(small_decoder_request());
   ASSERT_TRUE(report) << report.error().message();
-  EXPECT_EQ(report->checks.size(), 2u * (1 + 2)); // per batch size: prefill + 2 decode steps
+  // One forward pass per batch size, every op output in it checked.
+  ASSERT_EQ(report->checks.size(), 2u);
   for (const auto& c : report->checks) {
     EXPECT_TRUE(c.passed) << c.name;
+    EXPECT_GE(c.op_checks, 15u) << c.name;
   }
+  // Prefill runs the tiled GEMM, decode the GEMV.
+  const auto has_variant = [&](std::string_view needle) {
+    return std::ranges::any_of(report->variants, [&](const std::string& v) { return v.find(needle) != std::string::npos; });
+  };
+  EXPECT_TRUE(has_variant("gemm.cl:gemm"));
+  EXPECT_TRUE(has_variant("gemv.cl:"));
   EXPECT_LT(report->max_abs_error, 1e-3);
   EXPECT_GT(report->first_result_seconds, 0.0);
   EXPECT_LE(report->first_result_seconds, report->total_seconds);
   EXPECT_TRUE(report->representative);
   EXPECT_EQ(report->layers_run, 1);
-  EXPECT_GE(report->variants.size(), 5u); // gemm (both B layouts), softmax, rmsnorm, silu_mul
+  // gemm, gemv, rmsnorm, rope, kv cache write, prefill and decode attention,
+  // residual, silu_mul, embedding at least.
+  EXPECT_GE(report->variants.size(), 10u);
   EXPECT_GT(report->peak_device_bytes, 0u);
   const auto json = to_json(*report);
   EXPECT_EQ(json["model"], "test-decoder");
   EXPECT_EQ(json["precision"], "fp32");
   EXPECT_EQ(json["variants"].size(), report->variants.size());
   EXPECT_NE(to_text(*report).find("first result:"), std::string::npos);
+  EXPECT_GT(json["accuracy"]["op_checks"].get<std::size_t>(), 30u);
 }
 
 TEST(Workload, FullCoverageRunsEveryLayer)
@@ -95,22 +108,79 @@ TEST(Workload, SecondRunIsServedFromTheProgramStore)
   EXPECT_EQ(second->variants, first->variants);
 }
 
-TEST(Workload, UnsupportedPrecisionAndModelKindsAreNamedErrors)
+TEST(Workload, Fp16AndInt8RunWithTheirOwnKernelVariants)
 {
   if (!has_device()) {
     GTEST_SKIP() << "no OpenCL device";
   }
   auto request = small_decoder_request();
+  request.shapes.batch_sizes = {1};
+  request.shapes.decode_steps = 1;
+  auto fp32 = run_workload(request);
+  ASSERT_TRUE(fp32) << fp32.error().message();
+  for (auto precision : {Precision::fp16, Precision::int8}) {
+    request.precision = precision;
+    auto report = run_workload(request);
+    ASSERT_TRUE(report) << to_string(precision) << ": " << report.error().message();
+    EXPECT_EQ(report->precision, precision);
+    bool has_half_variant = false;
+    for (const auto& v : report->variants) {
+      has_half_variant = has_half_variant || v.find("-DPRECISION_FP16") != std::string::npos;
+    }
+    EXPECT_TRUE(has_half_variant) << to_string(precision);
+    if (precision == Precision::int8) {
+      bool has_w8a8 = false;
+      for (const auto& v : report->variants) {
+        has_w8a8 = has_w8a8 || v.find("w8a8") != std::string::npos;
+      }
+      EXPECT_TRUE(has_w8a8);
+    }
+    EXPECT_NE(report->variants, fp32->variants);
+  }
+}
+
+TEST(Workload, CnnAndGptqStackRun)
+{
+  if (!has_device()) {
+    GTEST_SKIP() << "no OpenCL device";
+  }
+  CnnArchitecture cnn;
+  cnn.input_width = 20;
+  cnn.input_height = 8;
+  cnn.input_channels = 3;
+  cnn.layers = {{8, 3, 1, 1, 0}, {8, 3, 1, 1, 2}};
+  cnn.classes = 5;
+  WorkloadRequest request;
+  request.model = ModelArchitecture{"test-cnn", cnn};
+  auto cnn_report = run_workload(request);
+  ASSERT_TRUE(cnn_report) << cnn_report.error().message();
+  EXPECT_EQ(cnn_report->checks.size(), 1u);
+  EXPECT_TRUE(std::ranges::any_of(cnn_report->variants, [](const std::string& v) { return v.find("conv.cl") != std::string::npos; }));
+
+  GptqStackArchitecture gptq;
+  gptq.group_size = 32;
+  gptq.layers = {{64, 96}, {96, 64}};
+  request.model = ModelArchitecture{"test-gptq", gptq};
+  request.precision = Precision::fp16;
+  auto gptq_report = run_workload(request);
+  ASSERT_TRUE(gptq_report) << gptq_report.error().message();
+  EXPECT_TRUE(std::ranges::any_of(gptq_report->variants, [](const std::string& v) { return v.find("gptq.cl") != std::string::npos; }));
   request.precision = Precision::int8;
+  auto refused = run_workload(request);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), "E_UNSUPPORTED_PRECISION");
+}
+
+TEST(Workload, InvalidArchitectureIsAUsageError)
+{
+  if (!has_device()) {
+    GTEST_SKIP() << "no OpenCL device";
+  }
+  auto request = small_decoder_request();
+  std::get<DecoderArchitecture>(request.model.body).kv_heads = 4; // 6 heads over 4 KV heads
   auto report = run_workload(request);
   ASSERT_FALSE(report);
-  EXPECT_EQ(report.error().code(), "E_UNSUPPORTED_PRECISION");
-
-  WorkloadRequest cnn;
-  cnn.model = ModelArchitecture{"test-cnn", CnnArchitecture{}};
-  auto cnn_report = run_workload(cnn);
-  ASSERT_FALSE(cnn_report);
-  EXPECT_EQ(cnn_report.error().code(), "E_UNSUPPORTED_MODEL");
+  EXPECT_EQ(report.error().category(), Errc::usage);
 }
 
 } // namespace
