@@ -18,6 +18,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -63,10 +64,17 @@ run(int argc, char** argv)
   PW_ASSIGN(auto presets, manifest::PresetLibrary::embedded());
   PW_ASSIGN(auto manifest, manifest::load_default_manifest({registry, presets}));
   std::vector<aot::KernelVariant> variants;
-  for (auto precision : manifest.precisions) {
-    PW_ASSIGN(auto v, aot::builtin_variants(precision));
-    variants.insert(variants.end(), v.begin(), v.end());
+  for (const auto& model : manifest.models) {
+    if (!model.is_builtin()) {
+      continue;
+    }
+    for (auto precision : manifest.precisions) {
+      PW_ASSIGN(auto v, aot::workload_variants(*model.architecture, precision, manifest.shapes, manifest.coverage));
+      variants.insert(variants.end(), v.begin(), v.end());
+    }
   }
+  std::ranges::sort(variants);
+  variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
   std::vector<aot::AotTargetSpec> specs;
   for (const auto& name : names) {
     const auto* t = registry.find(name);

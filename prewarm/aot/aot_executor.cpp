@@ -56,7 +56,11 @@ AotExecutor::run(const build::JobContext& context)
     PW_ASSIGN(auto ocloc, Ocloc::locate());
     m_ocloc.emplace(std::move(ocloc));
   }
-  PW_ASSIGN(auto variants, builtin_variants(context.job.precision));
+  if (!context.model.architecture) {
+    return fail(Errc::internal, fmt::format("aot executor given model {} without an architecture", context.model.name));
+  }
+  PW_ASSIGN(auto variants, workload_variants(*context.model.architecture, context.job.precision,
+                                             context.manifest.shapes, context.manifest.coverage));
 
   const AotTargetSpec spec{target.name, target.ocloc_device, target.ip_version, target.pci_ids};
   const auto staging = context.work_dir / "slice";

@@ -2,7 +2,7 @@
 // The builder's executor for strategy "aot": a built-in workload for an
 // Intel target that is absent on this host is compiled with ocloc for the
 // target's device, every kernel program the run path would build at the job's
-// precision (kernel_variants.hpp). The output is one slice staging directory
+// precision and shapes (kernel_variants.hpp). The output is one slice staging directory
 // holding programs/aot/<ocloc-device>/..., valid for:
 //   vendor == intel
 //   pci-id in <the registry's ids for the target>

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aot/kernel_variants.hpp"
 
+#include "engine/ops/forward_programs.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <type_traits>
 
 namespace prewarm::aot {
 
@@ -21,33 +26,70 @@ render_options(const std::map<std::string, std::string>& defines)
   return options;
 }
 
-Result<std::vector<KernelVariant>>
-builtin_variants(engine::Precision precision)
+namespace {
+
+// Intel GPUs have cl_khr_fp16: the engine computes in half there.
+constexpr auto k_intel_half_compute = engine::ops::Compute::fp16;
+
+void
+append(std::vector<KernelVariant>& out, const std::vector<engine::ops::ProgramVariant>& programs)
 {
-  std::map<std::string, std::string> precision_defines;
-  switch (precision) {
-  case engine::Precision::fp32:
-    break;
-  case engine::Precision::fp16:
-    precision_defines = {{"PRECISION_FP16", ""}, {"COMPUTE_HALF", ""}};
-    break;
-  case engine::Precision::int8:
-    return fail(Errc::usage, "AOT: the built-in engine has no int8 kernels to compile yet (fp32, fp16)",
-                "E_UNSUPPORTED_PRECISION");
+  for (const auto& p : programs) {
+    out.push_back({p.source_name, p.options});
   }
-  auto with = [&](std::map<std::string, std::string> defines) {
-    defines.insert(precision_defines.begin(), precision_defines.end());
-    return render_options(defines);
-  };
-  std::vector<KernelVariant> variants = {
-    {"gemm.cl", with({{"TILE", "16"}, {"TRANSPOSE_B", "0"}})},
-    {"gemm.cl", with({{"TILE", "16"}, {"TRANSPOSE_B", "1"}})},
-    {"softmax.cl", with({{"WG", "64"}})},
-    {"rmsnorm.cl", with({{"WG", "64"}})},
-    {"elementwise.cl", render_options({})}, // silu_mul: no precision variants in the engine yet
-  };
+}
+
+} // namespace
+
+Result<std::vector<KernelVariant>>
+workload_variants(const engine::ModelArchitecture& model, engine::Precision precision, const engine::Shapes& shapes,
+                  engine::Coverage coverage)
+{
+  std::vector<KernelVariant> variants;
+  Status status;
+  std::visit(
+    [&](const auto& arch) {
+      using Arch = std::decay_t<decltype(arch)>;
+      if constexpr (std::is_same_v<Arch, engine::DecoderArchitecture>) {
+        for (const int batch : shapes.batch_sizes) {
+          for (const int prefill : shapes.prefill_lengths) {
+            if (batch <= 0 || prefill <= 0 || shapes.decode_steps < 0) {
+              status = fail(Errc::usage, fmt::format("batch {}, prefill {}, decode steps {}: batch and prefill must "
+                                                     "be positive",
+                                                     batch, prefill, shapes.decode_steps));
+              return;
+            }
+            engine::ops::DecoderForwardOptions options;
+            options.batch = static_cast<std::size_t>(batch);
+            options.prefill = static_cast<std::size_t>(prefill);
+            options.decode_steps = static_cast<std::size_t>(shapes.decode_steps);
+            options.layers = coverage == engine::Coverage::full ? static_cast<std::size_t>(arch.layers) : 1;
+            append(variants, engine::ops::decoder_forward_programs(arch, precision, k_intel_half_compute, options));
+          }
+        }
+      } else if constexpr (std::is_same_v<Arch, engine::CnnArchitecture>) {
+        append(variants, engine::ops::cnn_forward_programs(arch, precision, k_intel_half_compute));
+      } else {
+        // As the run path (engine/workload.cpp run_gptq): no int8; fp16 stores
+        // and (on Intel) computes half.
+        if (precision == engine::Precision::int8) {
+          status = fail(Errc::usage, "GPTQ models run fp16 or fp32, not int8 (as `prewarm run`)",
+                        "E_UNSUPPORTED_PRECISION");
+          return;
+        }
+        const auto format = precision == engine::Precision::fp16
+                              ? engine::ops::FloatFormat{engine::ops::Storage::fp16, k_intel_half_compute}
+                              : engine::ops::FloatFormat::fp32();
+        append(variants, engine::ops::gptq_stack_forward_programs(format));
+      }
+    },
+    model.body);
+  PW_TRY(status);
   std::ranges::sort(variants);
   variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
+  if (variants.empty()) {
+    return fail(Errc::internal, fmt::format("AOT: the engine lists no programs for {}", model.name));
+  }
   return variants;
 }
 

@@ -1,20 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernel programs a built-in workload compiles: (kernels/<file>, build
 // options) pairs. AOT compiles exactly these, so that a binary exists for
-// every program the run path builds.
-//
-// The engine has no function yet that lists its variants without running a
-// workload, so this is a table that mirrors the engine's run path as of this
-// commit (prewarm/engine/decoder_workload.cpp, gemm.cpp, row_kernels.cpp):
-//   gemm.cl        TILE=16, TRANSPOSE_B=0 and 1       (k_gemm_tile, BLayout)
-//   softmax.cl     WG=64                              (k_row_work_group)
-//   rmsnorm.cl     WG=64
-//   elementwise.cl no defines                          (silu_mul)
-// fp16 adds PRECISION_FP16 and COMPUTE_HALF (Intel GPUs report cl_khr_fp16,
-// engine/ops/precision.cpp). Options are rendered as engine::Defines renders
-// them (sorted by name, "-DNAME=VALUE" / "-DNAME", single spaces);
-// tests/unit/aot checks that against engine::Defines. When the engine grows
-// an enumeration function, builtin_variants() should call it instead.
+// every program the run path builds. They come from the engine itself
+// (engine/ops/forward_programs.hpp lists a forward pass's programs without
+// running it, and tests/unit/ops checks the lists against real runs), for the
+// manifest's architecture, precision and shapes, with half-precision compute:
+// every Intel GPU target reports cl_khr_fp16.
 #pragma once
 
 #include "base/error.hpp"
@@ -30,15 +21,20 @@ namespace prewarm::aot {
 struct KernelVariant
 {
   std::string source_name; // "gemm.cl"
-  std::string options;     // "-DTILE=16 -DTRANSPOSE_B=0"
+  std::string options;     // "-DTILE=16 -DTRANSPOSE_B=1"
   auto operator<=>(const KernelVariant&) const = default;
 };
 
-// Defines -> option string, the engine's canonical spelling.
-std::string render_options(const std::map<std::string, std::string>& defines); // "" value = flag
+// Defines -> option string, the engine's canonical spelling (engine::Defines):
+// sorted by name, "-DNAME=VALUE" or "-DNAME" for an empty value.
+std::string render_options(const std::map<std::string, std::string>& defines);
 
-// The programs of the built-in decoder workload at `precision`, sorted and
-// distinct. int8 is Errc::usage: the engine does not run it yet either.
-Result<std::vector<KernelVariant>> builtin_variants(engine::Precision precision);
+// The programs the built-in workload of `model` builds at `precision` for
+// every shape of `shapes` (the run path loops over batch sizes and prefill
+// lengths the same way); sorted, distinct.
+Result<std::vector<KernelVariant>> workload_variants(const engine::ModelArchitecture& model,
+                                                     engine::Precision precision,
+                                                     const engine::Shapes& shapes,
+                                                     engine::Coverage coverage);
 
 } // namespace prewarm::aot

@@ -6,9 +6,11 @@
 #include "base/digest.hpp"
 #include "base/files.hpp"
 #include "level_zero/aot_programs.hpp"
+#include "manifest/presets.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <span>
 
@@ -57,34 +59,50 @@ protected:
   std::optional<TempDir> m_dir;
 };
 
-TEST(KernelVariants, Fp32AndFp16TablesDifferOnlyByPrecisionDefines)
+// The default manifest's model (embedded preset), as the run path builds it.
+Result<std::vector<KernelVariant>>
+qwen_variants(engine::Precision precision)
 {
-  auto fp32 = builtin_variants(engine::Precision::fp32);
-  auto fp16 = builtin_variants(engine::Precision::fp16);
-  ASSERT_TRUE(fp32 && fp16);
-  EXPECT_EQ(fp32->size(), fp16->size());
-  bool gemm_transposed = false;
+  PW_ASSIGN(auto presets, manifest::PresetLibrary::embedded());
+  const auto* model = presets.find("qwen2.5-0.5b");
+  if (model == nullptr) {
+    return fail(Errc::internal, "preset qwen2.5-0.5b missing");
+  }
+  return workload_variants(*model, precision, engine::Shapes{}, engine::Coverage::representative);
+}
+
+TEST(KernelVariants, ComeFromTheEngineForEachPrecision)
+{
+  auto fp32 = qwen_variants(engine::Precision::fp32);
+  auto fp16 = qwen_variants(engine::Precision::fp16);
+  auto int8 = qwen_variants(engine::Precision::int8);
+  ASSERT_TRUE(fp32 && fp16 && int8) << (fp32 ? "" : fp32.error().message());
+  bool gemm = false, fp16_defines = false, w8a8 = false;
   for (const auto& v : *fp32) {
-    EXPECT_EQ(v.options.find("PRECISION_FP16"), std::string::npos);
-    gemm_transposed = gemm_transposed || (v.source_name == "gemm.cl" && v.options == "-DTILE=16 -DTRANSPOSE_B=1");
+    EXPECT_EQ(v.options.find("PRECISION_FP16"), std::string::npos) << v.options;
+    gemm = gemm || v.source_name == "gemm.cl";
   }
-  EXPECT_TRUE(gemm_transposed);
-  bool fp16_gemm = false;
   for (const auto& v : *fp16) {
-    fp16_gemm = fp16_gemm || v.options == "-DCOMPUTE_HALF -DPRECISION_FP16 -DTILE=16 -DTRANSPOSE_B=0";
+    // Intel targets compute in half (cl_khr_fp16).
+    fp16_defines = fp16_defines || v.options.find("-DCOMPUTE_HALF -DPRECISION_FP16") != std::string::npos;
   }
-  EXPECT_TRUE(fp16_gemm);
-  auto int8 = builtin_variants(engine::Precision::int8);
-  ASSERT_FALSE(int8);
-  EXPECT_EQ(int8.error().code(), "E_UNSUPPORTED_PRECISION");
+  for (const auto& v : *int8) {
+    w8a8 = w8a8 || v.source_name == "w8a8.cl";
+  }
+  EXPECT_TRUE(gemm);
+  EXPECT_TRUE(fp16_defines);
+  EXPECT_TRUE(w8a8);
+  EXPECT_TRUE(std::ranges::is_sorted(*fp32));
 }
 
 TEST(KernelVariants, EverySourceIsEmbedded)
 {
-  auto variants = builtin_variants(engine::Precision::fp32);
-  ASSERT_TRUE(variants);
-  for (const auto& v : *variants) {
-    EXPECT_TRUE(find_embedded(kernels::embedded_files(), v.source_name)) << v.source_name;
+  for (auto precision : {engine::Precision::fp32, engine::Precision::fp16, engine::Precision::int8}) {
+    auto variants = qwen_variants(precision);
+    ASSERT_TRUE(variants);
+    for (const auto& v : *variants) {
+      EXPECT_TRUE(find_embedded(kernels::embedded_files(), v.source_name)) << v.source_name;
+    }
   }
 }
 
@@ -101,7 +119,7 @@ TEST_F(AotCompilerTest, UnknownDeviceIsSkippedWithReasonAndHint)
   EXPECT_NE(support->reason.find("does not know 'bmg'"), std::string::npos) << support->reason;
   EXPECT_NE(support->reason.find("install a newer"), std::string::npos) << support->reason;
 
-  auto variants = builtin_variants(engine::Precision::fp32);
+  auto variants = qwen_variants(engine::Precision::fp32);
   auto report = compile_targets(*m_ocloc, std::span(&b580, 1), *variants, kernels::embedded_files(),
                                 m_dir->path() / "programs", {});
   ASSERT_FALSE(report);
@@ -116,7 +134,7 @@ TEST_F(AotCompilerTest, UnknownDeviceIsSkippedWithReasonAndHint)
 
 TEST_F(AotCompilerTest, BuiltinVariantsCompileValidateAndReadBack)
 {
-  auto variants = builtin_variants(engine::Precision::fp32);
+  auto variants = qwen_variants(engine::Precision::fp32);
   ASSERT_TRUE(variants);
   const auto programs_dir = m_dir->path() / "programs";
   AotCompileOptions options;
@@ -153,7 +171,7 @@ TEST_F(AotCompilerTest, BuiltinVariantsCompileValidateAndReadBack)
 
 TEST_F(AotCompilerTest, SameBytesAtAnyJobCount)
 {
-  auto variants = builtin_variants(engine::Precision::fp32);
+  auto variants = qwen_variants(engine::Precision::fp32);
   ASSERT_TRUE(variants);
   variants->resize(3); // enough programs to interleave on 2 threads; keeps the test short
   const AotTargetSpec specs[] = {arc_a380(), {"iris-xe", "tgllp", "12.0.0", {"0x9a49", "0x9a40"}}};
