@@ -50,11 +50,14 @@ Status
 run_build_command(const BuildArgs& args)
 {
   build::BuildOptions options;
+  // Messages name the files as the user gave them; the job children get
+  // absolute paths (they inherit our working directory, but a path that does
+  // not depend on it is one less thing to go wrong).
   if (!args.manifest_file.empty()) {
-    options.manifest_file = absolute_path(args.manifest_file);
+    options.manifest_file = args.manifest_file;
   }
   if (!args.targets_file.empty()) {
-    options.targets_file = absolute_path(args.targets_file);
+    options.targets_file = args.targets_file;
   }
   PW_ASSIGN(options.shard, manifest::Shard::parse(args.shard));
   options.parallel_jobs = args.jobs;
@@ -78,7 +81,11 @@ run_build_command(const BuildArgs& args)
   const auto host = build::probe_host_capabilities(inputs.registry);
   std::vector<std::unique_ptr<build::Executor>> executors;
   executors.push_back(std::make_unique<build::BuiltinExecutor>(
-    build::BuiltinExecutorOptions{self, options.manifest_file, options.targets_file}));
+    build::BuiltinExecutorOptions{self,
+                                  options.manifest_file ? std::optional(absolute_path(args.manifest_file))
+                                                        : std::nullopt,
+                                  options.targets_file ? std::optional(absolute_path(args.targets_file))
+                                                       : std::nullopt}));
   executors.push_back(std::make_unique<command::CommandExecutor>());
   executors.push_back(std::make_unique<aot::AotExecutor>(
     aot::AotExecutorOptions{static_cast<unsigned>(std::max(1, args.jobs))}));

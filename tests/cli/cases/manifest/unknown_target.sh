@@ -1,0 +1,9 @@
+cat >m.yaml <<'YAML'
+version: 1
+models:
+  - name: qwen
+    preset: qwen2.5-0.5b
+precisions: [fp32]
+targets: [cpu, arc-a38]
+YAML
+"$PREWARM" plan m.yaml

@@ -1,0 +1,1 @@
+"$PREWARM" plan --shard 5/4

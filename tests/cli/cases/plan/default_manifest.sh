@@ -1,0 +1,3 @@
+# Without MANIFEST, plan uses the built-in default: the cpu target runs on the
+# OpenCL CPU device (PoCL).
+"$PREWARM" plan

@@ -1,0 +1,2 @@
+# Every registry target with what this host can do for it.
+"$PREWARM" targets

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "test_inputs.hpp"
+
+#include "manifest/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace prewarm::manifest {
+namespace {
+
+using ::testing::HasSubstr;
+
+HostDevice
+pocl_device()
+{
+  return HostDevice{0, "0: pthread-cpu (Portable Computing Language)",
+                    {{"vendor", "cpu"}, {"opencl.device", "pthread-cpu"}, {"opencl.driver", "3.1"}}, false};
+}
+
+HostDevice
+nvidia_device(int index, std::string sm, std::string pci)
+{
+  DeviceProperties props{{"vendor", "nvidia"}, {"nvidia.sm", std::move(sm)}, {"opencl.device", "NVIDIA X"}};
+  if (!pci.empty()) {
+    props["pci-id"] = pci;
+  }
+  return HostDevice{index, fmt::format("{}: NVIDIA X", index), props, true};
+}
+
+OclocInfo
+ocloc_22_43()
+{
+  return OclocInfo{"/usr/bin/ocloc", "22.43.24595", {"acm-g10", "acm-g11", "dg1", "tgllp", "pvc"}};
+}
+
+Manifest
+manifest_for(const std::string& targets, const std::string& precisions = "[fp32]", bool with_command = false)
+{
+  std::string text = "version: 1\nmodels:\n  - name: qwen\n    preset: qwen2.5-0.5b\n";
+  if (with_command) {
+    text += "  - name: script\n    command: {argv: [python3, w.py]}\n";
+  }
+  text += "precisions: " + precisions + "\ntargets: " + targets + "\n";
+  auto m = testing::parse(text);
+  EXPECT_TRUE(m) << m.error().message();
+  return std::move(*m);
+}
+
+const Target&
+target(const std::string& name)
+{
+  const auto* t = testing::registry().find(name);
+  EXPECT_NE(t, nullptr) << name;
+  return *t;
+}
+
+TEST(PlanStrategy, CpuRunsOnAnOpenClCpuDevice)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  const auto a = assess_target(target("cpu"), host);
+  EXPECT_EQ(a.strategy, Strategy::run);
+  ASSERT_TRUE(a.device);
+  EXPECT_EQ(a.device->index, 0);
+
+  HostCapabilities none;
+  none.devices_error = "no OpenCL platform";
+  const auto b = assess_target(target("cpu"), none);
+  EXPECT_EQ(b.strategy, Strategy::skip);
+  EXPECT_THAT(b.reason, HasSubstr("cpu: no OpenCL CPU device on this host (install pocl-opencl-icd); OpenCL: no OpenCL platform"));
+}
+
+TEST(PlanStrategy, NvidiaNeedsTheDeviceWithTheRightSmAndId)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  EXPECT_EQ(assess_target(target("h100"), host).reason,
+            "h100: no NVIDIA device on this host (NVIDIA caches can only be made on the device)");
+
+  host.devices.push_back(nvidia_device(1, "90", "0x2335")); // an H200
+  const auto h200 = assess_target(target("h200"), host);
+  EXPECT_EQ(h200.strategy, Strategy::run);
+  EXPECT_EQ(h200.device->index, 1);
+  const auto h100 = assess_target(target("h100"), host);
+  EXPECT_EQ(h100.strategy, Strategy::skip); // same SM, different GPU
+  EXPECT_THAT(h100.reason, HasSubstr("is not h100 (sm 90"));
+  const auto a100 = assess_target(target("a100"), host);
+  EXPECT_EQ(a100.strategy, Strategy::skip);
+  EXPECT_THAT(a100.reason, HasSubstr("(sm 90, pci 0x2335) is not a100 (sm 80"));
+
+  HostCapabilities no_pci;
+  no_pci.devices.push_back(nvidia_device(0, "90", ""));
+  EXPECT_EQ(assess_target(target("h100"), no_pci).strategy, Strategy::run); // SM alone when no id is reported
+}
+
+TEST(PlanStrategy, IntelRunsWhenPresentCompilesAheadWhenOclocKnowsElseSkips)
+{
+  HostCapabilities host;
+  host.ocloc = ocloc_22_43();
+  const auto a380 = assess_target(target("arc-a380"), host);
+  EXPECT_EQ(a380.strategy, Strategy::aot);
+  EXPECT_EQ(a380.reason, "ocloc 22.43.24595 -device acm-g11 (IP 12.56.5)");
+
+  const auto b580 = assess_target(target("arc-b580"), host);
+  EXPECT_EQ(b580.strategy, Strategy::skip);
+  EXPECT_EQ(b580.reason,
+            "arc-b580: ocloc 22.43.24595 does not know 'bmg' (install a newer intel-opencl-icd / ocloc)");
+  EXPECT_EQ(assess_target(target("mtl-igpu"), host).strategy, Strategy::skip);
+
+  host.devices.push_back(HostDevice{0, "0: Intel(R) Arc(TM) A380", {{"vendor", "intel"}, {"pci-id", "0x56a5"}}, true});
+  EXPECT_EQ(assess_target(target("arc-a380"), host).strategy, Strategy::run);
+  EXPECT_EQ(assess_target(target("arc-a770"), host).strategy, Strategy::aot); // present GPU is another model
+
+  HostCapabilities no_ocloc;
+  EXPECT_THAT(assess_target(target("arc-a770"), no_ocloc).reason, HasSubstr("no ocloc found"));
+}
+
+TEST(Plan, JobsAreTargetTimesModelTimesPrecisionSortedById)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  host.ocloc = ocloc_22_43();
+  const auto m = manifest_for("[arc-b580, cpu, arc-a380]", "[int8, fp32]", true);
+  auto plan = make_plan(m, testing::registry(), host);
+  ASSERT_TRUE(plan) << plan.error().message();
+  EXPECT_EQ(plan->total_jobs, 3u * 2u * 2u);
+  ASSERT_EQ(plan->jobs.size(), plan->total_jobs);
+  std::vector<std::string> ids;
+  for (const auto& job : plan->jobs) {
+    ids.push_back(job.id);
+  }
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  EXPECT_EQ(ids.front(), "arc-a380/qwen/fp32");
+
+  std::map<std::string, const Job*> by_id;
+  for (const auto& job : plan->jobs) {
+    by_id[job.id] = &job;
+  }
+  EXPECT_EQ(by_id.at("cpu/qwen/int8")->strategy, Strategy::run);
+  EXPECT_EQ(by_id.at("cpu/script/fp32")->strategy, Strategy::run);
+  EXPECT_EQ(by_id.at("arc-a380/qwen/fp32")->strategy, Strategy::aot);
+  EXPECT_EQ(by_id.at("arc-a380/script/fp32")->strategy, Strategy::skip); // commands cannot compile ahead
+  EXPECT_THAT(by_id.at("arc-a380/script/fp32")->reason, HasSubstr("command workload runs only on the device"));
+  EXPECT_EQ(by_id.at("arc-b580/qwen/fp32")->strategy, Strategy::skip);
+  EXPECT_EQ(plan->count(Strategy::run), 4u);
+  EXPECT_EQ(plan->count(Strategy::aot), 2u);
+  EXPECT_EQ(plan->count(Strategy::skip), 6u);
+}
+
+TEST(Shard, ParseAcceptsOnlyIOverN)
+{
+  EXPECT_EQ(Shard::parse("2/4")->index, 2);
+  EXPECT_EQ(Shard::parse("2/4")->count, 4);
+  EXPECT_EQ(Shard::parse("1/1")->count, 1);
+  for (const char* bad : {"0/4", "5/4", "4", "a/b", "1/0", "1/4x", "/4", "-1/4", ""}) {
+    auto s = Shard::parse(bad);
+    EXPECT_FALSE(s) << bad;
+    if (!s) {
+      EXPECT_EQ(s.error().category(), Errc::usage);
+    }
+  }
+}
+
+TEST(Shard, ShardsPartitionTheJobsDisjointlyAndCompletely)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  host.ocloc = ocloc_22_43();
+  const auto m = manifest_for("[cpu, arc-a380, arc-a770, dg1, h100]", "[fp32, fp16, int8]", true);
+  auto all = make_plan(m, testing::registry(), host);
+  ASSERT_TRUE(all);
+  std::set<std::string> everything;
+  for (const auto& job : all->jobs) {
+    everything.insert(job.id);
+  }
+  ASSERT_EQ(everything.size(), 5u * 2u * 3u);
+  for (int n : {1, 2, 3, 4, 7, 30, 31}) {
+    std::set<std::string> seen;
+    std::size_t sum = 0;
+    for (int i = 1; i <= n; ++i) {
+      auto part = make_plan(m, testing::registry(), host, Shard{i, n});
+      ASSERT_TRUE(part);
+      EXPECT_EQ(part->total_jobs, everything.size());
+      sum += part->jobs.size();
+      for (const auto& job : part->jobs) {
+        EXPECT_TRUE(seen.insert(job.id).second) << job.id << " in two shards of " << n;
+      }
+      // Balanced: shard sizes differ by at most one.
+      EXPECT_LE(part->jobs.size(), (everything.size() + n - 1) / n);
+    }
+    EXPECT_EQ(sum, everything.size()) << n;
+    EXPECT_EQ(seen, everything) << n;
+  }
+}
+
+TEST(Shard, PartitionDoesNotDependOnManifestOrderOrHost)
+{
+  HostCapabilities here;
+  here.devices.push_back(pocl_device());
+  HostCapabilities gpu_runner; // another CI runner: different strategies, same partition
+  gpu_runner.devices.push_back(nvidia_device(0, "90", "0x2330"));
+  const auto a = manifest_for("[cpu, h100, arc-a770]", "[fp32, fp16]");
+  const auto b = manifest_for("[arc-a770, h100, cpu]", "[fp16, fp32]");
+  for (int i = 1; i <= 3; ++i) {
+    auto pa = make_plan(a, testing::registry(), here, Shard{i, 3});
+    auto pb = make_plan(b, testing::registry(), gpu_runner, Shard{i, 3});
+    ASSERT_TRUE(pa && pb);
+    ASSERT_EQ(pa->jobs.size(), pb->jobs.size());
+    for (std::size_t j = 0; j < pa->jobs.size(); ++j) {
+      EXPECT_EQ(pa->jobs[j].id, pb->jobs[j].id);
+    }
+  }
+}
+
+} // namespace
+} // namespace prewarm::manifest
