@@ -6,7 +6,7 @@
 #   warm       bundle installed, the application's first result is warm
 #   tampered   flipped payload byte: warn => app starts with JIT and the
 #              reason; fail => the container stops (non-zero exit)
-#   pin        a manifest that is not the pinned one: refused before install
+#   pin        a validly signed manifest that is not the pinned one: E_PIN
 #   no-match   a host that matches no slice: skipped, app starts (warn and fail)
 #   secret     the signing key is in no layer of any built image (and the
 #              check would see it: the public key IS found in the runtime layers)
@@ -72,15 +72,25 @@ for p in CMakeLists.txt cmake runtime kernels manifests prewarm; do
   cp -a "$source_dir/$p" "$ctx/"
 done
 cp -a "$source_dir/docker/entrypoint" "$ctx/docker/"
-"$prewarm" keygen --out "$scratch/test_only_container" >/dev/null || { say "FAIL: keygen"; exit 1; }
-cp "$scratch/test_only_container.pub" "$ctx/keys/test_only_container.pub"
-key_file=$scratch/test_only_container.key
+# The test key is kept with the base image cache: a new key every run would
+# change the context and so rebuild every layer after `COPY . /src`.
+key_dir=${PREWARM_IMAGE_CACHE:-/var/cache/prewarm-images}
+mkdir -p "$key_dir"
+if [ ! -s "$key_dir/test_only_container.key" ] || [ ! -s "$key_dir/test_only_container.pub" ]; then
+  rm -f "$key_dir/test_only_container.key" "$key_dir/test_only_container.pub"
+  "$prewarm" keygen --out "$key_dir/test_only_container" >/dev/null || { say "FAIL: keygen"; exit 1; }
+fi
+cp "$key_dir/test_only_container.pub" "$ctx/keys/test_only_container.pub"
+key_file=$key_dir/test_only_container.key
+public_key=$key_dir/test_only_container.pub
 
-epoch=1767225600 # 2026-01-01T00:00:00Z: a fixed SOURCE_DATE_EPOCH (reproducible bundle)
+# SOURCE_DATE_EPOCH: today 00:00 UTC. Fixed for a day, so the layers stay
+# cached between runs; recent, so the bundle (expires after 90 days) is valid.
+epoch=$(( $(date +%s) / 86400 * 86400 ))
 build_image() { # TARGET
   local target=$1 start
   start=$(date +%s)
-  if ! bah build --isolation chroot --layers --pull=never \
+  if ! bah build --isolation chroot --layers --force-rm --pull=never \
       -f "$source_dir/docker/Dockerfile" \
       --build-arg "BASE_IMAGE=$base_image" \
       --build-arg BUNDLE_FROM=build \
@@ -104,16 +114,16 @@ figure "base image + all builds: $(( $(date +%s) - t0 )) s"
 # build made.
 c=$(bah from -q --pull=never "$tag-builder") && echo "$c" >>"$containers"
 mnt=$(bah mount "$c") && cp -a "$mnt/opt/prewarm/bundle" "$ctx/prebuilt-bundle"
-pinned_build=$(cat "$mnt/opt/prewarm/trust/manifest.sha256")
+pinned_build=$(sha256sum "$mnt/opt/prewarm/bundle/manifest" | cut -d' ' -f1)
 bah umount "$c" >/dev/null
 tag_saved=$tag
 tag=$tag-prebuilt
-if bah build --isolation chroot --layers --pull=never -f "$source_dir/docker/Dockerfile" \
+if bah build --isolation chroot --layers --force-rm --pull=never -f "$source_dir/docker/Dockerfile" \
     --build-arg "BASE_IMAGE=$base_image" --build-arg BUNDLE_FROM=context \
     --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
     --target runtime -t "$tag-runtime" "$ctx" >"$scratch/build-prebuilt.log" 2>&1; then
   c=$(bah from -q --pull=never "$tag-runtime") && echo "$c" >>"$containers"
-  pinned_prebuilt=$(bah run "$c" -- cat /opt/prewarm/trust/manifest.sha256)
+  pinned_prebuilt=$(bah run "$c" -- sed -n 's/^ *expect_manifest_sha256: //p' /opt/prewarm/trust/policy.yaml)
   if [ "$pinned_prebuilt" = "$pinned_build" ]; then
     pass "prebuilt bundle (BUNDLE_FROM=context, no key in the build): verified and pinned ($pinned_build)"
   else
@@ -135,7 +145,7 @@ done
 # base64 body. The same search must find the public key in the runtime image
 # (it is shipped there), which shows the search itself works.
 needle_private=$(sed -n 2p "$key_file")
-needle_public=$(grep -v -- '-----' "$scratch/test_only_container.pub" | tr -d '\n')
+needle_public=$(grep -v -- '-----' "$public_key" | tr -d '\n')
 search_image() { # IMAGE NEEDLE -> 0 found
   local image=$1 needle=$2 dir blob
   dir=$scratch/oci-$(echo "$image" | tr -c 'a-z0-9\n' '_')
@@ -209,10 +219,10 @@ v = find(doc, sys.argv[2])
 print("" if v is None else v)
 EOF
 }
-app_started() { [ -n "$(report_field "$1" first_result_seconds)" ]; }
+app_started() { [ -n "$(report_field "$1" first_result)" ]; }
 app_summary() { # FILE
   echo "store hits=$(report_field "$1" hits) misses=$(report_field "$1" misses)" \
-       "first_result_s=$(report_field "$1" first_result_seconds) compile_s=$(report_field "$1" compile_seconds)"
+       "first_result_s=$(report_field "$1" first_result) compile_s=$(report_field "$1" compile)"
 }
 is_warm() { # FILE: every program came from the installed store, none compiled
   local hits misses
@@ -264,13 +274,30 @@ start tampered-fail "$c" PREWARM_ON_FAILURE=fail
 if [ $rc != 0 ] && [ ! -s "$out" ]; then pass "tampered, fail: container stopped with exit $rc, app not started"
 else failed "tampered, fail: exit $rc (expected non-zero and no app output)"; fi
 
-# a manifest that is not the pinned one (signature checks come after the pin)
+# A validly signed bundle that is not the pinned one: the image's bundle with
+# its serial bumped, signed again with the same key (PAE + Ed25519 with
+# openssl, as bundle/signature.hpp specifies). The signature verifies; the
+# trust policy's pinned digest refuses it (E_PIN).
+forged=$scratch/forged
+cp -a "$ctx/prebuilt-bundle" "$forged"
+serial=$(sed -n 's/^serial //p' "$forged/manifest")
+sed -i "s/^serial $serial\$/serial $((serial + 1))/" "$forged/manifest"
+payload_type=application/vnd.prewarm.manifest.v1
+{ printf 'DSSEv1 %d %s %d ' ${#payload_type} "$payload_type" "$(stat -c %s "$forged/manifest")"
+  cat "$forged/manifest"; } >"$scratch/pae"
+openssl pkeyutl -sign -rawin -inkey "$key_file" -in "$scratch/pae" -out "$scratch/forged.sig" &&
+  key_id=$(openssl pkey -in "$key_file" -pubout -outform DER | sha256sum | cut -d' ' -f1) &&
+  printf 'prewarm-signature 1\nsig ed25519 %s %s\n' "$key_id" "$(base64 -w0 "$scratch/forged.sig")" \
+    >"$forged/manifest.sig" || failed "forging a re-signed manifest with openssl"
 c=$(new_container)
-bah run "$c" -- sh -c 'echo "#" >> /opt/prewarm/bundle/manifest'
+bah copy "$c" "$forged/manifest" "$forged/manifest.sig" /opt/prewarm/bundle/ >/dev/null
+bah run "$c" -- prewarm-runtime verify /opt/prewarm/bundle --trust /opt/prewarm/trust/bundle.pub \
+  >"$scratch/forged-verify.out" 2>&1
+forged_sig_rc=$?
 start pin-warn "$c"
-if [ $rc = 0 ] && grep -q "E_PINNED_DIGEST" "$err" && app_started "$out"; then
-  pass "pinned digest, warn: other manifest refused (E_PINNED_DIGEST), app started"
-else failed "pinned digest, warn: exit $rc"; fi
+if [ $forged_sig_rc = 0 ] && [ $rc = 0 ] && grep -q "E_PIN" "$err" && app_started "$out" && ! is_warm "$out"; then
+  pass "pinned digest, warn: a validly signed other manifest is refused (E_PIN), app started with JIT"
+else failed "pinned digest, warn: signature check exit $forged_sig_rc, exit $rc"; fi
 start pin-fail "$c" PREWARM_ON_FAILURE=fail
 if [ $rc = 3 ] && [ ! -s "$out" ]; then pass "pinned digest, fail: exit 3, app not started"
 else failed "pinned digest, fail: exit $rc (expected 3)"; fi
