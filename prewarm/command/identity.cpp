@@ -60,6 +60,16 @@ join(const std::set<std::string>& values)
   return text;
 }
 
+// A VALUE the bundle manifest can hold: 1..1024 printable ASCII without outer
+// or double spaces (bundle_manifest.hpp).
+bool
+representable_value(std::string_view value)
+{
+  return !value.empty() && value.size() <= 1024 && value.front() != ' ' && value.back() != ' ' &&
+         value.find("  ") == std::string_view::npos &&
+         std::all_of(value.begin(), value.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+}
+
 // One requirement over all `devices` that report `key`: "==" when they agree,
 // "in" when they differ; nothing (and a warning) when none reports it.
 void
@@ -70,6 +80,14 @@ require_values(std::vector<Requirement>& out, std::vector<std::string>& warnings
   std::set<std::string> values;
   for (const auto* device : devices) {
     if (const auto it = device->find(key); it != device->end() && !it->second.empty()) {
+      if (!representable_value(it->second)) {
+        // PoCL 3.1's CL_PLATFORM_VERSION holds a double space; normalising it
+        // would never equal the host's exact value, so the key is left out
+        // (the other keys still pin the device and driver).
+        log::verbose("{}: requirement {} left out: \"{}\" cannot be written in a bundle", what_for, key,
+                     it->second);
+        return;
+      }
       values.insert(it->second);
     }
   }
@@ -183,7 +201,10 @@ identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements 
     }
     // PoCL's key holds its build timestamp and LLVM version (in the platform
     // version string) and the CPU model (the device name).
-    for (const auto key : {prop::opencl_platform_version, prop::opencl_device, prop::opencl_driver}) {
+    // Same keys as the builtin executor's PoCL slices (prewarm/build
+    // slice_identity), so command and builtin caches of one device share a slice.
+    for (const auto key : {prop::vendor, prop::opencl_platform_version, prop::opencl_device,
+                           prop::opencl_device_version, prop::opencl_driver}) {
       require_values(identity.requirements, identity.warnings, devices, key, what_for);
     }
     break;

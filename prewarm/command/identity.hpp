@@ -7,9 +7,12 @@
 //   cuda             nvidia.driver ==, nvidia.sm ==          (host driver: containers share it)
 //   triton, inductor framework.torch ==, framework.triton ==, nvidia.sm == (if NVIDIA)
 //                    (framework versions only with FrameworkRequirements::required)
-//   pocl             opencl.platform-version ==, opencl.device ==, opencl.driver ==
+//   pocl             vendor ==, opencl.platform-version ==, opencl.device ==,
+//                    opencl.device-version ==, opencl.driver ==
 //   neo, sycl        pci-id ==, intel.driver == (else opencl.driver ==), opencl.device == (sycl)
 // Several devices with different values give "in" lists instead of "==".
+// A value the bundle grammar cannot hold (PoCL's double-spaced platform
+// version) is left out, as the builtin executor does.
 #pragma once
 
 #include "base/device_properties.hpp"

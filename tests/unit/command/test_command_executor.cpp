@@ -123,7 +123,7 @@ TEST(CommandExecutor, RunsTheJobAndGroupsOutputsByRequirements)
       EXPECT_EQ(output.requirements,
                 (std::vector<bundle::Requirement>{{"nvidia.driver", "==", "580.1.2"}, {"nvidia.sm", "==", "90"}}));
     } else {
-      EXPECT_EQ(output.requirements.size(), 3u);
+      EXPECT_EQ(output.requirements.size(), 4u); // vendor, platform version, device, driver
       EXPECT_EQ(output.requirements[0].key, "opencl.device");
     }
   }

@@ -86,7 +86,7 @@ TEST(CommandJob, CapturesWhatTheProgramWritesThroughTheVariables)
   const auto groups = result->slice_groups();
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].kinds, std::vector<CacheKind>{CacheKind::pocl});
-  EXPECT_EQ(groups[0].requirements.size(), 3u);
+  EXPECT_EQ(groups[0].requirements.size(), 4u);
   EXPECT_EQ(result->job_line().substr(0, 28), "command cpu/test_only/fp16: ");
   const auto report = result->report();
   EXPECT_NE(report.find("pocl"), std::string::npos);
