@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // prewarm run MODEL --precision P [--device D] [--batch N] [--prefill L]
 //             [--decode S] [--full] [--store DIR] [--json]
-// One representative inference with timings (engine::run_workload).
+// One representative inference with timings (engine::run_workload) of a
+// model preset (manifests/presets.yaml).
 // Program store: --store DIR (read-write), else $PREWARM_PROGRAM_STORE
 // (read-only when this process cannot write there), else none.
 #include "base/encoding.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "engine/workload.hpp"
+#include "manifest/presets.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +19,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <optional>
 
 namespace prewarm::cli {
 namespace {
@@ -34,28 +35,6 @@ struct RunOptions
   std::string store;
   bool json = false;
 };
-
-// Until the manifest layer's preset loader is linked here: the presets this
-// command knows. Values from each model's config.json.
-std::optional<engine::ModelArchitecture>
-builtin_model(std::string_view name)
-{
-  if (name == "qwen2.5-0.5b") {
-    engine::DecoderArchitecture d;
-    d.hidden = 896;
-    d.layers = 24;
-    d.heads = 14;
-    d.kv_heads = 2;
-    d.head_dim = 64;
-    d.ffn = 4864;
-    d.vocab = 151936;
-    d.rope_theta = 1000000.0;
-    d.norm_eps = 1e-6;
-    d.tied_embeddings = true;
-    return engine::ModelArchitecture{std::string(name), d};
-  }
-  return std::nullopt;
-}
 
 Result<engine::Precision>
 parse_precision(std::string_view text)
@@ -86,9 +65,14 @@ mode_for_environment_store(const std::filesystem::path& dir)
 Status
 run(const RunOptions& options)
 {
-  const auto model = builtin_model(options.model);
-  if (!model) {
-    return fail(Errc::usage, fmt::format("unknown model {} (known: qwen2.5-0.5b)", in_quotes(options.model)));
+  PW_ASSIGN(const auto presets, manifest::PresetLibrary::embedded());
+  const auto* model = presets.find(options.model);
+  if (model == nullptr) {
+    std::string known;
+    for (const auto& name : presets.names()) {
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    return fail(Errc::usage, fmt::format("unknown model preset {} (presets: {})", in_quotes(options.model), known));
   }
   PW_ASSIGN(const auto precision, parse_precision(options.precision));
   engine::WorkloadRequest request;
@@ -132,7 +116,7 @@ add_run_command(CLI::App& app, Action& action)
 {
   auto options = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "run one representative inference on an OpenCL device, with timings");
-  cmd->add_option("model", options->model, "model preset (qwen2.5-0.5b)")->required();
+  cmd->add_option("model", options->model, "model preset (manifests/presets.yaml: qwen2.5-0.5b, lprnet, gptq-linear)")->required();
   cmd->add_option("--precision", options->precision, "fp32 | fp16 | int8")->required();
   cmd->add_option("--device", options->device,
                   "OpenCL device: index, or a case-insensitive part of its platform/device name (default: the first GPU, "
