@@ -71,12 +71,15 @@ make_directory(const std::filesystem::path& dir)
 }
 
 // Copies the regular files and directories of `from` into `to`. A file that
-// already exists with the same bytes is fine (caches are content-keyed); a
-// different one keeps the first (jobs merge in id order, so the result does
-// not depend on which job finished first) and says so.
-Status
+// already exists is kept: caches name entries by a key over what they hold,
+// and two jobs that compiled the same program may still write different
+// bytes (PoCL 3.1's program.bc and binaries differ between processes), so
+// the first one wins (jobs merge in id order: the result does not depend on
+// which job finished first). Returns how many differed, for the report.
+Result<std::size_t>
 merge_tree(const std::filesystem::path& from, const std::filesystem::path& to, std::string_view job_id)
 {
+  std::size_t differing = 0;
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(from, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
@@ -93,7 +96,9 @@ merge_tree(const std::filesystem::path& from, const std::filesystem::path& to, s
         PW_ASSIGN(const auto existing, sha256_hex_of_file(target.string()));
         PW_ASSIGN(const auto incoming, sha256_hex_of_file(it->path().string()));
         if (existing != incoming) {
-          log::warn("{}: {} differs from the copy another job wrote; keeping the first", job_id, relative.string());
+          log::verbose("{}: {} differs from the copy an earlier job wrote; keeping the first", job_id,
+                       relative.string());
+          ++differing;
         }
         continue;
       }
@@ -111,7 +116,7 @@ merge_tree(const std::filesystem::path& from, const std::filesystem::path& to, s
   if (ec) {
     return fail(Errc::failed, fmt::format("{}: reading {}: {}", job_id, from.string(), ec.message()));
   }
-  return {};
+  return differing;
 }
 
 std::string
@@ -337,7 +342,11 @@ run_build(const BuildOptions& options,
         slice.requirements = requirements;
         PW_TRY(make_directory(slice.staging_dir));
       }
-      PW_TRY(merge_tree(output.staging_dir, slice.staging_dir, record.job.id));
+      PW_ASSIGN(const auto differing, merge_tree(output.staging_dir, slice.staging_dir, record.job.id));
+      if (differing > 0) {
+        log::verbose("{}: {} cache files were already in slice {} with other bytes (same key; kept the first)",
+                     record.job.id, differing, id);
+      }
       const auto line = record.outcome.job_line.empty()
                           ? fmt::format("{} {} {}", record.job.id, manifest::to_string(record.job.strategy),
                                         record.executor)

@@ -45,7 +45,7 @@ $(diff <(printf '%s' "$expected") <(printf '%s' "$actual"))"
   fi
   if [[ -f $base.$name.glob ]]; then
     local pattern
-    pattern=$(cat "$base.$name.glob")
+    pattern=$(cat "$base.$name.glob"; echo x); pattern=${pattern%x}
     # shellcheck disable=SC2053
     [[ $actual == $pattern ]] || report "$name does not match the pattern in $base.$name.glob"
   fi
