@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "security_support.hpp"
+
+#include "base/digest.hpp"
+#include "base/files.hpp"
+#include "bundle/bundle_files.hpp"
+#include "install/install_layout.hpp"
+#include "pack/manifest_signer.hpp"
+
+#include <sys/wait.h>
+
+#include <fstream>
+
+namespace prewarm::security_test {
+
+std::string
+slurp(const fs::path& path)
+{
+  return read_file(path.string()).value_or("");
+}
+
+void
+write_text(const fs::path& path, std::string_view text)
+{
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+Outcome
+run_shell(const fs::path& work, const std::string& command)
+{
+  const auto out = work / "stdout";
+  const auto err = work / "stderr";
+  // The group keeps the shell's own "Killed" notices (kill -9 cases) off the test log.
+  const std::string full = "exec 2>/dev/null; ( " + command + " ) >" + out.string() + " 2>" + err.string();
+  const int status = std::system(full.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+Files
+baseline_files()
+{
+  return {{"pocl/aa/kernel.bin", "baseline kernel"}, {"pocl/bb/other.bin", std::string(5000, 'b')}};
+}
+
+Files
+newer_files()
+{
+  return {{"pocl/aa/kernel.bin", "newer kernel"}, {"pocl/cc/third.bin", std::string(7000, 'c')}};
+}
+
+void
+Security::SetUp()
+{
+  work = dir.path() / "work";
+  root = dir.path() / "root";
+  outside = dir.path() / "outside";
+  fs::create_directories(work);
+  test::write_tree(outside, {{"victim/secret", "do not touch"}, {"etc/passwd", "root:x:0:0"}});
+  factory = std::make_unique<test::BundleFactory>(dir.path() / "bundles");
+  fs::create_directories(factory->work);
+  pub = dir.path() / "test_only.pub";
+  write_text(pub, factory->test_only_key.public_key().to_pem());
+  const auto host_file = dir.path() / "host.json";
+  write_text(host_file, R"([{"description": "test cpu", "vendor": "cpu"}])");
+  host_env = "PREWARM_HOST_DEVICES=" + host_file.string();
+
+  baseline_bundle = factory->write("baseline", 1, {{"cpu", baseline_files(), test::requires_cpu()}});
+  const auto first = install(baseline_bundle);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  root_hash_before = test::tree_hash(root);
+  outside_hash_before = test::tree_hash(outside);
+}
+
+Outcome
+Security::install(const fs::path& bundle, const std::string& extra, const fs::path& trust)
+{
+  return run_shell(work, host_env + " " PREWARM_RUNTIME_BINARY " install " + bundle.string() + " --trust " +
+                           (trust.empty() ? pub : trust).string() + " --root " + root.string() + " " + extra);
+}
+
+Outcome
+Security::verify(const fs::path& bundle, const std::string& extra, const fs::path& trust)
+{
+  return run_shell(work, host_env + " " PREWARM_RUNTIME_BINARY " verify " + bundle.string() + " --trust " +
+                           (trust.empty() ? pub : trust).string() + " " + extra);
+}
+
+fs::path
+Security::good_bundle(std::uint64_t serial, std::string channel)
+{
+  return factory->write("good-" + std::to_string(bundle_counter++), serial,
+                        {{"cpu", newer_files(), test::requires_cpu()}}, nullptr, std::move(channel));
+}
+
+fs::path
+Security::copy_bundle(const fs::path& bundle, const std::string& name)
+{
+  const auto out = dir.path() / "bundles" / name;
+  fs::copy(bundle, out, fs::copy_options::recursive);
+  return out;
+}
+
+void
+Security::resign(const fs::path& bundle, std::string_view bytes, const pack::PrivateKey* key)
+{
+  const pack::PrivateKey& signer = key ? *key : factory->test_only_key;
+  auto envelope = pack::sign_manifest(bytes, std::span<const pack::PrivateKey>(&signer, 1));
+  ASSERT_TRUE(envelope) << envelope.error().message();
+  write_text(bundle / bundle::k_manifest_file, bytes);
+  write_text(bundle / bundle::k_signature_file, *envelope);
+}
+
+void
+Security::edit_manifest(const fs::path& bundle, const std::function<void(bundle::BundleManifest&)>& edit)
+{
+  auto parsed = bundle::parse(slurp(bundle / bundle::k_manifest_file));
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  edit(*parsed);
+  resign(bundle, bundle::serialize(*parsed));
+}
+
+void
+Security::replace_payload(const fs::path& bundle, std::string_view slice_id, std::string_view payload,
+                          const std::function<void(bundle::Slice&)>& edit)
+{
+  write_text(bundle::slice_payload_path(bundle, slice_id), payload);
+  edit_manifest(bundle, [&](bundle::BundleManifest& m) {
+    for (auto& s : m.slices) {
+      if (s.id == slice_id) {
+        s.payload_sha256 = sha256_hex(payload);
+        s.payload_size = payload.size();
+        if (edit) {
+          edit(s);
+        }
+      }
+    }
+  });
+}
+
+fs::path
+Security::policy(const std::string& extra, const std::string& name)
+{
+  const auto path = dir.path() / name;
+  write_text(path, "version: 1\nkeys:\n  - file: test_only.pub\n" + extra);
+  return path;
+}
+
+void
+Security::expect_untouched()
+{
+  EXPECT_EQ(test::tree_hash(root), root_hash_before) << "the previous cache changed";
+  EXPECT_EQ(test::tree_hash(outside), outside_hash_before) << "something was written outside the root";
+  const auto meta = install::meta_dir(root);
+  for (const auto& entry : fs::directory_iterator(meta)) {
+    const auto name = entry.path().filename().string();
+    EXPECT_FALSE(name.starts_with(install::k_staging_prefix)) << "staging left: " << name;
+    EXPECT_NE(name, install::k_committing_file) << "committing note left";
+  }
+}
+
+void
+Security::expect_refused(const Outcome& run, int exit_code, const std::string& error_code)
+{
+  EXPECT_EQ(run.exit_code, exit_code) << run.err;
+  EXPECT_NE(run.err.find(error_code), std::string::npos) << "expected " << error_code << " in:\n" << run.err;
+  expect_untouched();
+}
+
+} // namespace prewarm::security_test
