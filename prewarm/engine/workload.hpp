@@ -69,6 +69,19 @@ struct WorkloadReport
   // steps included), every op output in it checked: CPU reference time is
   // part of it.
   double first_result_seconds = 0;
+  // The device path of that same first result, measured by construction: the
+  // session open (platform, device, context, queue) plus the Session's
+  // compile and execute time (program builds, kernel creation, enqueue,
+  // finish, transfers; PoCL's per-local-size code generation at the first
+  // enqueue included) up to the end of the first forward pass. What a real
+  // engine, which loads its weights from disk and runs no CPU reference,
+  // would wait for.
+  double first_result_device_seconds = 0;
+  double session_open_seconds = 0;
+  // first_result_seconds - first_result_device_seconds: host work of this
+  // synthetic engine before the first result (seeded weight and input
+  // generation, CPU references, output comparisons, host-side bookkeeping).
+  double first_result_host_seconds = 0;
   double total_seconds = 0;
   double max_abs_error = 0;
   double max_rel_error = 0;
