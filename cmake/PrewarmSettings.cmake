@@ -9,7 +9,7 @@ add_library(prewarm_warnings INTERFACE)
 target_compile_options(prewarm_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                             -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
-                            -Wnull-dereference -Wimplicit-fallthrough>)
+                            -Wimplicit-fallthrough>)
 if(PREWARM_WERROR)
   target_compile_options(prewarm_warnings INTERFACE -Werror)
 endif()
