@@ -90,16 +90,20 @@ read_file(const std::string& path, std::uint64_t max_bytes)
 {
   PW_ASSIGN(UniqueFd fd, open_regular_file(path));
   PW_ASSIGN(const std::uint64_t size, file_size(fd.get()));
-  if (size > max_bytes) {
+  const auto too_big = [&](std::uint64_t seen) {
     return fail(Errc::verify,
-                fmt::format("{}: {} bytes is over the limit of {}", in_quotes(path), size, max_bytes),
+                fmt::format("{}: {} bytes is over the limit of {}", in_quotes(path), seen, max_bytes),
                 "E_LIMIT");
+  };
+  if (size > max_bytes) {
+    return too_big(size);
   }
+  // Read to end of file rather than st_size bytes: /proc and sysfs files
+  // report size 0 (or a page) whatever they hold.
   std::string out;
-  out.resize(static_cast<std::size_t>(size));
-  std::size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t got = ::read(fd.get(), out.data() + done, out.size() - done);
+  std::vector<char> buf(size > 0 && size < (1u << 20) ? static_cast<std::size_t>(size) + 1 : 1u << 16);
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), buf.data(), buf.size());
     if (got < 0) {
       if (errno == EINTR) {
         continue;
@@ -107,10 +111,12 @@ read_file(const std::string& path, std::uint64_t max_bytes)
       return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(path), errno_message(errno)));
     }
     if (got == 0) {
-      out.resize(done); // the file shrank while we read it
       break;
     }
-    done += static_cast<std::size_t>(got);
+    if (out.size() + static_cast<std::size_t>(got) > max_bytes) {
+      return too_big(out.size() + static_cast<std::uint64_t>(got));
+    }
+    out.append(buf.data(), static_cast<std::size_t>(got));
   }
   return out;
 }

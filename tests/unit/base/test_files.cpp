@@ -48,6 +48,14 @@ TEST(Files, ReadRefusesSymlinksAndOversizedFiles)
   EXPECT_EQ(read_file(target, 100)->size(), 100u);
 }
 
+TEST(Files, ReadsProcFilesWhoseSizeIsZero)
+{
+  // /proc reports st_size 0; the content must still be read.
+  const auto status = read_file("/proc/self/status");
+  ASSERT_TRUE(status) << status.error().message();
+  EXPECT_NE(status->find("Name:"), std::string::npos);
+}
+
 TEST(Files, TempDirRemovesItsTree)
 {
   std::filesystem::path kept;
