@@ -57,7 +57,14 @@ TEST(Workload, SmallDecoderRunsChecksAndReports)
   EXPECT_LT(report->max_abs_error, 1e-3);
   EXPECT_GT(report->first_result_seconds, 0.0);
   EXPECT_LE(report->first_result_seconds, report->total_seconds);
-  EXPECT_TRUE(report->representative);
+  // The device path and the host work split the first result: the device
+  // path holds at least the session open and some compile and execute time,
+  // the host work at least the CPU references of the checks above.
+  EXPECT_GT(report->session_open_seconds, 0.0);
+  EXPECT_GT(report->first_result_device_seconds, report->session_open_seconds);
+  EXPECT_LE(report->first_result_device_seconds, report->first_result_seconds);
+  EXPECT_GT(report->first_result_host_seconds, 0.0);
+  EXPECT_NEAR(report->first_result_device_seconds + report->first_result_host_seconds, report->first_result_seconds, 1e-9);
   EXPECT_EQ(report->layers_run, 1);
   // gemm, gemv, rmsnorm, rope, kv cache write, prefill and decode attention,
   // residual, silu_mul, embedding at least.
@@ -68,6 +75,9 @@ TEST(Workload, SmallDecoderRunsChecksAndReports)
   EXPECT_EQ(json["precision"], "fp32");
   EXPECT_EQ(json["variants"].size(), report->variants.size());
   EXPECT_NE(to_text(*report).find("first result:"), std::string::npos);
+  EXPECT_NE(to_text(*report).find("device path:"), std::string::npos);
+  EXPECT_DOUBLE_EQ(json["seconds"]["first_result_device"].get<double>(), report->first_result_device_seconds);
+  EXPECT_DOUBLE_EQ(json["seconds"]["first_result_host"].get<double>(), report->first_result_host_seconds);
   EXPECT_GT(json["accuracy"]["op_checks"].get<std::size_t>(), 30u);
 }
 
