@@ -51,10 +51,12 @@ run_merge(const MergeArgs& args)
   }
   std::vector<std::filesystem::path> partials(args.partials.begin(), args.partials.end());
   PW_ASSIGN(const auto merged, pack::merge_bundles(partials, trust, keys, args.out, now_seconds()));
-  log::info("merged {} partial bundles ({} jobs) into {}; slices joined from several shards: {}",
+  log::info("merged {} partial bundles ({} jobs) into {}; slices joined from several shards: {}; files "
+            "that differed between shards (first job's copy kept): {}",
             merged.partial_count, merged.job_count, merged.bundle.dir.string(),
             merged.joined_slice_ids.empty() ? std::string("none")
-                                            : fmt::format("{}", fmt::join(merged.joined_slice_ids, ", ")));
+                                            : fmt::format("{}", fmt::join(merged.joined_slice_ids, ", ")),
+            merged.differing_files);
   fmt::print("{}  {}/manifest\n", merged.bundle.manifest_sha256, merged.bundle.dir.string());
   return {};
 }

@@ -134,6 +134,21 @@ job_key(const std::string& job_line)
   return first.find('/') != std::string::npos ? first : job_line;
 }
 
+// The smallest job key of a slice copy: orders copies as a monolithic
+// build orders its jobs.
+std::string
+first_job_key(const bundle::Slice& slice)
+{
+  std::string first;
+  for (const auto& job : slice.jobs) {
+    const std::string key = job_key(job);
+    if (first.empty() || key < first) {
+      first = key;
+    }
+  }
+  return first;
+}
+
 // The same job in two partials means the shards overlapped.
 Status
 check_jobs_disjoint(const std::vector<Partial>& partials, std::size_t& job_count)
@@ -157,15 +172,20 @@ check_jobs_disjoint(const std::vector<Partial>& partials, std::size_t& job_count
   return {};
 }
 
-// Same id => same target identity => same requirements; and a path held by
-// two copies must be the same bytes with the same mode.
-Status
+// Same id => same target identity => same requirements. A path held by two
+// copies with different bytes or modes is kept from the first copy (copies
+// are ordered by their first job id, the order a monolithic build runs its
+// jobs in) and counted: `prewarm build` keeps the first of two differing
+// copies too, because PoCL writes different bytes for the same cache key in
+// different processes. Returns the paths that differed.
+Result<std::vector<std::string>>
 check_copies_agree(const std::string& id,
                    const std::vector<SliceCopy>& copies,
                    const std::vector<Partial>& partials)
 {
   const SliceCopy& first = copies.front();
   std::map<std::string, std::pair<const bundle::FileEntry*, std::size_t>> seen;
+  std::vector<std::string> differing;
   for (const auto& copy : copies) {
     if (copy.slice->requirements != first.slice->requirements) {
       return fail(Errc::verify,
@@ -177,18 +197,13 @@ check_copies_agree(const std::string& id,
     for (const auto& file : copy.slice->files) {
       const auto [it, inserted] = seen.emplace(file.path, std::pair{&file, copy.partial_index});
       if (!inserted && (it->second.first->sha256 != file.sha256 || it->second.first->mode != file.mode)) {
-        return fail(Errc::verify,
-                    fmt::format("slice '{}': {} differs between {} (sha256 {}, mode {:04o}) and {} "
-                                "(sha256 {}, mode {:04o}); a cache file must not depend on which job "
-                                "wrote it",
-                                id, file.path, describe(partials[it->second.second].dir),
-                                it->second.first->sha256, it->second.first->mode,
-                                describe(partials[copy.partial_index].dir), file.sha256, file.mode),
-                    "E_MERGE_CONFLICT");
+        log::verbose("slice '{}': {} differs between {} (kept) and {}", id, file.path,
+                     describe(partials[it->second.second].dir), describe(partials[copy.partial_index].dir));
+        differing.push_back(file.path);
       }
     }
   }
-  return {};
+  return differing;
 }
 
 Result<UniqueFd>
@@ -234,7 +249,7 @@ archived_entry_time(int payload_fd, const std::string& origin)
 
 // Extracts one verified copy of a slice into `staging` (which may already
 // hold other copies' entries: existing directories are shared, files that
-// exist are identical by check_copies_agree() and skipped).
+// exist are skipped: the first copy's file is kept).
 Status
 extract_copy(const Partial& partial,
              const bundle::Slice& slice,
@@ -298,8 +313,17 @@ merge_bundles(std::span<const fs::path> partial_dirs,
       copies_by_id[slice.id].push_back(SliceCopy{i, &slice});
     }
   }
-  for (const auto& [id, copies] : copies_by_id) {
-    PW_TRY(check_copies_agree(id, copies, partials));
+  for (auto& [id, copies] : copies_by_id) {
+    std::sort(copies.begin(), copies.end(), [](const SliceCopy& a, const SliceCopy& b) {
+      return first_job_key(*a.slice) < first_job_key(*b.slice);
+    });
+    PW_ASSIGN(const auto differing, check_copies_agree(id, copies, partials));
+    if (!differing.empty()) {
+      log::warn("slice '{}': {} file(s) differ between the partials (e.g. {}); kept the copy of the first "
+                "job, as `prewarm build` does",
+                id, differing.size(), differing.front());
+      result.differing_files += differing.size();
+    }
   }
 
   PW_ASSIGN(auto scratch, TempDir::create("prewarm-merge-"));

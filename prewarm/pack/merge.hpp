@@ -14,10 +14,13 @@
 // the same id. Those are extracted (verified) into one staging directory and
 // archived again by the same slice writer with the same entry time, so that
 // N shards merged are byte-identical to the monolithic build with the same
-// SOURCE_DATE_EPOCH. A file present in two of them must have the same
-// content and mode (caches are content-keyed, so a second job that compiled
-// the same kernel wrote the same bytes); otherwise the merge stops with the
-// path named.
+// SOURCE_DATE_EPOCH. A file present in two of them with different bytes is
+// taken from the copy whose first job comes first, which is what the
+// monolithic build keeps when its jobs wrote different bytes under one
+// cache key (PoCL does, across processes); such files are counted and
+// reported, and only when the differing file was written by a job other
+// than each copy's first can the merged bytes differ from a monolithic
+// build's.
 //
 // The merged header: issued-at is the latest and expires the earliest of the
 // partials'; entries get the time the partials' archives recorded (they
@@ -26,8 +29,7 @@
 // Errors (Errc::verify): the partial's own verification codes, and
 //   E_MERGE_MISMATCH   partials from different builds (header field named)
 //   E_MERGE_DUPLICATE  a job present in two partials
-//   E_MERGE_CONFLICT   same slice id with different requirements, or one
-//                      path with different content in two partials
+//   E_MERGE_CONFLICT   same slice id with different requirements
 //   E_EXPIRED          a partial has already expired
 #pragma once
 
@@ -52,6 +54,8 @@ struct MergeResult
   std::size_t job_count = 0;
   // Slices whose jobs came from more than one partial (re-packed together).
   std::vector<std::string> joined_slice_ids;
+  // Files two partials held with different bytes (the first job's kept).
+  std::size_t differing_files = 0;
 };
 
 // Verifies `partials` with `trust` at time `now`, merges them and writes

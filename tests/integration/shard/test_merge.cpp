@@ -225,10 +225,22 @@ TEST_F(MergeTest, RefusesPartialsOfDifferentBuilds)
   expect_refused(merge({one, shard2(other, "producer")}), "E_MERGE_MISMATCH");
 }
 
-TEST_F(MergeTest, RefusesOnePathWithDifferentContent)
+TEST_F(MergeTest, OnePathWithDifferentContentKeepsTheFirstJobsCopy)
 {
+  // PoCL writes different bytes for one cache key in different processes;
+  // the monolithic build keeps the copy of the job that ran first.
   put(root() / "job2/programs/shared.bin", "a different binary under the same name");
-  expect_refused(merge({shard1(header()), shard2(header())}), "E_MERGE_CONFLICT");
+  BundleSpec mono = header();
+  mono.slices = {cpu_slice("mono-cpu", {"cpu/model/fp16", "cpu/model/fp32"}),
+                 SliceInput{"other-000000000002", root() / "job3", k_other_requirements, {"other/model/fp32"}}};
+  // "cpu/model/fp16" (shard 2) sorts first: its copy is the one kept.
+  put(root() / "mono-cpu/programs/shared.bin", "a different binary under the same name");
+  const fs::path monolithic = write("monolithic", mono, *m_release_key);
+
+  const auto merged = merge({shard1(header()), shard2(header())});
+  ASSERT_TRUE(merged) << merged.error().message();
+  EXPECT_EQ(merged->differing_files, 1U);
+  EXPECT_EQ(tree_bytes(root() / "merged"), tree_bytes(monolithic));
 }
 
 TEST_F(MergeTest, RefusesOneSliceIdWithDifferentRequirements)
