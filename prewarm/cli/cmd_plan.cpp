@@ -5,6 +5,7 @@
 
 #include "build/build_runner.hpp"
 #include "build/host_probe.hpp"
+#include "manifest/ci_matrix.hpp"
 #include "manifest/plan.hpp"
 
 #include <fmt/format.h>
@@ -21,6 +22,8 @@ struct PlanArgs
   std::string targets_file;
   std::string shard = "1/1";
   bool json = false;
+  int shards = 0;     // --shards N: the CI job matrix instead of the jobs
+  std::string format; // with --shards: json | github-matrix | gitlab
 };
 
 Status
@@ -33,9 +36,29 @@ run_plan(const PlanArgs& args)
   if (!args.targets_file.empty()) {
     options.targets_file = args.targets_file;
   }
+  if (args.shards > 0 && args.shard != "1/1") {
+    return fail(Errc::usage, "--shards N prints the matrix of all N shards: leave out --shard");
+  }
+  if (args.shards == 0 && !args.format.empty()) {
+    return fail(Errc::usage, "--format selects the CI matrix format: it needs --shards N");
+  }
   PW_ASSIGN(options.shard, manifest::Shard::parse(args.shard));
   PW_ASSIGN(const auto inputs, build::load_build_inputs(options));
   const auto host = build::probe_host_capabilities(inputs.registry);
+  if (args.shards > 0) {
+    // The CI matrix (manifest/ci_matrix.hpp): shard I/N of the same
+    // partition `prewarm build --shard I/N` builds, with its runner kind.
+    PW_ASSIGN(const auto format, manifest::parse_ci_format(args.format.empty() ? "json" : args.format));
+    std::vector<manifest::Plan> plans;
+    for (int i = 1; i <= args.shards; ++i) {
+      PW_ASSIGN(auto shard_plan, manifest::make_plan(inputs.manifest, inputs.registry, host,
+                                                     manifest::Shard{i, args.shards}));
+      plans.push_back(std::move(shard_plan));
+    }
+    PW_ASSIGN(const auto matrix, manifest::make_ci_matrix(plans, inputs.registry));
+    fmt::print("{}", manifest::format_ci_matrix(matrix, format, {args.manifest_file}));
+    return {};
+  }
   PW_ASSIGN(const auto plan, manifest::make_plan(inputs.manifest, inputs.registry, host, options.shard));
   if (args.json) {
     nlohmann::json jobs = nlohmann::json::array();
@@ -85,6 +108,10 @@ add_plan_command(CLI::App& app, Action& action)
     ->check(CLI::ExistingFile);
   cmd->add_option("--shard", args->shard, "only shard I of N (1-based): jobs whose index % N == I-1");
   cmd->add_flag("--json", args->json, "machine-readable output");
+  cmd->add_option("--shards", args->shards,
+                  "print the CI job matrix of N shards (each shard I/N with the runner kind its jobs need)")
+    ->check(CLI::PositiveNumber);
+  cmd->add_option("--format", args->format, "matrix format with --shards: json (default), github-matrix, gitlab");
   cmd->add_option("--targets", args->targets_file, "target registry file (default: the built-in registry)")
     ->check(CLI::ExistingFile);
   cmd->callback([&action, args] { action = [args] { return run_plan(*args); }; });

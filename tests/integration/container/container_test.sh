@@ -113,12 +113,16 @@ figure "base image + all builds: $(( $(date +%s) - t0 )) s"
 # the context, no --secret given to this build. Use the bundle the first
 # build made.
 c=$(bah from -q --pull=never "$tag-builder") && echo "$c" >>"$containers"
-mnt=$(bah mount "$c") && cp -a "$mnt/opt/prewarm/bundle" "$ctx/prebuilt-bundle"
+mnt=$(bah mount "$c") && cp -a "$mnt/opt/prewarm/bundle" "$scratch/image-bundle"
 pinned_build=$(sha256sum "$mnt/opt/prewarm/bundle/manifest" | cut -d' ' -f1)
 bah umount "$c" >/dev/null
 tag_saved=$tag
 tag=$tag-prebuilt
-if bah build --isolation chroot --layers --force-rm --pull=never -f "$source_dir/docker/Dockerfile" \
+# PREWARM_CONTAINER_SKIP_PREBUILT=1 leaves this path out (it recompiles the
+# tools stage: the context differs by prebuilt-bundle/).
+if [ "${PREWARM_CONTAINER_SKIP_PREBUILT:-0}" = 1 ]; then
+  say "prebuilt-bundle path skipped (PREWARM_CONTAINER_SKIP_PREBUILT=1)"
+elif cp -a "$scratch/image-bundle" "$ctx/prebuilt-bundle" && bah build --isolation chroot --layers --force-rm --pull=never -f "$source_dir/docker/Dockerfile" \
     --build-arg "BASE_IMAGE=$base_image" --build-arg BUNDLE_FROM=context \
     --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
     --target runtime -t "$tag-runtime" "$ctx" >"$scratch/build-prebuilt.log" 2>&1; then
@@ -289,7 +293,7 @@ else failed "tampered, fail: exit $rc (expected non-zero and no app output)"; fi
 # openssl, as bundle/signature.hpp specifies). The signature verifies; the
 # trust policy's pinned digest refuses it (E_PIN).
 forged=$scratch/forged
-cp -a "$ctx/prebuilt-bundle" "$forged"
+cp -a "$scratch/image-bundle" "$forged"
 serial=$(sed -n 's/^serial //p' "$forged/manifest")
 sed -i "s/^serial $serial\$/serial $((serial + 1))/" "$forged/manifest"
 payload_type=application/vnd.prewarm.manifest.v1
