@@ -157,12 +157,14 @@ search_image() { # IMAGE NEEDLE -> 0 found
     bah push --quiet "$image" "oci:$dir" >/dev/null 2>&1 || { say "cannot export $image"; return 2; }
   fi
   for blob in "$dir"/blobs/sha256/*; do
-    if zcat -f "$blob" | grep -a -q -F -- "$needle"; then
+    # grep -c reads to the end: with pipefail, grep -q would stop early and
+    # zcat's SIGPIPE would turn a match into "not found".
+    if zcat -f "$blob" | grep -a -c -F -- "$needle" >/dev/null; then
       say "found in $image blob $(basename "$blob")"
       return 0
     fi
     # Also file names: a key file under any name would show in tar listings.
-    if zcat -f "$blob" 2>/dev/null | tar -t 2>/dev/null | grep -q -e 'signing_key' -e '\.key$'; then
+    if { zcat -f "$blob" 2>/dev/null | tar -t 2>/dev/null || true; } | grep -c -e 'signing_key' -e '\.key$' >/dev/null; then
       say "a key-like file name in $image blob $(basename "$blob")"
       return 0
     fi
