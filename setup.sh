@@ -4,7 +4,9 @@
 #   ./setup.sh          install dependencies, build, then run the main job: build a signed bundle
 #                       from the embedded default manifest on the CPU OpenCL device, verify it and
 #                       install it into out/root
-#   ./setup.sh test     install dependencies, build with tests, run the whole test suite (ctest)
+#   ./setup.sh test     install dependencies, build with tests, run the test suite (ctest): every
+#                       test except the label "slow" (container image build with buildah, shard
+#                       end-to-end), which `./setup.sh test-all` adds
 #   ./setup.sh deps     only install the Debian packages
 #   ./setup.sh build    only configure and build
 # Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors).
@@ -25,6 +27,7 @@ PACKAGES=(
   clang libclang-rt-dev
   python3 python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
+  strace clang-15 bc openssl
 )
 
 as_root() {
@@ -72,11 +75,13 @@ main_job() {
 case "${1:-all}" in
   deps) install_deps ;;
   build) install_deps; configure_and_build ;;
-  test)
+  test | test-all)
     install_deps
     configure_and_build -DPREWARM_BUILD_TESTS=ON
-    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900
+    exclude=()
+    [ "$1" = test ] && exclude=(-LE slow)
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 "${exclude[@]}"
     ;;
   all) install_deps; configure_and_build; main_job ;;
-  *) echo "usage: ./setup.sh [all|test|deps|build]" >&2; exit 2 ;;
+  *) echo "usage: ./setup.sh [all|test|test-all|deps|build]" >&2; exit 2 ;;
 esac

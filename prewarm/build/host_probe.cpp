@@ -3,24 +3,66 @@
 
 #include "aot/ocloc.hpp"
 #include "base/log.hpp"
+#include "host/subprocess.hpp"
 #include "opencl/device.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <chrono>
 
 namespace prewarm::build {
 namespace {
 
+// The enumeration runs in a forked child: a driver that holds its device
+// once initialised (seen with NVIDIA's OpenCL on the GPU machine: after this
+// process enumerated the H200, the `prewarm run-job` children it spawned saw
+// only PoCL) must not be initialised in the process that spawns the jobs. A
+// crashing or hanging ICD is also contained there.
 void
 probe_opencl(manifest::HostCapabilities& host)
 {
-  auto devices = opencl::enumerate_devices();
-  if (!devices) {
-    host.devices_error = devices.error().message();
+  const auto listing = host::run_isolated(
+    [] {
+      nlohmann::json out = nlohmann::json::object();
+      auto devices = opencl::enumerate_devices();
+      if (!devices) {
+        out["error"] = devices.error().message();
+        return out.dump();
+      }
+      out["devices"] = nlohmann::json::array();
+      for (const auto& ref : *devices) {
+        out["devices"].push_back({{"index", ref.index},
+                                  {"description", ref.description},
+                                  {"properties", ref.properties},
+                                  {"is_gpu", ref.is_gpu}});
+      }
+      return out.dump();
+    },
+    std::chrono::seconds(60));
+  if (!listing) {
+    host.devices_error = listing.error().message();
     log::verbose("OpenCL: {}", host.devices_error);
     return;
   }
-  for (const auto& ref : *devices) {
-    host.devices.push_back(manifest::HostDevice{ref.index, ref.description, ref.properties, ref.is_gpu});
+  try {
+    const auto json = nlohmann::json::parse(*listing);
+    if (json.contains("error")) {
+      host.devices_error = json["error"].get<std::string>();
+      log::verbose("OpenCL: {}", host.devices_error);
+      return;
+    }
+    for (const auto& d : json["devices"]) {
+      DeviceProperties properties;
+      for (const auto& [key, value] : d["properties"].items()) {
+        properties.emplace(key, value.get<std::string>());
+      }
+      host.devices.push_back(manifest::HostDevice{d["index"].get<int>(),
+                                                  d["description"].get<std::string>(), std::move(properties),
+                                                  d["is_gpu"].get<bool>()});
+    }
+  } catch (const nlohmann::json::exception& e) {
+    host.devices_error = std::string("OpenCL device probe: unreadable result: ") + e.what();
   }
 }
 
