@@ -10,6 +10,11 @@ target_compile_options(prewarm_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                             -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
                             -Wimplicit-fallthrough>)
-if(PREWARM_WERROR)
-  target_compile_options(prewarm_warnings INTERFACE -Werror)
-endif()
+# PREWARM_WERROR makes warnings errors for the product code (runtime/,
+# prewarm/, kernels/, manifests/: see prewarm_enable_werror()); tests and
+# benchmarks keep the warnings but do not fail on them.
+function(prewarm_enable_werror)
+  if(PREWARM_WERROR)
+    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+  endif()
+endfunction()
