@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pack/key_pair.hpp"
+#include "bundle/openssl_error.hpp"
 
 #include "base/encoding.hpp"
 #include "base/files.hpp"
@@ -21,22 +22,11 @@
 
 namespace prewarm::pack {
 
+using bundle::openssl_error;
+
 namespace {
 
 constexpr std::uint64_t k_max_key_file = 16 * 1024;
-
-std::string
-openssl_error()
-{
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) {
-    return "no detail from OpenSSL";
-  }
-  char buffer[256];
-  ERR_error_string_n(code, buffer, sizeof buffer);
-  return buffer;
-}
 
 Result<bundle::PublicKey>
 public_half(EVP_PKEY* key)

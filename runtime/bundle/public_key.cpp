@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bundle/public_key.hpp"
+#include "bundle/openssl_error.hpp"
 
 #include "base/digest.hpp"
 #include "base/encoding.hpp"
@@ -17,19 +18,6 @@ namespace prewarm::bundle {
 namespace {
 
 constexpr std::uint64_t k_max_public_key_file = 16 * 1024;
-
-std::string
-openssl_error()
-{
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) {
-    return "no detail from OpenSSL";
-  }
-  char buffer[256];
-  ERR_error_string_n(code, buffer, sizeof buffer);
-  return buffer;
-}
 
 Result<std::string>
 spki_der(EVP_PKEY* key)
