@@ -63,7 +63,9 @@ main_job() {
   # A development key: production keys live in the CI secret store, never in the tree.
   [ -f keys/dev.key ] || "$prewarm" keygen --out keys/dev
   "$prewarm" targets
-  "$prewarm" build --key keys/dev.key --out out/default.bundle
+  # A fresh serial per build: the runtime refuses an older serial, or the same serial with another
+  # manifest, under a root that already holds an install (rollback protection).
+  "$prewarm" build --key keys/dev.key --out out/default.bundle --serial "$(date +%s)"
   "$prewarm" inspect out/default.bundle --trust keys/dev.pub
   "$runtime" verify out/default.bundle --trust keys/dev.pub
   "$runtime" install out/default.bundle --trust keys/dev.pub --root out/root
