@@ -6,6 +6,7 @@
 #include "engine/kernel_sources.hpp"
 #include "opencl/check.hpp"
 #include "opencl/program.hpp"
+#include "store/aot_loader.hpp"
 
 #include <fmt/format.h>
 
@@ -43,6 +44,7 @@ struct Session::Impl
   opencl::UniqueContext context;
   opencl::UniqueQueue queue;
   std::optional<store::ProgramStore> store;
+  std::optional<level_zero::AotPrograms> aot; // set only when the store directory has AOT targets
   // Programs by (source name, options); kernels by (source, options, kernel name).
   // Declared after the store: destroyed first, the store's own references last.
   std::map<std::pair<std::string, std::string>, opencl::UniqueProgram, std::less<>> programs;
@@ -78,6 +80,18 @@ Session::open(const SessionOptions& options)
   if (!options.program_store.empty()) {
     PW_ASSIGN(auto store, store::ProgramStore::open(options.program_store, options.store_mode));
     impl->store.emplace(std::move(store));
+    // A malformed AOT record costs the AOT binaries, not the run: every
+    // program can still be built through the store.
+    if (auto aot = level_zero::AotPrograms::open(options.program_store); !aot) {
+      log::warn("AOT programs in {} not used: {}", in_quotes(options.program_store.string()), aot.error().message());
+    } else if (!aot->targets().empty()) {
+      // Said once here; each program's fallback is then only a verbose line.
+      if (const auto selection = aot->select(store::aot_device_properties(impl->device)); !selection.target) {
+        log::info("AOT programs in {} not used for this device: {}", in_quotes(options.program_store.string()),
+                  selection.reason);
+      }
+      impl->aot.emplace(std::move(*aot));
+    }
   }
   log::verbose("OpenCL device {}{}", impl->device.description, impl->has_fp16 ? " (cl_khr_fp16)" : "");
   return Session(std::move(impl));
@@ -120,11 +134,30 @@ Session::Impl::program(std::string_view source_name, const std::string& options)
   }
   const auto start = Clock::now();
   opencl::UniqueProgram built;
-  if (store) {
+  if (aot) {
+    auto load = store::load_aot_program(context.get(), device, *aot, *source, options);
+    const auto label = fmt::format("{} [{}]", source_name, options);
+    stats.aot_programs.push_back(fmt::format("{}: {}", label, load.summary()));
+    if (load.served()) {
+      ++stats.aot_served;
+      built = std::move(load.program);
+      log::verbose("{}: served from the AOT binary ({})", label, load.summary());
+    } else {
+      ++stats.aot_fallbacks;
+      // A device no target serves says so for every program: only worth a
+      // verbose line. A selected target that fails is news.
+      if (load.target.empty()) {
+        log::verbose("{}: AOT binaries not used ({}); building through the program store", label, load.reason);
+      } else {
+        log::info("{}: AOT binary not used ({}); building through the program store", label, load.reason);
+      }
+    }
+  }
+  if (!built && store) {
     PW_ASSIGN(auto result, store->build_program(context.get(), device, *source, options));
     built = std::move(result.program);
     stats.store = store->counters();
-  } else {
+  } else if (!built) {
     PW_ASSIGN(built, opencl::build_from_source(context.get(), device.device, *source, options));
   }
   stats.compile_seconds += seconds_since(start);

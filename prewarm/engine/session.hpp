@@ -3,7 +3,9 @@
 // programs built for it through the program store. Ops (engine/ops/) and
 // workloads talk to the device only through it, so that every kernel
 // specialisation and launch shape is recorded (a "variant"), timed and,
-// at the end, captured into the store.
+// at the end, captured into the store. When the store directory also holds
+// ahead-of-time binaries for Intel GPUs (aot/), a program is first asked of
+// them (store/aot_loader.hpp); any miss or rejection falls back to the store.
 //
 // Typical use:
 //   PW_ASSIGN(auto session, Session::open({.device_selector = "", .program_store = dir}));
@@ -50,6 +52,12 @@ struct SessionStats
   double execute_seconds = 0;  // enqueue + finish + blocking transfers. PoCL compiles
                                // per-local-size code at first enqueue: that lands here.
   store::StoreCounters store;  // hits, misses, rejected, captured (all zero without a store)
+  // AOT serving (store/aot_loader.hpp), only when the program store directory
+  // holds AOT targets: which path served each program, in build order,
+  // "gemm.cl [-DTILE=16]: aot acm-g11 3f2a9c01b2d4" or "...: fallback: <reason>".
+  std::vector<std::string> aot_programs;
+  std::uint64_t aot_served = 0;
+  std::uint64_t aot_fallbacks = 0;
   std::size_t peak_device_bytes = 0; // peak of bytes allocated through allocate()
 };
 
