@@ -47,4 +47,20 @@ run_jobs(std::size_t count, unsigned jobs, const std::function<Result<T>(std::si
   return results;
 }
 
+// The order in which to run `count` jobs so that the longest start first
+// (longest-processing-time scheduling: what runs alone at the end is short).
+// `cost(i)` estimates job i's length; ties keep job order, so the order is
+// deterministic.
+template<typename Cost>
+std::vector<std::size_t>
+longest_first(std::size_t count, Cost&& cost)
+{
+  std::vector<std::size_t> order(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    order[i] = i;
+  }
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  return order;
+}
+
 } // namespace prewarm::aot

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 namespace prewarm::aot {
 namespace {
@@ -53,6 +54,34 @@ TEST(JobPool, UsesSeveralThreads)
     return 0;
   });
   EXPECT_EQ(seen.size(), 2u);
+}
+
+TEST(JobPool, LongestFirstOrdersByCostKeepingJobOrderOnTies)
+{
+  const std::vector<int> cost = {3, 9, 3, 1, 9, 5};
+  const auto order = longest_first(cost.size(), [&](std::size_t i) { return cost[i]; });
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 4, 5, 0, 2, 3}));
+  EXPECT_TRUE(longest_first(0, [](std::size_t) { return 0; }).empty());
+}
+
+TEST(JobPool, LongestFirstShortensTheTailOnTwoWorkers)
+{
+  // Seven short jobs then one long one: in job order the long one starts
+  // last and runs alone; longest first, it overlaps the short ones.
+  const std::vector<int> ms = {20, 20, 20, 20, 20, 20, 20, 140};
+  auto wall = [&](const std::vector<std::size_t>& order) {
+    const auto start = std::chrono::steady_clock::now();
+    run_jobs<int>(order.size(), 2, [&](std::size_t position) -> Result<int> {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms[order[position]]));
+      return 0;
+    });
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<std::size_t> job_order = {0, 1, 2, 3, 4, 5, 6, 7};
+  const double in_job_order = wall(job_order);
+  const double longest = wall(longest_first(ms.size(), [&](std::size_t i) { return ms[i]; }));
+  // Job order: ~60 ms of short jobs + 140 ms alone = ~220 ms; longest first: ~140 ms.
+  EXPECT_LT(longest, in_job_order - 0.04) << longest << " vs " << in_job_order;
 }
 
 TEST(JobPool, ZeroJobs)
