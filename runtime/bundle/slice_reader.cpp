@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Three passes over one payload fd, each only if the previous one passed:
+// Two reads of one payload fd, the second only if the first passed:
 //   1. size + SHA-256 against the signed manifest (no parser involved);
-//   2. structure audit: the zstd-decompressed tar stream walked block by
+//   2. one decompression feeding two checks in a pipeline:
+//   2a. structure audit: the zstd-decompressed tar stream walked block by
 //      block (libarchive "raw" format), checking every header's type flag,
 //      checksum and magic, pax records, and that nothing but zeros follows
 //      the end-of-archive marker. This sees what the libarchive tar reader
 //      hides: global pax headers ('g', silently skipped by 3.6.2), GNU long
 //      name/link headers, concatenated archives, trailing data;
-//   3. extraction through the libarchive tar reader with the per-entry policy.
-// Pass 2 costs a second decompression; it keeps the entry policy independent
-// of how one tar parser resolves odd headers (parser differentials).
+//   2b. extraction through the libarchive tar reader with the per-entry
+//       policy, reading only blocks the audit has finished with.
+// The audit keeps the entry policy independent of how one tar parser resolves
+// odd headers (parser differentials); an audit failure wins over any
+// extraction error, as when the audit was a separate pass before extraction.
 #include "bundle/slice_reader.hpp"
 
 #include "base/digest.hpp"
@@ -29,9 +32,15 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace prewarm::bundle {
 
@@ -92,11 +101,79 @@ open_reader(int fd, const Slice& slice, bool raw)
 
 // ---- pass 2: structure audit --------------------------------------------
 
+// Where the audit hands on the decompressed bytes it has finished checking
+// (the extraction thread's tar reader). push() returns false once nobody
+// reads any more; the audit then goes on alone to the end of the stream.
+class BlockSink
+{
+public:
+  explicit BlockSink(std::size_t max_blocks) : m_max_blocks(max_blocks) {}
+
+  bool push(const char* data, std::size_t size)
+  {
+    std::vector<char> block(data, data + size);
+    std::unique_lock lock(m_mutex);
+    m_space.wait(lock, [&] { return m_abandoned || m_blocks.size() < m_max_blocks; });
+    if (m_abandoned) {
+      return false;
+    }
+    m_blocks.push_back(std::move(block));
+    m_ready.notify_one();
+    return true;
+  }
+
+  // The audit ended: `passed` says whether the stream is sound. A failed
+  // audit makes the reader see a read error, not a clean end.
+  void close(bool passed)
+  {
+    std::lock_guard lock(m_mutex);
+    m_closed = true;
+    m_passed = passed;
+    m_ready.notify_all();
+  }
+
+  // Next block; empty at the end; nullopt when the audit failed.
+  std::optional<std::vector<char>> pop()
+  {
+    std::unique_lock lock(m_mutex);
+    m_ready.wait(lock, [&] { return m_closed || !m_blocks.empty(); });
+    if (!m_blocks.empty()) {
+      auto block = std::move(m_blocks.front());
+      m_blocks.pop_front();
+      m_space.notify_one();
+      return block;
+    }
+    if (!m_passed) {
+      return std::nullopt;
+    }
+    return std::vector<char>{};
+  }
+
+  // The reader stopped early (an error of its own).
+  void abandon()
+  {
+    std::lock_guard lock(m_mutex);
+    m_abandoned = true;
+    m_blocks.clear();
+    m_space.notify_all();
+  }
+
+private:
+  std::size_t m_max_blocks;
+  std::mutex m_mutex;
+  std::condition_variable m_ready;
+  std::condition_variable m_space;
+  std::deque<std::vector<char>> m_blocks;
+  bool m_closed = false;
+  bool m_passed = false;
+  bool m_abandoned = false;
+};
+
 // Sequential reader over the decompressed stream.
 class RawStream
 {
 public:
-  RawStream(archive* a, std::uint64_t cap) : m_archive(a), m_cap(cap) {}
+  RawStream(archive* a, std::uint64_t cap, BlockSink* sink) : m_archive(a), m_cap(cap), m_sink(sink) {}
 
   // Copies exactly `size` bytes into `out`; false at end of stream.
   Result<bool> read(char* out, std::size_t size)
@@ -150,6 +227,15 @@ private:
     if (m_pos < m_size) {
       return true;
     }
+    // Every byte of the current block has been audited: hand it on. (A
+    // header that straddles two blocks is checked before the second block
+    // goes on, so the tar reader never holds a whole unchecked header.)
+    if (m_sink != nullptr && m_data != nullptr && !m_sink->push(m_data, m_size)) {
+      m_sink = nullptr;
+    }
+    m_data = nullptr;
+    m_size = 0;
+    m_pos = 0;
     const void* block = nullptr;
     std::size_t size = 0;
     la_int64_t offset = 0;
@@ -172,6 +258,7 @@ private:
 
   archive* m_archive;
   std::uint64_t m_cap;
+  BlockSink* m_sink;
   std::uint64_t m_total = 0;
   const char* m_data = nullptr;
   std::size_t m_size = 0;
@@ -272,7 +359,7 @@ audit_pax_records(std::string_view data, const Slice& slice)
 }
 
 Status
-audit_structure(int fd, const Slice& slice, const ExtractLimits& limits)
+audit_structure(int fd, const Slice& slice, const ExtractLimits& limits, BlockSink* sink)
 {
   PW_ASSIGN(auto a, open_reader(fd, slice, /*raw=*/true));
   archive_entry* entry = nullptr;
@@ -284,7 +371,7 @@ audit_structure(int fd, const Slice& slice, const ExtractLimits& limits)
   }
   // Headers + padding + one small pax header per entry, end marker, record padding.
   const std::uint64_t cap = slice.uncompressed_size + (slice.entry_count + 4) * 4096 + (std::uint64_t{1} << 20);
-  RawStream stream(a.get(), cap);
+  RawStream stream(a.get(), cap, sink);
   std::array<char, k_block> header{};
   std::uint64_t headers = 0;
   std::uint64_t pax_size = 0;
@@ -425,6 +512,256 @@ write_all(int fd, const char* data, std::size_t size)
   return {};
 }
 
+// ---- the extraction pipeline ----------------------------------------------
+// Threads (2 cores make the per-file SHA-256 the largest cost; it is spread
+// over workers):
+//   audit    decompresses (libarchive raw + zstd) and audits the structure;
+//            hands each fully audited block on through a BlockSink;
+//   reader   (the calling thread) runs the libarchive tar reader over those
+//            blocks, applies the entry policy (names, manifest, duplicates,
+//            types, sizes, limits), creates directories, and streams each
+//            file's data into a FileJob;
+//   workers  create each file (openat O_CREAT|O_EXCL|O_NOFOLLOW below its
+//            parent's fd), write it, check its SHA-256 and size, set its mode.
+// Bytes queued for workers are capped (k_max_bytes_in_flight). Errors keep
+// the sequential order: an audit error wins; otherwise the error of the
+// lowest entry (workers finish every job before the failing one).
+
+constexpr std::size_t k_max_bytes_in_flight = 64u << 20;
+constexpr std::size_t k_max_audited_blocks = 32;
+
+struct FileJob
+{
+  std::uint64_t index = 0;
+  const FileEntry* expected = nullptr;
+  std::shared_ptr<UniqueFd> parent;
+  std::string leaf;
+  std::deque<std::vector<char>> chunks; // guarded by FilePipeline::m_mutex
+  bool complete = false;
+  bool aborted = false;
+};
+
+class FilePipeline
+{
+public:
+  FilePipeline(const Slice& slice, std::size_t workers) : m_slice(slice)
+  {
+    for (std::size_t i = 0; i < workers; ++i) {
+      m_threads.emplace_back([this] { work(); });
+    }
+  }
+  ~FilePipeline() { finish(); }
+  FilePipeline(const FilePipeline&) = delete;
+  FilePipeline& operator=(const FilePipeline&) = delete;
+
+  void start(std::shared_ptr<FileJob> job)
+  {
+    std::lock_guard lock(m_mutex);
+    m_pending.push_back(std::move(job));
+    m_work.notify_one();
+  }
+
+  // Copies `size` bytes into the job; waits while too much is queued.
+  // False once the pipeline stops (an error somewhere).
+  bool append(FileJob& job, const char* data, std::size_t size)
+  {
+    std::vector<char> chunk(data, data + size);
+    std::unique_lock lock(m_mutex);
+    m_space.wait(lock, [&] { return m_stopped || m_in_flight == 0 || m_in_flight + size <= k_max_bytes_in_flight; });
+    if (m_stopped) {
+      return false;
+    }
+    m_in_flight += size;
+    job.chunks.push_back(std::move(chunk));
+    m_work.notify_all();
+    return true;
+  }
+
+  void complete(FileJob& job)
+  {
+    std::lock_guard lock(m_mutex);
+    job.complete = true;
+    m_work.notify_all();
+  }
+
+  // The reader failed at entry `index`: jobs after it are dropped, the one
+  // being streamed is aborted, the ones before it still finish.
+  void stop_at(FileJob* current)
+  {
+    std::lock_guard lock(m_mutex);
+    if (current != nullptr) {
+      current->aborted = true;
+    }
+    m_stopped = true;
+    m_work.notify_all();
+    m_space.notify_all();
+  }
+
+  bool stopped()
+  {
+    std::lock_guard lock(m_mutex);
+    return m_stopped;
+  }
+
+  // Waits for the workers; the first error by entry order.
+  std::optional<std::pair<std::uint64_t, Error>> finish()
+  {
+    {
+      std::lock_guard lock(m_mutex);
+      m_no_more_jobs = true;
+      m_work.notify_all();
+    }
+    for (auto& t : m_threads) {
+      if (t.joinable()) {
+        t.join();
+      }
+    }
+    return m_first_error;
+  }
+
+private:
+  void work()
+  {
+    while (true) {
+      std::shared_ptr<FileJob> job;
+      {
+        std::unique_lock lock(m_mutex);
+        m_work.wait(lock, [&] { return m_no_more_jobs || !m_pending.empty(); });
+        if (m_pending.empty()) {
+          return;
+        }
+        job = std::move(m_pending.front());
+        m_pending.pop_front();
+        if (m_first_error && job->index > m_first_error->first) {
+          release(*job);
+          continue;
+        }
+      }
+      if (auto written = write_job(*job); !written) {
+        std::lock_guard lock(m_mutex);
+        release(*job);
+        if (!m_first_error || job->index < m_first_error->first) {
+          m_first_error.emplace(job->index, std::move(written).error());
+        }
+        m_stopped = true;
+        m_space.notify_all();
+        m_work.notify_all();
+      }
+    }
+  }
+
+  // Under m_mutex: drops the job's queued bytes.
+  void release(FileJob& job)
+  {
+    for (const auto& c : job.chunks) {
+      m_in_flight -= c.size();
+    }
+    job.chunks.clear();
+    m_space.notify_all();
+  }
+
+  std::unexpected<Error> job_error(std::string_view code, std::string_view message) const
+  {
+    return verify_error(code, fmt::format("slice {}: {}", in_quotes(m_slice.id), message));
+  }
+
+  // Ok with nothing written when the job was aborted (the reader's error is
+  // the one reported).
+  Status write_job(FileJob& job)
+  {
+    const auto& expected = *job.expected;
+    const auto& name = expected.path;
+    UniqueFd out(::openat(job.parent->get(), job.leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!out) {
+      if (errno == EEXIST) {
+        return job_error("E_DUPLICATE", fmt::format("{} already exists in staging (listed by two slices?)", in_quotes(name)));
+      }
+      return io_error(fmt::format("slice {}: cannot create {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+    }
+    Sha256 digest;
+    std::uint64_t written = 0;
+    while (true) {
+      std::vector<char> chunk;
+      {
+        std::unique_lock lock(m_mutex);
+        m_work.wait(lock, [&] { return job.aborted || job.complete || !job.chunks.empty(); });
+        if (job.aborted) {
+          release(job);
+          return {};
+        }
+        if (job.chunks.empty()) {
+          break; // complete
+        }
+        chunk = std::move(job.chunks.front());
+        job.chunks.pop_front();
+        m_in_flight -= chunk.size();
+        m_space.notify_all();
+      }
+      digest.update(chunk.data(), chunk.size());
+      if (auto s = write_all(out.get(), chunk.data(), chunk.size()); !s) {
+        return io_error(fmt::format("slice {}: cannot write {}: {}", in_quotes(m_slice.id), in_quotes(name), s.error().message()));
+      }
+      written += chunk.size();
+    }
+    if (written != expected.size) {
+      return job_error("E_ENTRY_SIZE", fmt::format("{}: {} bytes of data, the manifest says {}", in_quotes(name), written, expected.size));
+    }
+    const auto actual = digest.finish_hex();
+    if (actual != expected.sha256) {
+      return job_error("E_ENTRY_DIGEST", fmt::format("{}: SHA-256 {} but the manifest says {}", in_quotes(name), actual, expected.sha256));
+    }
+    // The manifest decides the mode; archive modes (setuid, 0777) never apply.
+    if (::fchmod(out.get(), expected.mode == 0755 ? 0755 : 0644) != 0) {
+      return io_error(fmt::format("slice {}: chmod {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+    }
+    // Start the write-back now, so the installer's one syncfs() at the end
+    // finds most of it done (no waiting here: this is not an fsync).
+    (void)::sync_file_range(out.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+    return {};
+  }
+
+  const Slice& m_slice;
+  std::mutex m_mutex;
+  std::condition_variable m_work;
+  std::condition_variable m_space;
+  std::deque<std::shared_ptr<FileJob>> m_pending;
+  std::size_t m_in_flight = 0;
+  bool m_stopped = false;
+  bool m_no_more_jobs = false;
+  std::optional<std::pair<std::uint64_t, Error>> m_first_error;
+  std::vector<std::thread> m_threads;
+};
+
+// The libarchive tar reader's input: the audited blocks.
+struct AuditedInput
+{
+  BlockSink* sink = nullptr;
+  std::vector<char> current;
+  bool audit_failed = false;
+};
+
+la_ssize_t
+read_audited(archive* a, void* context, const void** buffer)
+{
+  auto* input = static_cast<AuditedInput*>(context);
+  auto block = input->sink->pop();
+  if (!block) {
+    input->audit_failed = true;
+    archive_set_error(a, EINVAL, "the structure audit refused the stream");
+    return ARCHIVE_FATAL;
+  }
+  input->current = std::move(*block);
+  *buffer = input->current.data();
+  return static_cast<la_ssize_t>(input->current.size());
+}
+
+std::size_t
+worker_count()
+{
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp<std::size_t>(cores == 0 ? 2 : cores, 1, 8);
+}
+
 class Extractor
 {
 public:
@@ -440,31 +777,65 @@ public:
     }
   }
 
-  Status run(int fd)
+  // Reads the tar stream from `sink` (fed by the audit thread).
+  Status run(BlockSink& sink)
   {
-    PW_ASSIGN(auto a, open_reader(fd, m_slice, /*raw=*/false));
+    AuditedInput input;
+    input.sink = &sink;
+    ArchivePtr a(archive_read_new(), &archive_read_free);
+    if (!a) {
+      return fail(Errc::internal, "archive_read_new failed");
+    }
+    // tar only, and no filter: the audit thread already took the zstd layer off.
+    if (archive_read_support_format_tar(a.get()) != ARCHIVE_OK) {
+      return fail(Errc::internal, "libarchive lacks tar support: " + archive_message(a.get()));
+    }
+    g_archive_reader_opens.fetch_add(1, std::memory_order_relaxed);
+    if (archive_read_open(a.get(), &input, nullptr, &read_audited, nullptr) != ARCHIVE_OK) {
+      return error("E_PAYLOAD_FORMAT", fmt::format("payload is not a tar stream: {}", archive_message(a.get())));
+    }
+    FilePipeline pipeline(m_slice, worker_count());
+    m_pipeline = &pipeline;
+    std::optional<std::pair<std::uint64_t, Error>> failure;
     std::uint64_t entries = 0;
-    std::vector<char> buffer(k_read_buffer);
     while (true) {
       archive_entry* entry = nullptr;
       const int r = archive_read_next_header(a.get(), &entry);
       if (r == ARCHIVE_EOF) {
         break;
       }
-      if (r != ARCHIVE_OK) {
-        // WARN included: a header libarchive had to guess about is not one
-        // our writer produced.
-        return error("E_PAYLOAD_FORMAT", fmt::format("unreadable tar header: {}", archive_message(a.get())));
+      ++entries;
+      auto step = [&]() -> Status {
+        if (r != ARCHIVE_OK) {
+          // WARN included: a header libarchive had to guess about is not one
+          // our writer produced.
+          return error("E_PAYLOAD_FORMAT", fmt::format("unreadable tar header: {}", archive_message(a.get())));
+        }
+        // Beyond the manifest's count an entry is a duplicate or not listed,
+        // which extract_entry names precisely; this is the absolute cap.
+        if (entries > m_limits.max_entries) {
+          return error("E_LIMIT", fmt::format("more than {} entries", m_limits.max_entries));
+        }
+        return extract_entry(a.get(), entry, entries);
+      }();
+      if (!step) {
+        failure.emplace(entries, std::move(step).error());
+        break;
       }
-      if (entries == 0 && archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_ZSTD) {
-        return error("E_PAYLOAD_FORMAT", "payload is not zstd-compressed");
+      if (pipeline.stopped()) {
+        break; // a worker failed; its error is reported below
       }
-      // Beyond the manifest's count an entry is a duplicate or not listed,
-      // which extract_entry names precisely; this is the absolute cap.
-      if (++entries > m_limits.max_entries) {
-        return error("E_LIMIT", fmt::format("more than {} entries", m_limits.max_entries));
-      }
-      PW_TRY(extract_entry(a.get(), entry, buffer));
+    }
+    if (failure || m_current_job) {
+      pipeline.stop_at(m_current_job.get());
+    }
+    auto worker_failure = pipeline.finish();
+    m_pipeline = nullptr;
+    if (worker_failure && (!failure || worker_failure->first < failure->first)) {
+      failure = std::move(worker_failure);
+    }
+    if (failure) {
+      return fail(std::move(failure->second));
     }
     for (const auto& [path, expected] : m_expected) {
       if (!expected.seen) {
@@ -480,7 +851,7 @@ private:
     return verify_error(code, fmt::format("slice {}: {}", in_quotes(m_slice.id), message));
   }
 
-  Status extract_entry(archive* a, archive_entry* entry, std::vector<char>& buffer)
+  Status extract_entry(archive* a, archive_entry* entry, std::uint64_t index)
   {
     const char* raw_name = archive_entry_pathname(entry);
     if (raw_name == nullptr || *raw_name == '\0') {
@@ -526,23 +897,33 @@ private:
         return error("E_PAYLOAD_FORMAT", fmt::format("{} comes before its directory {}", in_quotes(name), in_quotes(parent)));
       }
     }
-    PW_ASSIGN(const int parent_fd, parent_directory(parent));
+    PW_ASSIGN(auto parent_fd, parent_directory(parent));
     const std::string leaf(leaf_of(name));
     if (is_dir) {
-      return make_directory(parent_fd, leaf, name);
+      return make_directory(parent_fd->get(), leaf, name);
     }
-    return write_file(a, entry, parent_fd, leaf, *expected.file, buffer);
+    return stream_file(a, entry, std::move(parent_fd), leaf, *expected.file, index);
   }
 
-  // One cached parent fd: entries arrive sorted, so siblings share it.
-  Result<int> parent_directory(std::string_view parent)
+  // The fds of the directories along the last path used, root first:
+  // entries arrive sorted (a directory, then what is in it), so a parent is
+  // almost always on this stack and no path is walked again.
+  Result<std::shared_ptr<UniqueFd>> parent_directory(std::string_view parent)
   {
-    if (m_parent_fd && m_parent_path == parent) {
-      return m_parent_fd.get();
+    while (!m_dir_stack.empty()) {
+      const auto& top = m_dir_stack.back().first;
+      if (top == parent) {
+        return m_dir_stack.back().second;
+      }
+      if (top.empty() || (parent.size() > top.size() && parent.starts_with(top) && parent[top.size()] == '/')) {
+        break; // an ancestor of `parent`: the rest is not on the stack
+      }
+      m_dir_stack.pop_back();
     }
-    PW_ASSIGN(m_parent_fd, open_directory_beneath(m_staging, parent));
-    m_parent_path = std::string(parent);
-    return m_parent_fd.get();
+    PW_ASSIGN(auto fd, open_directory_beneath(m_staging, parent));
+    auto shared = std::make_shared<UniqueFd>(std::move(fd));
+    m_dir_stack.emplace_back(std::string(parent), shared);
+    return shared;
   }
 
   Status make_directory(int parent_fd, const std::string& leaf, std::string_view name)
@@ -558,11 +939,15 @@ private:
     if (::fchmod(dir.get(), 0755) != 0) {
       return io_error(fmt::format("slice {}: chmod {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
     }
+    // The parent is on top of the stack (parent_directory() just returned it).
+    m_dir_stack.emplace_back(std::string(name), std::make_shared<UniqueFd>(std::move(dir)));
     return {};
   }
 
-  Status write_file(archive* a, archive_entry* entry, int parent_fd, const std::string& leaf,
-                    const FileEntry& expected, std::vector<char>& buffer)
+  // Checks the header against the manifest and streams the data to a worker,
+  // counting bytes against the entry's size and the slice's limits.
+  Status stream_file(archive* a, archive_entry* entry, std::shared_ptr<UniqueFd> parent_fd, const std::string& leaf,
+                     const FileEntry& expected, std::uint64_t index)
   {
     const auto& name = expected.path;
     if (!archive_entry_size_is_set(entry) || archive_entry_size(entry) < 0 ||
@@ -573,48 +958,45 @@ private:
     if (expected.size > m_limits.max_file_bytes) {
       return error("E_LIMIT", fmt::format("{}: {} bytes (at most {})", in_quotes(name), expected.size, m_limits.max_file_bytes));
     }
-    UniqueFd out(::openat(parent_fd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!out) {
-      if (errno == EEXIST) {
-        return error("E_DUPLICATE", fmt::format("{} already exists in staging (listed by two slices?)", in_quotes(name)));
-      }
-      return io_error(fmt::format("slice {}: cannot create {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
-    }
-    Sha256 digest;
+    auto job = std::make_shared<FileJob>();
+    job->index = index;
+    job->expected = &expected;
+    job->parent = std::move(parent_fd);
+    job->leaf = leaf;
+    m_current_job = job;
+    m_pipeline->start(job);
     std::uint64_t written = 0;
     while (true) {
-      const la_ssize_t got = archive_read_data(a, buffer.data(), buffer.size());
-      if (got < 0) {
-        return error("E_PAYLOAD_FORMAT", fmt::format("{}: cannot read entry data: {}", in_quotes(name), archive_message(a)));
-      }
-      if (got == 0) {
+      const void* block = nullptr;
+      std::size_t size = 0;
+      la_int64_t offset = 0;
+      const int r = archive_read_data_block(a, &block, &size, &offset);
+      if (r == ARCHIVE_EOF) {
         break;
       }
-      const auto n = static_cast<std::size_t>(got);
-      written += n;
-      m_total += n;
+      if (r != ARCHIVE_OK) {
+        return error("E_PAYLOAD_FORMAT", fmt::format("{}: cannot read entry data: {}", in_quotes(name), archive_message(a)));
+      }
+      if (offset < 0 || static_cast<std::uint64_t>(offset) != written) {
+        return error("E_PAYLOAD_FORMAT", fmt::format("{}: entry data with a hole at offset {}", in_quotes(name), written));
+      }
+      written += size;
+      m_total += size;
       if (written > expected.size) {
         return error("E_ENTRY_SIZE", fmt::format("{}: more data than the {} bytes listed", in_quotes(name), expected.size));
       }
       if (m_total > m_slice.uncompressed_size || m_total > m_limits.max_uncompressed_bytes) {
         return error("E_LIMIT", fmt::format("more than {} bytes of file data", std::min(m_slice.uncompressed_size, m_limits.max_uncompressed_bytes)));
       }
-      digest.update(buffer.data(), n);
-      if (auto s = write_all(out.get(), buffer.data(), n); !s) {
-        return io_error(fmt::format("slice {}: cannot write {}: {}", in_quotes(m_slice.id), in_quotes(name), s.error().message()));
+      if (size > 0 && !m_pipeline->append(*job, static_cast<const char*>(block), size)) {
+        return {}; // a worker failed: its error is reported
       }
     }
     if (written != expected.size) {
       return error("E_ENTRY_SIZE", fmt::format("{}: {} bytes of data, the manifest says {}", in_quotes(name), written, expected.size));
     }
-    const auto actual = digest.finish_hex();
-    if (actual != expected.sha256) {
-      return error("E_ENTRY_DIGEST", fmt::format("{}: SHA-256 {} but the manifest says {}", in_quotes(name), actual, expected.sha256));
-    }
-    // The manifest decides the mode; archive modes (setuid, 0777) never apply.
-    if (::fchmod(out.get(), expected.mode == 0755 ? 0755 : 0644) != 0) {
-      return io_error(fmt::format("slice {}: chmod {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
-    }
+    m_pipeline->complete(*job);
+    m_current_job.reset();
     return {};
   }
 
@@ -623,8 +1005,9 @@ private:
   const ExtractLimits& m_limits;
   std::unordered_map<std::string, Expected> m_expected;
   std::uint64_t m_total = 0;
-  UniqueFd m_parent_fd;
-  std::string m_parent_path;
+  std::vector<std::pair<std::string, std::shared_ptr<UniqueFd>>> m_dir_stack;
+  FilePipeline* m_pipeline = nullptr;
+  std::shared_ptr<FileJob> m_current_job;
 };
 
 Status
@@ -712,30 +1095,80 @@ fsync_tree_at(int dirfd, std::size_t depth)
   return {};
 }
 
-} // namespace
+// What must not change between hashing a payload and parsing it: the same
+// inode with the same size, modification and change times (a write, a
+// truncate or utimensat() moves ctime).
+struct PayloadIdentity
+{
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  timespec modified{};
+  timespec changed{};
+  bool operator==(const PayloadIdentity& o) const
+  {
+    return device == o.device && inode == o.inode && size == o.size && modified.tv_sec == o.modified.tv_sec &&
+           modified.tv_nsec == o.modified.tv_nsec && changed.tv_sec == o.changed.tv_sec &&
+           changed.tv_nsec == o.changed.tv_nsec;
+  }
+};
 
-Status
-verify_payload(int payload_fd, const Slice& slice)
+Result<PayloadIdentity>
+payload_identity(int fd, const Slice& slice)
 {
   struct stat st{};
-  if (::fstat(payload_fd, &st) != 0) {
+  if (::fstat(fd, &st) != 0) {
     return io_error(fmt::format("slice {}: cannot stat the payload: {}", in_quotes(slice.id), errno_message(errno)));
   }
   if (!S_ISREG(st.st_mode)) {
     return verify_error("E_PAYLOAD_SIZE", fmt::format("slice {}: payload is not a regular file", in_quotes(slice.id)));
   }
-  if (static_cast<std::uint64_t>(st.st_size) != slice.payload_size) {
+  return PayloadIdentity{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+}
+
+Status
+check_payload_unchanged(int fd, const Slice& slice, const PayloadIdentity& before, std::string_view when)
+{
+  PW_ASSIGN(const auto now, payload_identity(fd, slice));
+  if (!(now == before)) {
+    return verify_error("E_PAYLOAD_CHANGED",
+                        fmt::format("slice {}: the payload file was modified {} (size {} -> {}, ctime {}.{:09} -> {}.{:09})",
+                                    in_quotes(slice.id), when, before.size, now.size, before.changed.tv_sec,
+                                    before.changed.tv_nsec, now.changed.tv_sec, now.changed.tv_nsec));
+  }
+  return {};
+}
+
+// fstat size == slice.payload_size, SHA-256 of exactly those bytes, fstat
+// again (E_PAYLOAD_CHANGED when the file was written meanwhile).
+Result<PayloadIdentity>
+verify_payload_identity(int payload_fd, const Slice& slice)
+{
+  PW_ASSIGN(const auto before, payload_identity(payload_fd, slice));
+  if (static_cast<std::uint64_t>(before.size) != slice.payload_size) {
     return verify_error("E_PAYLOAD_SIZE", fmt::format("slice {}: payload is {} bytes, the manifest says {}",
-                                                      in_quotes(slice.id), st.st_size, slice.payload_size));
+                                                      in_quotes(slice.id), before.size, slice.payload_size));
   }
   auto digest = sha256_hex_of_fd(payload_fd, slice.payload_size);
   if (!digest) {
+    // A file that shrank under the hash is a change, not an I/O fault.
+    PW_TRY(check_payload_unchanged(payload_fd, slice, before, "while it was hashed"));
     return io_error(fmt::format("slice {}: cannot hash the payload: {}", in_quotes(slice.id), digest.error().message()));
   }
+  PW_TRY(check_payload_unchanged(payload_fd, slice, before, "while it was hashed"));
   if (*digest != slice.payload_sha256) {
     return verify_error("E_PAYLOAD_DIGEST", fmt::format("slice {}: payload SHA-256 {} but the manifest says {}",
                                                         in_quotes(slice.id), *digest, slice.payload_sha256));
   }
+  return before;
+}
+
+} // namespace
+
+Status
+verify_payload(int payload_fd, const Slice& slice)
+{
+  PW_TRY(verify_payload_identity(payload_fd, slice));
   return {};
 }
 
@@ -743,11 +1176,24 @@ Status
 extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const ExtractLimits& limits)
 {
   PW_TRY(check_declared_limits(slice, limits));
-  PW_TRY(verify_payload(payload_fd, slice));
-  // Only now may a parser see the bytes.
-  PW_TRY(audit_structure(payload_fd, slice, limits));
+  PW_ASSIGN(const auto identity, verify_payload_identity(payload_fd, slice));
+  // Only now may a parser see the bytes: the audit thread decompresses and
+  // audits, this thread extracts what the audit has passed.
+  BlockSink sink(k_max_audited_blocks);
+  Status audited;
+  std::thread audit([&] {
+    audited = audit_structure(payload_fd, slice, limits, &sink);
+    sink.close(audited.has_value());
+  });
   Extractor extractor(slice, staging_dirfd, limits);
-  return extractor.run(payload_fd);
+  Status extracted = extractor.run(sink);
+  sink.abandon(); // the audit goes on alone to the end of the stream
+  audit.join();
+  PW_TRY(audited);
+  PW_TRY(extracted);
+  // The bytes parsed were the bytes hashed only if nobody wrote the file
+  // meanwhile (same fd, so a rename over the path changes nothing).
+  return check_payload_unchanged(payload_fd, slice, identity, "while it was extracted");
 }
 
 Status

@@ -13,9 +13,14 @@
 // times, xattrs, ACLs in the archive are ignored (files get the install time,
 // so LRU-evicting caches keep them).
 //
+// The payload is read through the one fd the caller opened: a file renamed
+// over its path changes nothing; a write to the same inode (size, mtime or
+// ctime moved between the first fstat, the end of the hash and the end of the
+// extraction) is E_PAYLOAD_CHANGED, and what was extracted is thrown away.
+//
 // Errors are Errc::verify with a code, except I/O on the staging side
 // (Errc::failed, E_IO):
-//   E_PAYLOAD_SIZE E_PAYLOAD_DIGEST E_PAYLOAD_FORMAT E_TYPE E_PATH E_DUPLICATE
+//   E_PAYLOAD_SIZE E_PAYLOAD_DIGEST E_PAYLOAD_CHANGED E_PAYLOAD_FORMAT E_TYPE E_PATH E_DUPLICATE
 //   E_ENTRY_NOT_IN_MANIFEST E_ENTRY_MISSING E_ENTRY_SIZE E_ENTRY_DIGEST E_LIMIT
 #pragma once
 
@@ -38,11 +43,16 @@ struct ExtractLimits
 };
 
 // fstat size == slice.payload_size, then SHA-256 of exactly those bytes by
-// pread (the fd offset is untouched). E_PAYLOAD_SIZE / E_PAYLOAD_DIGEST.
+// pread (the fd offset is untouched), then fstat again.
+// E_PAYLOAD_SIZE / E_PAYLOAD_DIGEST / E_PAYLOAD_CHANGED.
 Status verify_payload(int payload_fd, const Slice& slice);
 
 // Extracts `slice` from `payload_fd` into the directory `staging_dirfd`, which
-// the caller created empty and private; entries land at
+// the caller created empty and private (verify_payload() first, always);
+// decompression + structure audit, tar parsing + entry policy, and per-file
+// hashing + writing run on separate threads (slice_reader.cpp); files are not
+// fsynced, but their write-back is started (sync_file_range) so that the
+// caller's one syncfs() finds little left to do. Entries land at
 // staging/<kind>/<rel>. Checks the slice's declared totals against `limits`
 // before reading, and counts while reading (a lying manifest stops at the
 // declared size + 1 byte). Several slices may be extracted into one staging

@@ -65,14 +65,21 @@ prepare_root(const fs::path& root)
   return root_fd;
 }
 
-// Staging directories of a crashed run. Called under the lock, so none of
-// them belongs to a live installer.
+// Staging directories of a crashed run, and the temporary files of its
+// atomic writes (".committing.tmp.XXXXXX": write_file_atomic's names). Called
+// under the lock, so none of them belongs to a live installer.
 void
 remove_stale_staging(const fs::path& root)
 {
   std::error_code ec;
   for (fs::directory_iterator it(meta_dir(root), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const auto name = it->path().filename().string();
+    if (name.starts_with('.') && name.find(".tmp.") != std::string::npos) {
+      if (::unlinkat(AT_FDCWD, it->path().c_str(), 0) != 0 && errno != ENOENT) {
+        log::warn("cannot remove {}: {}", it->path().string(), errno_message(errno));
+      }
+      continue;
+    }
     if (name.starts_with(k_staging_prefix)) {
       log::info("removing {} left by an interrupted install", it->path().string());
       if (auto removed = remove_tree(it->path()); !removed) {
@@ -146,6 +153,24 @@ staged_kinds(const fs::path& staging)
   }
   std::sort(kinds.begin(), kinds.end());
   return kinds;
+}
+
+// Files and bytes the extracted slices put under `kind`: every listed file
+// was checked present with its size, so the manifest is the count (walking
+// a 40,000-file tree again costs about a second of metadata calls).
+TreeCounts
+declared_counts(const SliceSelection& selection, std::string_view kind)
+{
+  TreeCounts counts;
+  for (const auto& s : selection.selected) {
+    for (const auto& file : s.slice->files) {
+      if (file.path.size() > kind.size() && file.path.starts_with(kind) && file.path[kind.size()] == '/') {
+        ++counts.files;
+        counts.bytes += file.size;
+      }
+    }
+  }
+  return counts;
 }
 
 // Removes the staging directory on every path out of install_bundle().
@@ -336,7 +361,12 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   new_marker.slice_ids = selected_ids;
   for (const auto& kind : kinds) {
     PW_TRY(apply_kind_hygiene(staging_fd.get(), kind));
-    PW_ASSIGN(const auto counts, count_tree(staging_fd.get(), kind));
+    TreeCounts counts;
+    if (kind_hygiene_removes_files(kind)) {
+      PW_ASSIGN(counts, count_tree(staging_fd.get(), kind));
+    } else {
+      counts = declared_counts(selection, kind);
+    }
     new_marker.kinds.push_back({kind, counts.files, counts.bytes});
   }
   if (options.sync == SyncMethod::each_file) {

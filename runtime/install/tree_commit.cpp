@@ -420,10 +420,16 @@ commit_kind(int root_fd, int staging_fd, std::string_view kind, CommitStrategy s
   return fail(io_error("cannot exchange", name, e));
 }
 
+bool
+kind_hygiene_removes_files(std::string_view kind)
+{
+  return kind == "sycl";
+}
+
 Status
 apply_kind_hygiene(int staging_fd, std::string_view kind)
 {
-  if (kind != "sycl") {
+  if (!kind_hygiene_removes_files(kind)) {
     return {};
   }
   PW_ASSIGN(UniqueFd top, open_directory_beneath(staging_fd, kind));

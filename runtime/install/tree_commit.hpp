@@ -92,6 +92,9 @@ Result<KindCommit> commit_kind(int root_fd,
 // sycl: *.lock files and cache_size.txt are removed (stale locks block the
 // DPC++ runtime; the size file is recomputed). Other kinds: nothing.
 Status apply_kind_hygiene(int staging_fd, std::string_view kind);
+// Whether apply_kind_hygiene() may remove files of `kind` (then the staged
+// tree, not the manifest, says what is installed).
+bool kind_hygiene_removes_files(std::string_view kind);
 
 struct TreeCounts
 {
