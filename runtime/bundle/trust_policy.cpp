@@ -245,7 +245,15 @@ struct PolicyReader
       PW_TRY(limits(limits_node, policy.manifest.limits));
     }
     if (const auto install = root["install"]) {
-      PW_TRY(only_keys(install, "install", {"root", "kinds"}));
+      PW_TRY(only_keys(install, "install", {"root", "kinds", "owner"}));
+      if (install["owner"]) {
+        PW_ASSIGN(const auto text, scalar(install["owner"], "install.owner"));
+        auto owner = parse_install_owner(text);
+        if (!owner) {
+          return error(install["owner"], "install.owner", owner.error().message());
+        }
+        policy.manifest.install_owner = *owner;
+      }
       if (install["root"]) {
         PW_ASSIGN(const auto dir, scalar(install["root"], "install.root"));
         if (dir.empty() || dir.front() != '/') {
@@ -417,6 +425,29 @@ check_manifest_policy(const ManifestPolicy& policy, std::string_view manifest_sh
     }
   }
   return {};
+}
+
+Result<InstallOwner>
+parse_install_owner(std::string_view text)
+{
+  const auto colon = text.find(':');
+  const auto number = [](std::string_view digits) -> std::optional<std::uint32_t> {
+    if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::nullopt;
+    }
+    std::uint64_t v = 0;
+    for (const char c : digits) {
+      v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    // (uid_t)-1 means "unchanged" to chown(2): never a real owner.
+    return v < 0xffffffffu ? std::optional(static_cast<std::uint32_t>(v)) : std::nullopt;
+  };
+  const auto uid = colon == std::string_view::npos ? std::nullopt : number(text.substr(0, colon));
+  const auto gid = colon == std::string_view::npos ? std::nullopt : number(text.substr(colon + 1));
+  if (!uid || !gid) {
+    return fail(Errc::usage, fmt::format("'{}' is not UID:GID (two decimal numbers, e.g. 1000:1000)", text));
+  }
+  return InstallOwner{*uid, *gid};
 }
 
 } // namespace prewarm::bundle

@@ -37,6 +37,11 @@
 //     root: /var/cache/prewarm                   default for --root
 //     kinds: [pocl, neo]                         cache kinds a bundle may write;
 //                                                absent: all (E_POLICY_KIND otherwise)
+//     owner: "1000:1000"                         UID:GID (numbers) of every installed
+//                                                file and directory when the installer
+//                                                runs as root; absent: the installer's
+//                                                own. Archive owners never apply; as
+//                                                non-root no chown is attempted.
 //
 // Per-kind install roots: the installer lays kinds out as ROOT/<kind>
 // (install_layout.hpp) and the environment points each cache there; the
@@ -76,9 +81,20 @@ struct ChannelRule
   std::optional<std::string> expect_manifest_sha256; // lowercase hex
 };
 
-// The part of the policy that judges a verified manifest.
+struct InstallOwner
+{
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+};
+
+// "UID:GID", decimal; Errc::usage otherwise.
+Result<InstallOwner> parse_install_owner(std::string_view text);
+
+// The part of the policy that judges a verified manifest (and how its files
+// are installed).
 struct ManifestPolicy
 {
+  std::optional<InstallOwner> install_owner;
   std::map<std::string, ChannelRule> channels; // empty: any channel, no rule
   ExtractLimits limits;
   std::optional<std::set<std::string>> allowed_kinds; // nullopt: every kind

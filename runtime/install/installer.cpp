@@ -139,20 +139,36 @@ check_free_space(int root_fd, const fs::path& root, std::uint64_t needed)
   return {};
 }
 
-// Top-level directories of the staging tree: the kinds to commit.
+// The kinds to commit: the first component of every path the selected
+// slices list (not a listing of staging, where a process with our uid could
+// have added or swapped names), each of which must be a real directory in
+// staging (E_TARGET_UNSAFE if it became a symlink or a file).
 Result<std::vector<std::string>>
-staged_kinds(const fs::path& staging)
+staged_kinds(int staging_fd, const fs::path& staging, const SliceSelection& selection)
 {
-  std::vector<std::string> kinds;
-  std::error_code ec;
-  for (fs::directory_iterator it(staging, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    kinds.push_back(it->path().filename().string());
+  std::set<std::string> kinds;
+  const auto add = [&](const std::string& path) { kinds.insert(path.substr(0, path.find('/'))); };
+  for (const auto& s : selection.selected) {
+    for (const auto& dir : s.slice->directories) {
+      add(dir);
+    }
+    for (const auto& file : s.slice->files) {
+      add(file.path);
+    }
   }
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot list {}: {}", staging.string(), ec.message()), "E_IO");
+  for (const auto& kind : kinds) {
+    struct stat st{};
+    if (::fstatat(staging_fd, kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return fail(io_error("cannot stat", staging / kind, errno));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      return fail(Errc::verify,
+                  fmt::format("{} in staging is no longer a directory (replaced during the install?)",
+                              in_quotes((staging / kind).string())),
+                  "E_TARGET_UNSAFE");
+    }
   }
-  std::sort(kinds.begin(), kinds.end());
-  return kinds;
+  return std::vector<std::string>(kinds.begin(), kinds.end());
 }
 
 // Files and bytes the extracted slices put under `kind`: every listed file
@@ -352,7 +368,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   }
   end_phase("extract");
 
-  PW_ASSIGN(const auto kinds, staged_kinds(staging));
+  PW_ASSIGN(const auto kinds, staged_kinds(staging_fd.get(), staging, selection));
   InstalledMarker new_marker;
   new_marker.manifest_sha256 = verified.manifest_sha256;
   new_marker.channel = verified.manifest.channel;
@@ -368,6 +384,18 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
       counts = declared_counts(selection, kind);
     }
     new_marker.kinds.push_back({kind, counts.files, counts.bytes});
+  }
+  // Owners come from the policy, never from the archive (whose uids the
+  // reader ignores): files are the installer's until then.
+  if (const auto& owner = options.verify.policy.install_owner) {
+    if (::geteuid() == 0) {
+      for (const auto& kind : kinds) {
+        PW_TRY(chown_tree(staging_fd.get(), kind, owner->uid, owner->gid));
+      }
+    } else {
+      log::info("install.owner {}:{} not applied: not running as root (the files stay owned by uid {})", owner->uid,
+                owner->gid, ::geteuid());
+    }
   }
   if (options.sync == SyncMethod::each_file) {
     PW_TRY(bundle::fsync_tree(staging_fd.get()));

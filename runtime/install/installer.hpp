@@ -13,7 +13,8 @@
 //      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
 //   -> statvfs: free >= uncompressed size + margin (E_NOSPC)
 //   -> staging dir -> extract every selected slice (payload digest first)
-//   -> kind hygiene -> syncfs (or fsync every file and directory)
+//   -> kind hygiene -> policy install.owner (root only) -> syncfs (or fsync
+//      every file and directory)
 //   -> "committing" note -> commit kind by kind (journaled) -> fsync parents
 //   -> manifest copy, marker, state written atomically, LAST -> drop the note
 //   -> remove staging (and the replaced trees) -> unlock.

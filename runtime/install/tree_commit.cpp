@@ -420,6 +420,47 @@ commit_kind(int root_fd, int staging_fd, std::string_view kind, CommitStrategy s
   return fail(io_error("cannot exchange", name, e));
 }
 
+namespace {
+
+Status
+chown_beneath(int dirfd, const std::string& relative, std::uint32_t uid, std::uint32_t gid, std::size_t depth)
+{
+  if (depth > 64) {
+    return fail(Errc::failed, fmt::format("{}: directory tree deeper than 64 levels", in_quotes(relative)), "E_IO");
+  }
+  PW_ASSIGN(const auto names, list_directory(dirfd, relative));
+  for (const auto& name : names) {
+    const auto path = join(relative, name);
+    if (::fchownat(dirfd, name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {
+      return fail(io_error("cannot chown", path, errno));
+    }
+    struct stat st{};
+    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return fail(io_error("cannot stat", path, errno));
+    }
+    if (S_ISDIR(st.st_mode)) {
+      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!child) {
+        return fail(io_error("cannot open", path, errno));
+      }
+      PW_TRY(chown_beneath(child.get(), path, uid, gid, depth + 1));
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+Status
+chown_tree(int staging_fd, std::string_view kind, std::uint32_t uid, std::uint32_t gid)
+{
+  PW_ASSIGN(UniqueFd top, open_directory_beneath(staging_fd, kind));
+  if (::fchown(top.get(), uid, gid) != 0) {
+    return fail(io_error("cannot chown", kind, errno));
+  }
+  return chown_beneath(top.get(), std::string(kind), uid, gid, 0);
+}
+
 bool
 kind_hygiene_removes_files(std::string_view kind)
 {

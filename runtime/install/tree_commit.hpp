@@ -96,6 +96,10 @@ Status apply_kind_hygiene(int staging_fd, std::string_view kind);
 // tree, not the manifest, says what is installed).
 bool kind_hygiene_removes_files(std::string_view kind);
 
+// Gives staging/<kind> and everything beneath it (not following symlinks) to
+// uid:gid: the trust policy's install.owner, applied by a root installer.
+Status chown_tree(int staging_fd, std::string_view kind, std::uint32_t uid, std::uint32_t gid);
+
 struct TreeCounts
 {
   std::uint64_t files = 0;
