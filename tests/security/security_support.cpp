@@ -7,7 +7,18 @@
 #include "install/install_layout.hpp"
 #include "pack/manifest_signer.hpp"
 
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
 
 #include <fstream>
 
@@ -26,14 +37,58 @@ write_text(const fs::path& path, std::string_view text)
   out << text;
 }
 
+namespace {
+
+// Raw classic BPF (no libseccomp): on x86-64, openat2 -> ERRNO(error_number),
+// everything else allowed; another architecture is left alone.
+bool
+block_openat2(int error_number)
+{
+  sock_filter filter[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<unsigned>(error_number) & SECCOMP_RET_DATA)),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+    return false;
+  }
+  // Probe: a real openat2 of "/" must now fail with exactly that errno.
+  open_how how{};
+  how.flags = O_RDONLY;
+  errno = 0;
+  const long fd = ::syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how);
+  return fd < 0 && errno == error_number;
+}
+
+} // namespace
+
 Outcome
-run_shell(const fs::path& work, const std::string& command)
+run_shell(const fs::path& work, const std::string& command, int openat2_errno)
 {
   const auto out = work / "stdout";
   const auto err = work / "stderr";
   // The group keeps the shell's own "Killed" notices (kill -9 cases) off the test log.
   const std::string full = "exec 2>/dev/null; ( " + command + " ) >" + out.string() + " 2>" + err.string();
-  const int status = std::system(full.c_str());
+  int status = 0;
+  if (openat2_errno == 0) {
+    status = std::system(full.c_str());
+  } else {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (!block_openat2(openat2_errno)) {
+        ::_exit(99);
+      }
+      ::execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
@@ -76,14 +131,16 @@ Outcome
 Security::install(const fs::path& bundle, const std::string& extra, const fs::path& trust)
 {
   return run_shell(work, host_env + " " PREWARM_RUNTIME_BINARY " install " + bundle.string() + " --trust " +
-                           (trust.empty() ? pub : trust).string() + " --root " + root.string() + " " + extra);
+                           (trust.empty() ? pub : trust).string() + " --root " + root.string() + " " + extra,
+                   openat2_errno);
 }
 
 Outcome
 Security::verify(const fs::path& bundle, const std::string& extra, const fs::path& trust)
 {
   return run_shell(work, host_env + " " PREWARM_RUNTIME_BINARY " verify " + bundle.string() + " --trust " +
-                           (trust.empty() ? pub : trust).string() + " " + extra);
+                           (trust.empty() ? pub : trust).string() + " " + extra,
+                   openat2_errno);
 }
 
 fs::path

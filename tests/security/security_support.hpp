@@ -36,7 +36,10 @@ std::string slurp(const fs::path& path);
 void write_text(const fs::path& path, std::string_view text);
 
 // Runs `command` through sh; stdout/stderr go to files under `work`.
-Outcome run_shell(const fs::path& work, const std::string& command);
+// With `openat2_errno` != 0 the shell (and all it starts) runs under a seccomp
+// filter that fails openat2 with that errno; the filter is probed before the
+// exec (exit 99 if it does not bite).
+Outcome run_shell(const fs::path& work, const std::string& command, int openat2_errno = 0);
 
 class Security : public ::testing::Test
 {
@@ -66,9 +69,17 @@ protected:
   // A policy file with the test_only key and `extra` YAML appended.
   fs::path policy(const std::string& extra, const std::string& name = "policy.yaml");
 
+  // Group D of §7 (38 refused archives + the accepted-with-safe-modes one),
+  // each through install() with the REJECT checks; adversarial_test.cpp.
+  void evil_archive_cases();
+
   // REJECT / SKIP checks described at the top of this file.
   void expect_refused(const Outcome& run, int exit_code, const std::string& error_code);
   void expect_untouched();
+
+  // Non-zero: install()/verify() run prewarm-runtime under a seccomp filter
+  // that fails openat2(2) with this errno (F54).
+  int openat2_errno = 0;
 
   TempDir dir = test::scratch();
   fs::path work;
