@@ -159,3 +159,26 @@ TEST(TrustPolicy, ManifestRules)
   policy.allowed_kinds->insert("pocl");
   EXPECT_EQ(code(manifest("prod/llm", 8)), "OK");
 }
+
+TEST(TrustPolicy, InstallOwnerIsTwoNumbers)
+{
+  auto dir = *TempDir::create("prewarm-policy-test-");
+  std::ofstream(dir.path() / "k.pub") << test_only_key().public_key().to_pem();
+  const std::string head = "version: 1\nkeys:\n  - file: k.pub\ninstall:\n  owner: ";
+  const auto good = parse_trust_policy(head + "\"1000:1001\"\n", dir.path(), "p.yaml");
+  ASSERT_TRUE(good) << good.error().message();
+  ASSERT_TRUE(good->manifest.install_owner);
+  EXPECT_EQ(good->manifest.install_owner->uid, 1000u);
+  EXPECT_EQ(good->manifest.install_owner->gid, 1001u);
+  const auto none = parse_trust_policy("version: 1\nkeys:\n  - file: k.pub\n", dir.path(), "p.yaml");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->manifest.install_owner);
+  // Names, one number, signs, the chown(2) "unchanged" value, garbage: a config error naming the field.
+  for (const std::string value : {"root:root", "1000", "-1:0", "4294967295:0", "0:4294967295", "1:2:3", "\"\"", "\"1000: 1000\"", "[1, 2]"}) {
+    SCOPED_TRACE(value);
+    const auto bad = parse_trust_policy(head + value + "\n", dir.path(), "p.yaml");
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().category(), Errc::usage);
+    EXPECT_NE(bad.error().message().find("install.owner"), std::string::npos) << bad.error().message();
+  }
+}
