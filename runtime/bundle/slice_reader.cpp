@@ -35,6 +35,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -536,6 +537,7 @@ struct FileJob
   const FileEntry* expected = nullptr;
   std::shared_ptr<UniqueFd> parent;
   std::string leaf;
+  bool precreated = false; // made empty by prepare_entries(): open it, do not create it
   std::deque<std::vector<char>> chunks; // guarded by FilePipeline::m_mutex
   bool complete = false;
   bool aborted = false;
@@ -671,12 +673,31 @@ private:
   {
     const auto& expected = *job.expected;
     const auto& name = expected.path;
-    UniqueFd out(::openat(job.parent->get(), job.leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (!out) {
-      if (errno == EEXIST) {
-        return job_error("E_DUPLICATE", fmt::format("{} already exists in staging (listed by two slices?)", in_quotes(name)));
+    UniqueFd out;
+    if (job.precreated) {
+      // prepare_entries() created it empty (O_EXCL) while the payload was
+      // hashed. Still no link is followed, and it must be that file: regular,
+      // empty, with no other name (a hard link planted in staging would point
+      // the write elsewhere).
+      out.reset(::openat(job.parent->get(), job.leaf.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!out) {
+        if (errno == ELOOP) {
+          return job_error("E_PATH", fmt::format("{} in staging became a symlink", in_quotes(name)));
+        }
+        return io_error(fmt::format("slice {}: cannot open {} in staging: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
       }
-      return io_error(fmt::format("slice {}: cannot create {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+      struct stat st{};
+      if (::fstat(out.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0 || st.st_nlink != 1) {
+        return job_error("E_PATH", fmt::format("{} in staging is not the empty file the installer created", in_quotes(name)));
+      }
+    } else {
+      out.reset(::openat(job.parent->get(), job.leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (!out) {
+        if (errno == EEXIST) {
+          return job_error("E_DUPLICATE", fmt::format("{} already exists in staging (listed by two slices?)", in_quotes(name)));
+        }
+        return io_error(fmt::format("slice {}: cannot create {}: {}", in_quotes(m_slice.id), in_quotes(name), errno_message(errno)));
+      }
     }
     Sha256 digest;
     std::uint64_t written = 0;
@@ -765,8 +786,8 @@ worker_count()
 class Extractor
 {
 public:
-  Extractor(const Slice& slice, int staging, const ExtractLimits& limits)
-    : m_slice(slice), m_staging(staging), m_limits(limits)
+  Extractor(const Slice& slice, int staging, const ExtractLimits& limits, const std::vector<char>& created)
+    : m_slice(slice), m_staging(staging), m_limits(limits), m_created(created)
   {
     m_expected.reserve(slice.directories.size() + slice.files.size());
     for (const auto& dir : slice.directories) {
@@ -963,6 +984,8 @@ private:
     job->expected = &expected;
     job->parent = std::move(parent_fd);
     job->leaf = leaf;
+    const auto file_index = static_cast<std::size_t>(&expected - m_slice.files.data());
+    job->precreated = file_index < m_created.size() && m_created[file_index] != 0;
     m_current_job = job;
     m_pipeline->start(job);
     std::uint64_t written = 0;
@@ -1003,12 +1026,90 @@ private:
   const Slice& m_slice;
   int m_staging;
   const ExtractLimits& m_limits;
+  const std::vector<char>& m_created; // per slice.files index: made empty by prepare_entries()
   std::unordered_map<std::string, Expected> m_expected;
   std::uint64_t m_total = 0;
   std::vector<std::pair<std::string, std::shared_ptr<UniqueFd>>> m_dir_stack;
   FilePipeline* m_pipeline = nullptr;
   std::shared_ptr<FileJob> m_current_job;
 };
+
+// Creates the slice's directories and empty files in staging from the
+// signed manifest (names only, no payload byte), O_EXCL and never following
+// a link, on a second thread while the payload is hashed: on two cores the
+// filesystem's inode allocation then overlaps the hash instead of following
+// it. Best effort: whatever it does not create (a name that exists, an
+// unlisted parent) the extraction creates or refuses exactly as before.
+// `created[i]` says whether slice.files[i] was made here.
+struct PreparedEntries
+{
+  std::vector<char> files;              // per slice.files index: created here
+  std::vector<std::string> directories; // created here, parents first
+};
+
+void
+prepare_entries(int staging, const Slice& slice, PreparedEntries& prepared)
+{
+  auto& created = prepared.files;
+  created.assign(slice.files.size(), 0);
+  std::vector<std::pair<std::string_view, std::size_t>> entries; // path, file index or npos for a directory
+  entries.reserve(slice.directories.size() + slice.files.size());
+  constexpr auto directory = std::numeric_limits<std::size_t>::max();
+  for (const auto& dir : slice.directories) {
+    entries.emplace_back(dir, directory);
+  }
+  for (std::size_t i = 0; i < slice.files.size(); ++i) {
+    entries.emplace_back(slice.files[i].path, i);
+  }
+  std::sort(entries.begin(), entries.end()); // a parent sorts before what is in it
+  std::vector<std::pair<std::string_view, UniqueFd>> stack; // open directories along the last path
+  for (const auto& [path, index] : entries) {
+    const auto parent = parent_of(path);
+    while (!stack.empty() && stack.back().first != parent) {
+      stack.pop_back();
+    }
+    if (!parent.empty() && stack.empty()) {
+      continue; // its directory was not made here: the extraction handles it
+    }
+    const int parent_fd = parent.empty() ? staging : stack.back().second.get();
+    const std::string leaf(leaf_of(path));
+    if (index == directory) {
+      if (::mkdirat(parent_fd, leaf.c_str(), 0700) == 0) {
+        prepared.directories.emplace_back(path);
+      } else if (errno != EEXIST) {
+        continue;
+      }
+      UniqueFd dir(::openat(parent_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (dir) {
+        stack.emplace_back(path, std::move(dir));
+      }
+      continue;
+    }
+    UniqueFd file(::openat(parent_fd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    created[index] = file ? 1 : 0;
+  }
+}
+
+// After a refusal: takes out what prepare_entries() made, so a payload
+// refused before extraction leaves staging as it found it. Directories the
+// extraction filled stay (the caller removes staging on any error anyway).
+void
+unprepare_entries(int staging, const Slice& slice, const PreparedEntries& prepared)
+{
+  for (std::size_t i = slice.files.size(); i-- > 0;) {
+    if (i < prepared.files.size() && prepared.files[i] != 0) {
+      const auto& path = slice.files[i].path;
+      if (auto parent = open_directory_beneath(staging, parent_of(path))) {
+        ::unlinkat(parent->get(), std::string(leaf_of(path)).c_str(), 0);
+      }
+    }
+  }
+  for (auto it = prepared.directories.rbegin(); it != prepared.directories.rend(); ++it) {
+    if (auto parent = open_directory_beneath(staging, parent_of(*it))) {
+      ::unlinkat(parent->get(), std::string(leaf_of(*it)).c_str(), AT_REMOVEDIR);
+    }
+  }
+}
 
 Status
 check_declared_limits(const Slice& slice, const ExtractLimits& limits)
@@ -1176,7 +1277,15 @@ Status
 extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const ExtractLimits& limits)
 {
   PW_TRY(check_declared_limits(slice, limits));
-  PW_ASSIGN(const auto identity, verify_payload_identity(payload_fd, slice));
+  PreparedEntries prepared;
+  std::thread prepare([&] { prepare_entries(staging_dirfd, slice, prepared); });
+  auto verified = verify_payload_identity(payload_fd, slice);
+  prepare.join();
+  if (!verified) {
+    unprepare_entries(staging_dirfd, slice, prepared);
+    return fail(std::move(verified).error());
+  }
+  const auto identity = *verified;
   // Only now may a parser see the bytes: the audit thread decompresses and
   // audits, this thread extracts what the audit has passed.
   BlockSink sink(k_max_audited_blocks);
@@ -1185,10 +1294,13 @@ extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const Extra
     audited = audit_structure(payload_fd, slice, limits, &sink);
     sink.close(audited.has_value());
   });
-  Extractor extractor(slice, staging_dirfd, limits);
+  Extractor extractor(slice, staging_dirfd, limits, prepared.files);
   Status extracted = extractor.run(sink);
   sink.abandon(); // the audit goes on alone to the end of the stream
   audit.join();
+  if (!audited || !extracted) {
+    unprepare_entries(staging_dirfd, slice, prepared);
+  }
   PW_TRY(audited);
   PW_TRY(extracted);
   // The bytes parsed were the bytes hashed only if nobody wrote the file
