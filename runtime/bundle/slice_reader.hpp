@@ -49,8 +49,11 @@ Status verify_payload(int payload_fd, const Slice& slice);
 
 // Extracts `slice` from `payload_fd` into the directory `staging_dirfd`, which
 // the caller created empty and private (verify_payload() first, always);
-// decompression + structure audit, tar parsing + entry policy, and per-file
-// hashing + writing run on separate threads (slice_reader.cpp); files are not
+// while the payload is hashed, a second thread creates the directories and
+// empty files the signed manifest lists (names only; taken out again if the
+// payload is refused); decompression + structure audit, tar parsing + entry
+// policy, and per-file hashing + writing run on separate threads
+// (slice_reader.cpp); files are not
 // fsynced, but their write-back is started (sync_file_range) so that the
 // caller's one syncfs() finds little left to do. Entries land at
 // staging/<kind>/<rel>. Checks the slice's declared totals against `limits`
