@@ -55,7 +55,7 @@ run_plan(const PlanArgs& args)
                                                      manifest::Shard{i, args.shards}));
       plans.push_back(std::move(shard_plan));
     }
-    PW_ASSIGN(const auto matrix, manifest::make_ci_matrix(plans, inputs.registry));
+    PW_ASSIGN(const auto matrix, manifest::make_ci_matrix(plans));
     fmt::print("{}", manifest::format_ci_matrix(matrix, format, {args.manifest_file}));
     return {};
   }

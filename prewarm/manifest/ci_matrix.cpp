@@ -143,21 +143,8 @@ format_gitlab(const CiMatrix& matrix, const CiPipelineOptions& options)
 
 } // namespace
 
-std::string
-runner_for_job(const Job& job, const TargetRegistry& registry)
-{
-  const Target* target = registry.find(job.target);
-  if (target == nullptr || target->vendor == Vendor::cpu) {
-    return std::string(k_cpu_runner);
-  }
-  // aot needs only ocloc (in the builder image): any runner. run needs the
-  // GPU itself; skip on the planning host means "no device, no other way":
-  // a runner with the device can do it.
-  return job.strategy == Strategy::aot ? std::string(k_cpu_runner) : target->name;
-}
-
 Result<CiMatrix>
-make_ci_matrix(std::span<const Plan> shard_plans, const TargetRegistry& registry)
+make_ci_matrix(std::span<const Plan> shard_plans)
 {
   const int count = static_cast<int>(shard_plans.size());
   if (count < 1) {
@@ -183,16 +170,16 @@ make_ci_matrix(std::span<const Plan> shard_plans, const TargetRegistry& registry
     for (const auto& job : plan.jobs) {
       shard.job_ids.push_back(job.id);
       targets.insert(job.target);
-      if (const std::string runner = runner_for_job(job, registry); runner != k_cpu_runner) {
-        gpus.insert(runner);
+      if (job.runner != k_cpu_runner) {
+        gpus.insert(job.runner);
       }
     }
     if (gpus.size() > 1) {
-      return fail(Errc::usage,
-                  fmt::format("shard {} needs the GPUs {} on one runner (shards take every N-th job, so "
-                              "each GPU target's jobs spread over all shards): split the manifest into one "
-                              "per GPU target, or use --shards 1",
-                              plan.shard.to_string(), fmt::join(gpus, " and ")));
+      // Only a single shard can get here (the partition keeps N >= 2 shards
+      // on one runner kind each): the whole plan needs several GPUs.
+      return fail(Errc::usage, fmt::format("shard {} needs the GPUs {} on one runner: use --shards {} or more "
+                                           "(a shard per GPU kind at least)",
+                                           plan.shard.to_string(), fmt::join(gpus, " and "), gpus.size()));
     }
     shard.runner = gpus.empty() ? std::string(k_cpu_runner) : *gpus.begin();
     shard.targets.assign(targets.begin(), targets.end());

@@ -8,9 +8,9 @@
 //   <target>     a job needs that GPU (NVIDIA caches are only made on the
 //                device; Intel targets the installed ocloc does not know):
 //                a runner that has it (e.g. label "h100")
-// A shard whose jobs need two different GPUs cannot run on one runner: that
-// is an error naming the shard and the targets (use fewer GPU targets per
-// manifest or another shard count).
+// The partition (shard_partition.hpp) keeps each of N >= 2 shards on one
+// runner kind; a single shard whose jobs need two different GPUs is a usage
+// error naming the GPUs.
 //
 // Formats:
 //   json           {"shards":N,"total_jobs":T,"include":[{"shard":"1/N","index":1,
@@ -24,7 +24,7 @@
 
 #include "base/error.hpp"
 #include "manifest/plan.hpp"
-#include "manifest/target_registry.hpp"
+#include "manifest/shard_partition.hpp"
 
 #include <span>
 #include <string>
@@ -32,8 +32,6 @@
 #include <vector>
 
 namespace prewarm::manifest {
-
-inline constexpr std::string_view k_cpu_runner = "cpu";
 
 struct CiShard
 {
@@ -49,13 +47,10 @@ struct CiMatrix
   std::vector<CiShard> shards; // 1/N .. N/N
 };
 
-// The runner kind one job needs (see above).
-std::string runner_for_job(const Job& job, const TargetRegistry& registry);
-
 // `shard_plans[i]` is make_plan(..., Shard{i + 1, N}) for i in [0, N).
 // Errors (Errc::usage): N < 1, N > total jobs (a shard would be empty),
 // plans that are not the N shards of one plan, a shard needing two GPUs.
-Result<CiMatrix> make_ci_matrix(std::span<const Plan> shard_plans, const TargetRegistry& registry);
+Result<CiMatrix> make_ci_matrix(std::span<const Plan> shard_plans);
 
 enum class CiFormat { json, github_matrix, gitlab };
 Result<CiFormat> parse_ci_format(std::string_view text); // "json" | "github-matrix" | "gitlab"

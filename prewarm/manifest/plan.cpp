@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "manifest/plan.hpp"
 
+#include "manifest/shard_partition.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -197,6 +199,7 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
         job.strategy = assessment.strategy;
         job.reason = assessment.reason;
         job.device = assessment.device;
+        job.runner = runner_kind(*target, model, host.ocloc);
         if (assessment.strategy == Strategy::aot && !model.is_builtin()) {
           job.strategy = Strategy::skip;
           job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
@@ -208,11 +211,16 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
     }
   }
   std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+  std::vector<std::string> runners;
+  for (const auto& job : jobs) {
+    runners.push_back(job.runner);
+  }
+  PW_ASSIGN(const auto owners, partition_jobs(runners, shard.count));
   Plan plan;
   plan.shard = shard;
   plan.total_jobs = jobs.size();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (shard.includes(i)) {
+    if (owners[i] == shard.index - 1) {
       plan.jobs.push_back(std::move(jobs[i]));
     }
   }

@@ -7,8 +7,9 @@
 //   skip  neither; the reason says why and what would help
 // Job ids are "<target>/<model>/<precision>"; jobs are sorted by id, so the
 // order (and therefore sharding) does not depend on the host or the order of
-// the manifest. Shard I/N (1-based) takes the jobs whose position p in that
-// order has p % N == I - 1: every host computes the same partition.
+// the manifest. Shard I/N (1-based) takes the jobs shard_partition.hpp gives
+// it: grouped by the kind of runner they need, so that a shard runs on one
+// runner, and the same partition on every host.
 #pragma once
 
 #include "base/device_properties.hpp"
@@ -70,6 +71,7 @@ struct Job
   Strategy strategy = Strategy::skip;
   std::string reason;
   std::optional<HostDevice> device; // strategy run
+  std::string runner;               // the CI runner kind it needs (shard_partition.hpp)
 };
 
 struct Shard
@@ -78,7 +80,6 @@ struct Shard
   int count = 1;
   // "I/N" with 1 <= I <= N.
   static Result<Shard> parse(std::string_view text);
-  bool includes(std::size_t position) const { return position % static_cast<std::size_t>(count) == static_cast<std::size_t>(index - 1); }
   std::string to_string() const;
 };
 
@@ -90,6 +91,8 @@ struct Plan
   std::size_t count(Strategy strategy) const;
 };
 
+// Errc::usage when the shard count cannot keep each shard on one runner
+// (shard_partition.hpp).
 Result<Plan> make_plan(const Manifest& manifest,
                        const TargetRegistry& registry,
                        const HostCapabilities& host,

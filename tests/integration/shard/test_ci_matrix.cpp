@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CI job matrix (manifest/ci_matrix.hpp) over hand-made plans: runner
-// kind per shard, refusals, and the three output formats.
+// The shard partition (manifest/shard_partition.hpp) and the CI job matrix
+// (manifest/ci_matrix.hpp) over hand-made jobs: runner kind per job, shards
+// that each run on one runner, refusals, and the three output formats.
 #include "manifest/ci_matrix.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
 
 #include <string>
 #include <vector>
@@ -39,29 +43,38 @@ registry()
   return *parsed;
 }
 
+// A job as make_plan makes it: the runner kind comes from the target, the
+// model (built-in or command) and ocloc, as shard_partition.hpp says.
 Job
-job(const std::string& target, const std::string& model, Strategy strategy)
+job(const std::string& target, const std::string& model, Strategy strategy, const std::string& runner = "cpu")
 {
   Job j;
   j.id = target + "/" + model + "/fp32";
   j.target = target;
   j.model = model;
   j.strategy = strategy;
+  j.runner = runner;
   return j;
 }
 
-// The N plans of `jobs` (sorted by id), sharded as plan.hpp does.
+// The N plans of `jobs` (sorted by id), partitioned as make_plan does.
 std::vector<Plan>
 shard_plans(std::vector<Job> jobs, int count)
 {
   std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+  std::vector<std::string> runners;
+  for (const auto& j : jobs) {
+    runners.push_back(j.runner);
+  }
+  const auto owners = partition_jobs(runners, count);
+  EXPECT_TRUE(owners) << owners.error().message();
   std::vector<Plan> plans;
   for (int i = 1; i <= count; ++i) {
     Plan plan;
     plan.shard = Shard{i, count};
     plan.total_jobs = jobs.size();
-    for (std::size_t p = 0; p < jobs.size(); ++p) {
-      if (plan.shard.includes(p)) {
+    for (std::size_t p = 0; owners && p < jobs.size(); ++p) {
+      if ((*owners)[p] == i - 1) {
         plan.jobs.push_back(jobs[p]);
       }
     }
@@ -70,43 +83,121 @@ shard_plans(std::vector<Job> jobs, int count)
   return plans;
 }
 
-TEST(CiMatrix, RunnerKindPerJob)
+ModelSpec
+model(const std::string& name, bool builtin)
+{
+  ModelSpec spec;
+  spec.name = name;
+  if (builtin) {
+    spec.architecture.emplace();
+  }
+  return spec;
+}
+
+TEST(ShardPartition, RunnerKindPerJob)
 {
   const auto reg = registry();
-  EXPECT_EQ(runner_for_job(job("cpu", "m", Strategy::run), reg), "cpu");
-  EXPECT_EQ(runner_for_job(job("arc-a770", "m", Strategy::aot), reg), "cpu"); // ocloc: any runner
-  EXPECT_EQ(runner_for_job(job("arc-a770", "m", Strategy::run), reg), "arc-a770");
-  EXPECT_EQ(runner_for_job(job("h100", "m", Strategy::skip), reg), "h100"); // needs the device
+  OclocInfo ocloc;
+  ocloc.path = "/usr/bin/ocloc";
+  ocloc.known_devices = {"acm-g10"};
+  const auto builtin = model("m", true);
+  const auto command = model("c", false);
+  EXPECT_EQ(runner_kind(*reg.find("cpu"), builtin, ocloc), "cpu");
+  EXPECT_EQ(runner_kind(*reg.find("arc-a770"), builtin, ocloc), "cpu");          // ocloc: any runner
+  EXPECT_EQ(runner_kind(*reg.find("arc-a770"), command, ocloc), "arc-a770");     // runs on the device
+  EXPECT_EQ(runner_kind(*reg.find("arc-a770"), builtin, OclocInfo{}), "arc-a770"); // no ocloc for it
+  EXPECT_EQ(runner_kind(*reg.find("h100"), builtin, ocloc), "h100");             // caches made on the device
+}
+
+// Every shard needs one runner kind; every job lands in exactly one shard.
+TEST(ShardPartition, EachShardRunsOnOneRunner)
+{
+  std::vector<std::string> runners;
+  for (int i = 0; i < 7; ++i) runners.push_back("cpu");
+  for (int i = 0; i < 4; ++i) runners.push_back("h100");
+  for (int i = 0; i < 2; ++i) runners.push_back("l4");
+  for (int n = 3; n <= 13; ++n) {
+    const auto owners = partition_jobs(runners, n);
+    ASSERT_TRUE(owners) << n << ": " << owners.error().message();
+    std::vector<std::set<std::string>> kinds(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < runners.size(); ++i) {
+      const int owner = (*owners)[i];
+      ASSERT_GE(owner, 0);
+      ASSERT_LT(owner, n);
+      kinds[static_cast<std::size_t>(owner)].insert(runners[i]);
+    }
+    for (int s = 0; s < n; ++s) {
+      EXPECT_EQ(kinds[static_cast<std::size_t>(s)].size(), 1U) << "N=" << n << " shard " << s + 1;
+    }
+  }
+  // 3 shards for 3 kinds: one each, in group order (cpu, h100, l4).
+  const auto three = partition_jobs(runners, 3);
+  ASSERT_TRUE(three);
+  EXPECT_EQ((*three)[0], 0);
+  EXPECT_EQ((*three)[7], 1);
+  EXPECT_EQ((*three)[11], 2);
+  // 5 shards: cpu (7 jobs) and h100 (4) gain one each before l4 (2) would.
+  const auto five = partition_jobs(runners, 5);
+  ASSERT_TRUE(five);
+  EXPECT_EQ((*five)[0], 0);
+  EXPECT_EQ((*five)[1], 1);
+  EXPECT_EQ((*five)[7], 2);
+  EXPECT_EQ((*five)[8], 3);
+  EXPECT_EQ((*five)[11], 4);
+  EXPECT_EQ((*five)[12], 4);
+}
+
+// As many shards as GPU kinds: the cpu jobs join them (any runner can do them).
+TEST(ShardPartition, CpuJobsShareTheGpuShardsWhenNoShardIsLeft)
+{
+  const std::vector<std::string> runners = {"cpu", "cpu", "cpu", "h100", "l4"};
+  const auto owners = partition_jobs(runners, 2);
+  ASSERT_TRUE(owners) << owners.error().message();
+  EXPECT_EQ(*owners, (std::vector<int>{0, 1, 0, 0, 1}));
+}
+
+TEST(ShardPartition, RefusesFewerShardsThanGpuKinds)
+{
+  const auto owners = partition_jobs(std::vector<std::string>{"h100", "l4", "cpu"}, 1 + 0);
+  ASSERT_TRUE(owners) << "one shard is the whole plan";
+  const std::vector<std::string> three_gpus = {"h100", "l4", "a100"};
+  const auto refused = partition_jobs(three_gpus, 2);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), Errc::usage);
+  EXPECT_NE(refused.error().message().find("3 different GPU runners (a100, h100, l4)"), std::string::npos)
+    << refused.error().message();
 }
 
 TEST(CiMatrix, ShardsCoverEveryJobOnceWithTheirRunner)
 {
-  // Sorted ids: cpu/a, cpu/b, h100/a, h100/b => 2 shards: {cpu/a, h100/a}, {cpu/b, h100/b}.
   const auto plans = shard_plans({job("cpu", "a", Strategy::run), job("cpu", "b", Strategy::run),
-                                  job("h100", "a", Strategy::skip), job("h100", "b", Strategy::skip)},
+                                  job("h100", "a", Strategy::skip, "h100"), job("h100", "b", Strategy::skip, "h100")},
                                  2);
-  const auto matrix = make_ci_matrix(plans, registry());
+  const auto matrix = make_ci_matrix(plans);
   ASSERT_TRUE(matrix) << matrix.error().message();
   ASSERT_EQ(matrix->shards.size(), 2U);
   EXPECT_EQ(matrix->total_jobs, 4U);
-  EXPECT_EQ(matrix->shards[0].runner, "h100");
-  EXPECT_EQ(matrix->shards[0].job_ids, (std::vector<std::string>{"cpu/a/fp32", "h100/a/fp32"}));
-  EXPECT_EQ(matrix->shards[1].targets, (std::vector<std::string>{"cpu", "h100"}));
+  EXPECT_EQ(matrix->shards[0].runner, "cpu");
+  EXPECT_EQ(matrix->shards[0].job_ids, (std::vector<std::string>{"cpu/a/fp32", "cpu/b/fp32"}));
+  EXPECT_EQ(matrix->shards[1].runner, "h100");
+  EXPECT_EQ(matrix->shards[1].targets, (std::vector<std::string>{"h100"}));
 }
 
 TEST(CiMatrix, CpuAndAotOnlyShardsRunOnCpuRunners)
 {
   const auto plans =
     shard_plans({job("cpu", "a", Strategy::run), job("arc-a770", "a", Strategy::aot)}, 1);
-  const auto matrix = make_ci_matrix(plans, registry());
+  const auto matrix = make_ci_matrix(plans);
   ASSERT_TRUE(matrix) << matrix.error().message();
   EXPECT_EQ(matrix->shards[0].runner, "cpu");
 }
 
-TEST(CiMatrix, RefusesAShardThatNeedsTwoGpus)
+TEST(CiMatrix, ReportsAShardThatNeedsTwoGpus)
 {
-  const auto plans = shard_plans({job("h100", "a", Strategy::skip), job("l4", "a", Strategy::skip)}, 1);
-  const auto matrix = make_ci_matrix(plans, registry());
+  // One shard (the whole plan) with two GPU kinds: no single runner can build it.
+  const auto plans =
+    shard_plans({job("h100", "a", Strategy::skip, "h100"), job("l4", "a", Strategy::skip, "l4")}, 1);
+  const auto matrix = make_ci_matrix(plans);
   ASSERT_FALSE(matrix);
   EXPECT_EQ(matrix.error().category(), Errc::usage);
   EXPECT_NE(matrix.error().message().find("h100 and l4"), std::string::npos) << matrix.error().message();
@@ -115,7 +206,7 @@ TEST(CiMatrix, RefusesAShardThatNeedsTwoGpus)
 TEST(CiMatrix, RefusesMoreShardsThanJobs)
 {
   const auto plans = shard_plans({job("cpu", "a", Strategy::run), job("cpu", "b", Strategy::run)}, 3);
-  const auto matrix = make_ci_matrix(plans, registry());
+  const auto matrix = make_ci_matrix(plans);
   ASSERT_FALSE(matrix);
   EXPECT_EQ(matrix.error().category(), Errc::usage);
 }
@@ -123,9 +214,9 @@ TEST(CiMatrix, RefusesMoreShardsThanJobs)
 TEST(CiMatrix, FormatsParse)
 {
   const auto plans = shard_plans({job("cpu", "a", Strategy::run), job("cpu", "b", Strategy::run),
-                                  job("h100", "a", Strategy::skip)},
+                                  job("h100", "a", Strategy::skip, "h100")},
                                  3);
-  const auto matrix = make_ci_matrix(plans, registry());
+  const auto matrix = make_ci_matrix(plans);
   ASSERT_TRUE(matrix) << matrix.error().message();
 
   const auto json = nlohmann::json::parse(format_ci_matrix(*matrix, CiFormat::json));

@@ -187,11 +187,19 @@ TEST(Shard, ShardsPartitionTheJobsDisjointlyAndCompletely)
       ASSERT_TRUE(part);
       EXPECT_EQ(part->total_jobs, everything.size());
       sum += part->jobs.size();
+      std::set<std::string> runners;
       for (const auto& job : part->jobs) {
         EXPECT_TRUE(seen.insert(job.id).second) << job.id << " in two shards of " << n;
+        runners.insert(job.runner);
       }
-      // Balanced: shard sizes differ by at most one.
-      EXPECT_LE(part->jobs.size(), (everything.size() + n - 1) / n);
+      if (n >= 2) {
+        // One runner: the h100 jobs (made on the GPU) never share a shard with
+        // the cpu and ocloc jobs (any runner) once there are two shards.
+        EXPECT_LE(runners.size(), 1u) << "shard " << i << "/" << n;
+      }
+      if (static_cast<std::size_t>(n) <= everything.size()) {
+        EXPECT_FALSE(part->jobs.empty()) << "shard " << i << "/" << n;
+      }
     }
     EXPECT_EQ(sum, everything.size()) << n;
     EXPECT_EQ(seen, everything) << n;
