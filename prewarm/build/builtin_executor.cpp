@@ -6,6 +6,7 @@
 #include "build/child_process.hpp"
 #include "build/slice_identity.hpp"
 #include "bundle/cache_kind.hpp"
+#include "command/cache_capture.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -82,17 +83,24 @@ BuiltinExecutor::run(const JobContext& context)
   }
   const auto staging = context.work_dir / "staging";
   Environment env = current_environment();
-  for (const auto kind : kinds_for(context.target.vendor)) {
+  const auto kinds = kinds_for(context.target.vendor);
+  for (const auto kind : kinds) {
     const auto dir = staging / std::string(bundle::to_string(kind));
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
       return fail(Errc::failed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
     }
-    for (auto& setting : bundle::cache_environment(kind, dir, 0)) {
+    // PoCL compiles from "<POCL_CACHE_DIR>/tempfile_XXXXXX.cl" and that path
+    // ends up in the cached program.bc and program binaries: a relative cache
+    // directory (the child runs in `staging`) and deterministic temporary
+    // names (deterministic_tempnames.cpp) make them the same in every build.
+    const auto where = kind == bundle::CacheKind::pocl ? std::filesystem::path(bundle::to_string(kind)) : dir;
+    for (auto& setting : bundle::cache_environment(kind, where, 0)) {
       env[setting.name] = setting.value;
     }
   }
+  env["PREWARM_DETERMINISTIC_TEMPNAMES"] = "1";
 
   const auto report_file = context.work_dir / "report.json";
   ChildSpec spec;
@@ -106,6 +114,7 @@ BuiltinExecutor::run(const JobContext& context)
   }
   spec.environment = std::move(env);
   spec.log_file = context.work_dir / "job.log";
+  spec.working_directory = staging;
   spec.timeout = m_options.timeout;
   log::verbose("{}: {}", job.id, fmt::join(spec.argv, " "));
   PW_ASSIGN(const auto child, run_child(spec));
@@ -139,6 +148,12 @@ BuiltinExecutor::run(const JobContext& context)
   outcome.store_hits = json_at<std::uint64_t>(report, "/program_store/hits", 0);
   outcome.store_misses = json_at<std::uint64_t>(report, "/program_store/misses", 0);
   outcome.report_json = report.dump();
+  for (const auto kind : kinds) {
+    PW_ASSIGN(const auto cleaned, command::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));
+    for (const auto& warning : cleaned.warnings) {
+      log::warn("{}: {}", job.id, warning);
+    }
+  }
   const std::uint64_t files = prune_empty_kinds(staging);
   outcome.summary = fmt::format("{} variants, compile {:.2f} s, execute {:.2f} s, max error {:.2g}, {} cache files",
                                 outcome.variants, json_at<double>(report, "/seconds/compile", 0.0),

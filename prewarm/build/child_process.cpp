@@ -78,6 +78,9 @@ run_child(const ChildSpec& spec)
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, log.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, log.get(), STDERR_FILENO);
+  if (!spec.working_directory.empty()) {
+    posix_spawn_file_actions_addchdir_np(&actions, spec.working_directory.c_str());
+  }
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());

@@ -24,6 +24,7 @@ struct ChildSpec
   std::vector<std::string> argv;   // argv[0] is a path (no PATH lookup)
   Environment environment;         // exactly what the child sees
   std::filesystem::path log_file;  // stdout and stderr, created
+  std::filesystem::path working_directory; // empty: the parent's
   std::chrono::seconds timeout{0}; // 0: none; then SIGKILL
 };
 

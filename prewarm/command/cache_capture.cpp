@@ -136,68 +136,6 @@ fold_tree_into(const fs::path& source, const fs::path& target)
   return moved;
 }
 
-struct CleanResult
-{
-  std::uint64_t bookkeeping_removed = 0;
-  std::vector<std::string> warnings;
-};
-
-// Removes bookkeeping and anything that is neither a regular file nor a
-// directory (the bundle writer refuses links and special files, and a slice
-// must never carry a link the installer would have to trust).
-Result<CleanResult>
-clean_tree(CacheKind kind, const fs::path& root)
-{
-  CleanResult result;
-  std::error_code ec;
-  std::vector<fs::path> doomed;
-  std::vector<fs::path> non_regular;
-  std::vector<fs::path> bad_names;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
-    }
-    const auto name = it->path().filename().string();
-    const auto status = it->symlink_status(ec);
-    if (is_bookkeeping(kind, name)) {
-      doomed.push_back(it->path());
-      if (fs::is_directory(status)) {
-        it.disable_recursion_pending();
-      }
-      continue;
-    }
-    if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
-      non_regular.push_back(it->path());
-      continue;
-    }
-    if (!is_canonical_component(name)) {
-      bad_names.push_back(it->path());
-    }
-  }
-  for (const auto& path : doomed) {
-    PW_TRY(remove_tree(path));
-    ++result.bookkeeping_removed;
-  }
-  for (const auto& path : non_regular) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return fail(Errc::failed,
-                  fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
-    }
-    result.warnings.push_back(fmt::format("{}: removed {} (not a regular file or directory; a slice "
-                                          "holds only files and directories)",
-                                          to_string(kind), in_quotes(path.lexically_relative(root).string())));
-  }
-  for (const auto& path : bad_names) {
-    result.warnings.push_back(fmt::format(
-      "{}: {} has a name outside [A-Za-z0-9._+-]; the bundle writer will refuse it", to_string(kind),
-      in_quotes(path.lexically_relative(root).string())));
-  }
-  return result;
-}
 
 std::string
 kind_list(std::span<const CacheKind> kinds)
@@ -277,6 +215,60 @@ default_location_under_home(CacheKind kind)
     return {};
   }
   return {};
+}
+
+Result<CleanResult>
+clean_staged_kind(CacheKind kind, const fs::path& root)
+{
+  CleanResult result;
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  std::vector<fs::path> non_regular;
+  std::vector<fs::path> bad_names;
+  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
+    }
+    const auto name = it->path().filename().string();
+    const auto status = it->symlink_status(ec);
+    if (is_bookkeeping(kind, name)) {
+      doomed.push_back(it->path());
+      if (fs::is_directory(status)) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
+      non_regular.push_back(it->path());
+      continue;
+    }
+    if (!is_canonical_component(name)) {
+      bad_names.push_back(it->path());
+    }
+  }
+  for (const auto& path : doomed) {
+    PW_TRY(remove_tree(path));
+    ++result.bookkeeping_removed;
+  }
+  for (const auto& path : non_regular) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return fail(Errc::failed,
+                  fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
+    }
+    result.warnings.push_back(fmt::format("{}: removed {} (not a regular file or directory; a slice "
+                                          "holds only files and directories)",
+                                          to_string(kind), in_quotes(path.lexically_relative(root).string())));
+  }
+  for (const auto& path : bad_names) {
+    result.warnings.push_back(fmt::format(
+      "{}: {} has a name outside [A-Za-z0-9._+-]; the bundle writer will refuse it", to_string(kind),
+      in_quotes(path.lexically_relative(root).string())));
+  }
+  return result;
 }
 
 bool
@@ -466,7 +458,7 @@ CacheCapture::collect() const
           to_string(kind), capture.from_default_location, fallback_rel.string()));
       }
     }
-    PW_ASSIGN(auto cleaned, clean_tree(kind, staging));
+    PW_ASSIGN(auto cleaned, clean_staged_kind(kind, staging));
     capture.bookkeeping_removed = cleaned.bookkeeping_removed;
     summary.warnings.insert(summary.warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
     PW_ASSIGN(const auto stats, measure_tree(staging));

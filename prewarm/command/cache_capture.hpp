@@ -75,6 +75,18 @@ std::filesystem::path default_location_under_home(CacheKind kind);
 // directories, Inductor lock files. `name` is one path component.
 bool is_bookkeeping(CacheKind kind, std::string_view name);
 
+struct CleanResult
+{
+  std::uint64_t bookkeeping_removed = 0;
+  std::vector<std::string> warnings;
+};
+
+// Makes a staged kind directory packageable: removes bookkeeping and
+// anything that is neither a regular file nor a directory (the bundle writer
+// refuses links and special files, and a slice must never carry a link the
+// installer would have to trust); warns about names the writer will refuse.
+Result<CleanResult> clean_staged_kind(CacheKind kind, const std::filesystem::path& root);
+
 // Settings in the program's environment (before redirection) that make a
 // selected cache miss, stay empty or be unusable, one readable line each.
 // Variables that the redirection overrides are reported as overridden.
