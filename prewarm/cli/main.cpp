@@ -31,7 +31,7 @@ main(int argc, char** argv)
       return app.exit(e) == 0 ? 0 : exit_code(Errc::usage);
     }
     if (const auto status = action(); !status) {
-      log::error("{}", status.error().message());
+      log::error("{}", status.error().describe());
       return exit_code(status.error().category());
     }
     return 0;

@@ -10,6 +10,12 @@ Error::Error(Errc category, std::string message, std::string code)
 {
 }
 
+std::string
+Error::describe() const
+{
+  return m_code.empty() ? m_message : m_code + ": " + m_message;
+}
+
 Error
 Error::wrap(std::string_view context) const&
 {

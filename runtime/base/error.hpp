@@ -32,6 +32,8 @@ public:
   Errc category() const { return m_category; }
   const std::string& code() const { return m_code; }
   const std::string& message() const { return m_message; }
+  // What a person reads: "E_CODE: message", or the message when unnamed.
+  std::string describe() const;
 
 private:
   Errc m_category;

@@ -33,7 +33,7 @@ struct ExecCommand
         ::setenv(s.name.c_str(), s.value.c_str(), 1);
       }
     } else {
-      log::warn("{}; starting {} without prewarm caches (it will compile kernels itself)", describe(settings.error()),
+      log::warn("{}; starting {} without prewarm caches (it will compile kernels itself)", settings.error().describe(),
                 command.front());
     }
     std::vector<char*> argv;

@@ -125,7 +125,7 @@ struct InstallCommand
     }
     if (on_failure == "warn") {
       // Exit 0 on purpose: the application must start, and JIT still works.
-      log::warn("not installed: {}; the application will compile kernels itself (JIT)", describe(report.error()));
+      log::warn("not installed: {}; the application will compile kernels itself (JIT)", report.error().describe());
       if (json) {
         std::cout << nlohmann::json({{"installed", false},
                                      {"code", report.error().code()},

@@ -26,7 +26,7 @@ struct StatusCommand
   {
     auto devices = host::probe_host();
     if (!devices) {
-      log::warn("host not probed: {}", describe(devices.error()));
+      log::warn("host not probed: {}", devices.error().describe());
       devices = std::vector<host::HostDevice>{};
     }
     PW_ASSIGN(const auto status, install::read_install_status(root, *devices));

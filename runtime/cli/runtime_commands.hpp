@@ -23,9 +23,6 @@ void add_env_command(CLI::App& app, Action& action);     // cmd_env.cpp
 void add_exec_command(CLI::App& app, Action& action);    // cmd_exec.cpp
 void add_status_command(CLI::App& app, Action& action);  // cmd_status.cpp
 
-// "E_PAYLOAD_DIGEST: slice x: ..." (the code first, for grep and tests).
-std::string describe(const Error& error);
-
 // Options verify and install share: --trust, --expiry, --clock-skew.
 // --trust is a .pub file or a trust policy (.yaml, bundle/trust_policy.hpp);
 // --expiry / --clock-skew left empty take the policy's values.
