@@ -5,8 +5,8 @@
 #                       from the embedded default manifest on the CPU OpenCL device, verify it and
 #                       install it into out/root
 #   ./setup.sh test     install dependencies, build with tests, run the test suite (ctest): every
-#                       test except the label "slow" (container image build with buildah, shard
-#                       end-to-end), which `./setup.sh test-all` adds
+#                       test except the label "slow" (the container image that compiles prewarm
+#                       itself with buildah), which `./setup.sh test-all` adds
 #   ./setup.sh deps     only install the Debian packages
 #   ./setup.sh build    only configure and build
 # Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors).

@@ -11,9 +11,13 @@
 #   secret     the signing key is in no layer of any built image (and the
 #              check would see it: the public key IS found in the runtime layers)
 #
-# Usage: container_test.sh PREWARM_BINARY SOURCE_DIR
+# Usage: container_test.sh PREWARM_BINARY SOURCE_DIR [PREWARM_RUNTIME_BINARY]
 # Exit: 0 pass, 1 fail, 77 skip (not root, no buildah/debootstrap, no mirror).
-# Environment: PREWARM_IMAGE_CACHE (base rootfs cache, see make-base-image.sh),
+# Environment: PREWARM_CONTAINER_TOOLS=source (default: the image compiles
+#   prewarm, TOOLS_FROM=source) or context (the image takes PREWARM_BINARY and
+#   PREWARM_RUNTIME_BINARY, built on this Debian 12 host, from prebuilt-tools/
+#   in the context: TOOLS_FROM=context, minutes instead of tens of minutes),
+#   PREWARM_IMAGE_CACHE (base rootfs cache, see make-base-image.sh),
 #   PREWARM_CONTAINER_KEEP=1 keeps the scratch dir and the tagged images,
 #   PREWARM_CONTAINER_REPORT=FILE writes the measured figures there too.
 set -uo pipefail
@@ -22,10 +26,17 @@ prewarm=${1:?usage: container_test.sh PREWARM_BINARY SOURCE_DIR}
 source_dir=${2:?usage: container_test.sh PREWARM_BINARY SOURCE_DIR}
 prewarm=$(realpath "$prewarm")
 source_dir=$(realpath "$source_dir")
+tools_from=${PREWARM_CONTAINER_TOOLS:-source}
+runtime_binary=${3:-}
 
 say() { echo "container-test: $*" >&2; }
 skip() { say "SKIP: $*"; exit 77; }
 
+case "$tools_from" in
+  source) ;;
+  context) [ -x "$runtime_binary" ] || { say "FAIL: PREWARM_CONTAINER_TOOLS=context needs PREWARM_RUNTIME_BINARY"; exit 1; } ;;
+  *) say "FAIL: PREWARM_CONTAINER_TOOLS=$tools_from: expected source or context"; exit 1 ;;
+esac
 [ "$(id -u)" = 0 ] || skip "buildah with chroot isolation and vfs storage needs root here (uid $(id -u))"
 command -v buildah >/dev/null || skip "buildah is not installed"
 command -v python3 >/dev/null || skip "python3 is needed to read the application's JSON report"
@@ -72,6 +83,12 @@ for p in CMakeLists.txt cmake runtime kernels manifests prewarm; do
   cp -a "$source_dir/$p" "$ctx/"
 done
 cp -a "$source_dir/docker/entrypoint" "$ctx/docker/"
+if [ "$tools_from" = context ]; then
+  mkdir -p "$ctx/prebuilt-tools"
+  cp "$prewarm" "$ctx/prebuilt-tools/prewarm"
+  cp "$(realpath "$runtime_binary")" "$ctx/prebuilt-tools/prewarm-runtime"
+  strip "$ctx/prebuilt-tools/prewarm" "$ctx/prebuilt-tools/prewarm-runtime"
+fi
 # The test key is kept with the base image cache: a new key every run would
 # change the context and so rebuild every layer after `COPY . /src`.
 key_dir=${PREWARM_IMAGE_CACHE:-/var/cache/prewarm-images}
@@ -93,6 +110,7 @@ build_image() { # TARGET
   if ! bah build --isolation chroot --layers --force-rm --pull=never \
       -f "$source_dir/docker/Dockerfile" \
       --build-arg "BASE_IMAGE=$base_image" \
+      --build-arg "TOOLS_FROM=$tools_from" \
       --build-arg BUNDLE_FROM=build \
       --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
       --build-arg "SOURCE_DATE_EPOCH=$epoch" \
@@ -107,7 +125,7 @@ build_image() { # TARGET
 build_image runtime
 build_image demo
 build_image builder
-figure "base image + all builds: $(( $(date +%s) - t0 )) s"
+figure "base image + all builds (TOOLS_FROM=$tools_from): $(( $(date +%s) - t0 )) s"
 
 # The CI path: a bundle made elsewhere (shards + merge) at prebuilt-bundle/ in
 # the context, no --secret given to this build. Use the bundle the first
@@ -118,12 +136,13 @@ pinned_build=$(sha256sum "$mnt/opt/prewarm/bundle/manifest" | cut -d' ' -f1)
 bah umount "$c" >/dev/null
 tag_saved=$tag
 tag=$tag-prebuilt
-# PREWARM_CONTAINER_SKIP_PREBUILT=1 leaves this path out (it recompiles the
-# tools stage: the context differs by prebuilt-bundle/).
+# PREWARM_CONTAINER_SKIP_PREBUILT=1 leaves this path out (with
+# TOOLS_FROM=source it recompiles the tools: the context differs by
+# prebuilt-bundle/).
 if [ "${PREWARM_CONTAINER_SKIP_PREBUILT:-0}" = 1 ]; then
   say "prebuilt-bundle path skipped (PREWARM_CONTAINER_SKIP_PREBUILT=1)"
 elif cp -a "$scratch/image-bundle" "$ctx/prebuilt-bundle" && bah build --isolation chroot --layers --force-rm --pull=never -f "$source_dir/docker/Dockerfile" \
-    --build-arg "BASE_IMAGE=$base_image" --build-arg BUNDLE_FROM=context \
+    --build-arg "BASE_IMAGE=$base_image" --build-arg "TOOLS_FROM=$tools_from" --build-arg BUNDLE_FROM=context \
     --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
     --target runtime -t "$tag-runtime" "$ctx" >"$scratch/build-prebuilt.log" 2>&1; then
   c=$(bah from -q --pull=never "$tag-runtime") && echo "$c" >>"$containers"
