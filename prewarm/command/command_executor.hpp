@@ -22,8 +22,8 @@ struct CommandExecutorOptions
   // The NVIDIA GPUs of this host; null: probe_nvidia_gpus(). For tests.
   std::function<std::vector<DeviceProperties>()> list_nvidia_gpus;
   // Framework versions as slice requirements or only in the job line
-  // (identity.hpp says why `recorded` is the default for now).
-  FrameworkRequirements frameworks = FrameworkRequirements::recorded;
+  // (identity.hpp).
+  FrameworkRequirements frameworks = FrameworkRequirements::required;
 };
 
 class CommandExecutor final : public build::Executor

@@ -49,8 +49,8 @@ struct CommandJobRequest
   std::function<std::vector<DeviceProperties>()> list_opencl_devices;
   // The NVIDIA GPUs of this host; null: probe_nvidia_gpus().
   std::function<std::vector<DeviceProperties>()> list_nvidia_gpus;
-  // See identity.hpp: the runtime cannot evaluate framework.* yet.
-  FrameworkRequirements frameworks = FrameworkRequirements::recorded;
+  // Framework versions as slice requirements or only in the job line (identity.hpp).
+  FrameworkRequirements frameworks = FrameworkRequirements::required;
 };
 
 // Captured kinds that share one requirement list: one slice each.

@@ -2,6 +2,7 @@
 #include "command/identity.hpp"
 
 #include "base/log.hpp"
+#include "host/framework_probe.hpp"
 
 #include <fmt/format.h>
 
@@ -366,53 +367,12 @@ looks_like_python(const std::vector<std::string>& argv)
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
 }
 
-std::string_view
-framework_probe_source()
-{
-  return "import importlib\n"
-         "for module, key in (('torch', 'torch'), ('triton', 'triton'),\n"
-         "                    ('intel_extension_for_pytorch', 'ipex')):\n"
-         "    try:\n"
-         "        m = importlib.import_module(module)\n"
-         "    except Exception:\n"
-         "        continue\n"
-         "    v = getattr(m, '__version__', None)\n"
-         "    if v:\n"
-         "        print('framework.%s %s' % (key, str(v).strip()))\n";
-}
-
-std::map<std::string, std::string, std::less<>>
-parse_framework_probe(std::string_view output)
-{
-  std::map<std::string, std::string, std::less<>> versions;
-  std::istringstream lines{std::string(output)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    line = trim(line);
-    const auto space = line.find(' ');
-    if (!line.starts_with(prop::framework_prefix) || space == std::string::npos) {
-      continue;
-    }
-    auto key = line.substr(0, space);
-    auto value = trim(std::string_view(line).substr(space + 1));
-    const bool printable = std::all_of(value.begin(), value.end(), [](char c) { return c > ' ' && c < 0x7f; });
-    const bool key_ok = std::all_of(key.begin(), key.end(), [](char c) {
-      return std::islower(static_cast<unsigned char>(c)) != 0 || std::isdigit(static_cast<unsigned char>(c)) != 0 ||
-             c == '.' || c == '-';
-    });
-    if (!value.empty() && value.size() <= 128 && printable && key_ok) {
-      versions[std::move(key)] = std::move(value);
-    }
-  }
-  return versions;
-}
-
 std::map<std::string, std::string, std::less<>>
 probe_frameworks(const std::string& python, const Environment& environment,
                  const std::filesystem::path& working_directory, std::vector<std::string>& warnings)
 {
   SubprocessSpec spec;
-  spec.argv = {python, "-c", std::string(framework_probe_source())};
+  spec.argv = {python, "-c", std::string(host::framework_version_script())};
   spec.environment = environment;
   spec.working_directory = working_directory;
   spec.timeout = std::chrono::seconds(120);
@@ -425,7 +385,7 @@ probe_frameworks(const std::string& python, const Environment& environment,
   if (!run->succeeded()) {
     warnings.push_back(fmt::format("framework probe `{} -c ...` {}", python, run->describe(spec.timeout)));
   }
-  return parse_framework_probe(run->output_tail);
+  return host::parse_framework_versions(run->output_tail);
 }
 
 } // namespace prewarm::command

@@ -6,7 +6,7 @@
 // against the host it runs on:
 //   cuda             nvidia.driver ==, nvidia.sm ==          (host driver: containers share it)
 //   triton, inductor framework.torch ==, framework.triton ==, nvidia.sm == (if NVIDIA)
-//                    (framework versions only with FrameworkRequirements::required)
+//                    (framework versions unless FrameworkRequirements::recorded)
 //   pocl             vendor ==, opencl.platform-version ==, opencl.device ==,
 //                    opencl.device-version ==, opencl.driver ==
 //   neo, sycl        pci-id ==, intel.driver == (else opencl.driver ==), opencl.device == (sycl)
@@ -45,13 +45,13 @@ struct KindIdentity
   std::vector<std::string> warnings;
 };
 
-// Whether framework versions become slice requirements (framework.torch ==)
-// or are only recorded (in the job line). A requirement the installing host
-// cannot evaluate fails, and prewarm-runtime does not report framework.*
-// properties for its devices yet, so `required` would keep Triton and
-// Inductor slices from ever installing; `recorded` until it does. Those
-// caches check the versions themselves (their keys hold torch_key() and
-// triton_key()), so a mismatch costs a miss, not a wrong result.
+// Whether framework versions become slice requirements (framework.torch ==,
+// the default: prewarm-runtime reports the application's Python frameworks,
+// host/framework_probe.hpp) or are only recorded (in the job line) for a
+// bundle meant to install even where the runtime cannot find the
+// interpreter. Those caches check the versions themselves too (their keys
+// hold torch_key() and triton_key()): a mismatch would cost misses, and the
+// requirement saves installing what cannot hit.
 enum class FrameworkRequirements { recorded, required };
 
 KindIdentity identify_kind(bundle::CacheKind kind, const IdentityFacts& facts,
@@ -80,16 +80,8 @@ std::vector<DeviceProperties> probe_nvidia_gpus();
 // "/usr/bin/python3"), so that a version probe can run with the same one.
 bool looks_like_python(const std::vector<std::string>& argv);
 
-// The probe program: prints "framework.<name> <version>" for each of torch,
-// triton, intel_extension_for_pytorch it can import; missing modules are
-// skipped, never an error.
-std::string_view framework_probe_source();
-
-// Lines "framework.torch 2.11.0" -> map; other lines are ignored.
-std::map<std::string, std::string, std::less<>> parse_framework_probe(std::string_view output);
-
-// Runs `<python> -c <probe>` with the program's environment and working
-// directory. Failures (no such interpreter, timeout) give an empty map and a
+// Runs `<python> -c <probe>` (host/framework_probe.hpp: the script the
+// runtime runs too) with the program's environment and working directory. Failures (no such interpreter, timeout) give an empty map and a
 // warning in `warnings`.
 std::map<std::string, std::string, std::less<>>
 probe_frameworks(const std::string& python, const Environment& environment,

@@ -203,7 +203,11 @@ check_requirement(const Requirement& requirement, const DeviceProperties& device
   PW_ASSIGN(const auto op, parse_requirement_op(requirement.op));
   const auto it = device.find(requirement.key);
   if (it == device.end()) {
-    return RequirementCheck{false, "unknown"};
+    // Framework versions come from the application's interpreter, which the
+    // host probe may not have found (host/framework_probe.hpp).
+    return RequirementCheck{false, requirement.key.starts_with(prop::framework_prefix)
+                                     ? "unknown (no such package found by PREWARM_PYTHON, default python3)"
+                                     : "unknown"};
   }
   const std::string& actual = it->second;
   bool satisfied = false;

@@ -125,6 +125,17 @@ merge_host_findings(const HostFindings& findings)
                           {std::string(prop::nvidia_driver), *findings.nvidia_driver}}});
     }
   }
+
+  if (!findings.frameworks.empty()) {
+    if (devices.empty()) {
+      devices.push_back({"Python frameworks", {}});
+    }
+    for (auto& device : devices) {
+      for (const auto& [key, version] : findings.frameworks) {
+        device.properties.insert_or_assign(key, version);
+      }
+    }
+  }
   return devices;
 }
 
@@ -163,6 +174,15 @@ probe_host(const HostProbeOptions& options)
   }
 
   findings.pci_gpus = scan_pci_display_devices(options.sys_root);
+
+  if (!options.python.empty()) {
+    if (auto versions = probe_framework_versions(options.python, options.timeout)) {
+      findings.frameworks = std::move(*versions);
+    } else {
+      // No Python in the image is the common case for non-Python apps.
+      log::verbose("framework versions not probed: {}", versions.error().message());
+    }
+  }
   return merge_host_findings(findings);
 }
 

@@ -6,11 +6,15 @@
 //   /proc/driver/nvidia/version   the NVIDIA kernel driver version
 //   nvidia-smi       per GPU: PCI address, SM, PCI device id (when installed)
 //   sysfs PCI        display-class devices (Intel, AMD, NVIDIA): ids, revision
+//   Python           framework.* versions of the application's interpreter
+//                    (framework_probe.hpp)
 // A source that fails is reported (log::warn) and counts as "no such devices":
 // probing never stops the container from starting.
 //
 // Merging, only where it is unambiguous:
 //   - nvidia.driver goes into every NVIDIA record (one driver per host);
+//   - framework.* versions go into every record (one Python per container;
+//     a record of their own when the host has no device records);
 //   - the PCI identity (pci-id, pci-revision, and nvidia.sm for NVIDIA) of a
 //     vendor's GPUs is copied into that vendor's OpenCL GPU devices when all
 //     of the vendor's PCI GPUs share it; keys the OpenCL device already
@@ -21,6 +25,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "host/framework_probe.hpp"
 #include "host/host_device.hpp"
 #include "host/nvidia_probe.hpp"
 #include "host/pci_probe.hpp"
@@ -40,6 +45,7 @@ struct HostProbeOptions
   std::filesystem::path proc_root = "/proc";
   std::filesystem::path sys_root = "/sys";
   std::string nvidia_smi = "nvidia-smi"; // looked up in PATH; absent is fine
+  std::string python = framework_python_from_environment(); // empty: no framework probe
   OpenclProbe opencl = OpenclProbe::enabled;
   std::chrono::milliseconds timeout{10'000}; // per source that can hang
 };
@@ -51,6 +57,7 @@ struct HostFindings
   std::optional<std::string> nvidia_driver;
   std::vector<NvidiaGpu> nvidia_gpus;
   std::vector<PciDisplayDevice> pci_gpus;
+  FrameworkVersions frameworks;
 };
 
 // Merges findings into device records (rules above). Pure; tested directly.

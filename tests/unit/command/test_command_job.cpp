@@ -3,6 +3,7 @@
 
 #include "base/files.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -177,10 +178,13 @@ TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
 {
   auto dirs = make_dirs();
   const auto site = dirs.root.path() / "site";
-  fs::create_directories(site / "torch");
-  fs::create_directories(site / "triton");
-  ASSERT_TRUE(write_file_atomic(site / "torch" / "__init__.py", "__version__ = '2.11.0+test_only'\n"));
-  ASSERT_TRUE(write_file_atomic(site / "triton" / "__init__.py", "__version__ = '3.6.0'\n"));
+  // Stand-in distributions: the framework probe reads their metadata.
+  for (const auto& [name, version] : {std::pair{"torch", "2.11.0+test_only"}, std::pair{"triton", "3.6.0"}}) {
+    const auto dist_info = site / fmt::format("{}-{}.dist-info", name, version);
+    fs::create_directories(dist_info);
+    ASSERT_TRUE(write_file_atomic(dist_info / "METADATA",
+                                  fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\n", name, version)));
+  }
   CommandJobRequest request;
   request.job_id = "h100/test_only/fp32";
   request.work_dir = dirs.work;
@@ -211,7 +215,7 @@ TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
                                                                    {"framework.triton", "==", "3.6.0"},
                                                                    {"nvidia.sm", "==", "90"}}));
 
-  // By default the versions are recorded in the job line, not required.
+  // `recorded`: the versions go into the job line, not the requirements.
   auto dirs2 = make_dirs();
   request.work_dir = dirs2.work;
   request.frameworks = FrameworkRequirements::recorded;

@@ -4,6 +4,7 @@
 #include "host/nvidia_probe.hpp"
 #include "host/opencl_probe.hpp"
 #include "host/pci_probe.hpp"
+#include "host/framework_probe.hpp"
 #include "host/probe_host.hpp"
 
 #include <gtest/gtest.h>
@@ -177,6 +178,71 @@ TEST(MergeFindings, DriverAloneMakesARecord)
   const auto devices = merge_host_findings(f);
   ASSERT_EQ(devices.size(), 1u);
   EXPECT_EQ(devices[0].properties.at("nvidia.driver"), "550.54.15");
+}
+
+TEST(MergeFindings, FrameworksGoIntoEveryRecord)
+{
+  HostFindings f;
+  f.opencl_devices.push_back({"OpenCL 0: NVIDIA H200", {{"vendor", "nvidia"}}});
+  f.nvidia_driver = "580.159.04";
+  f.pci_gpus.push_back({"0000:03:00.0", "0x8086", "0x56a5", "0x05", "0x030000"});
+  f.frameworks = {{"framework.torch", "2.11.0+cu130"}, {"framework.triton", "3.6.0"}};
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 2u);
+  for (const auto& d : devices) {
+    EXPECT_EQ(d.properties.at("framework.torch"), "2.11.0+cu130") << d.description;
+    EXPECT_EQ(d.properties.at("framework.triton"), "3.6.0") << d.description;
+  }
+}
+
+TEST(MergeFindings, FrameworksAloneMakeARecord)
+{
+  HostFindings f;
+  f.frameworks = {{"framework.torch", "2.11.0+cpu"}};
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].properties.at("framework.torch"), "2.11.0+cpu");
+}
+
+TEST(FrameworkVersions, ParsesProbeOutput)
+{
+  const auto versions = parse_framework_versions("noise\nframework.torch 2.11.0+cu128\nframework.triton  3.6.0 \n"
+                                                 "framework.bad value with spaces\nframework.UPPER 1\n");
+  EXPECT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions.at("framework.torch"), "2.11.0+cu128");
+  EXPECT_EQ(versions.at("framework.triton"), "3.6.0");
+}
+
+// The real interpreter reads a distribution's metadata without importing it:
+// a stand-in torch-*.dist-info on PYTHONPATH is found, the absent triton is
+// not reported, and no interpreter is an error the probe turns into a log line.
+TEST(FrameworkVersions, ReadFromTheInterpretersPackageMetadata)
+{
+  if (!std::filesystem::exists("/usr/bin/python3")) {
+    GTEST_SKIP() << "no /usr/bin/python3";
+  }
+  auto dir = scratch();
+  write(dir.path() / "torch-9.9.9+test_only.dist-info/METADATA",
+        "Metadata-Version: 2.1\nName: torch\nVersion: 9.9.9+test_only\n");
+  // The stand-in must not be importable: only its metadata is read.
+  ::setenv("PYTHONPATH", dir.path().c_str(), 1);
+  const auto versions = probe_framework_versions("/usr/bin/python3", std::chrono::seconds(20));
+  ::unsetenv("PYTHONPATH");
+  ASSERT_TRUE(versions) << versions.error().message();
+  EXPECT_EQ(versions->at("framework.torch"), "9.9.9+test_only");
+
+  const auto missing = probe_framework_versions("/nonexistent/test_only_python3", std::chrono::seconds(5));
+  EXPECT_FALSE(missing);
+}
+
+TEST(FrameworkVersions, InterpreterFromTheEnvironment)
+{
+  ::setenv("PREWARM_PYTHON", "none", 1);
+  EXPECT_EQ(framework_python_from_environment(), "");
+  ::setenv("PREWARM_PYTHON", "/opt/app/.venv/bin/python", 1);
+  EXPECT_EQ(framework_python_from_environment(), "/opt/app/.venv/bin/python");
+  ::unsetenv("PREWARM_PYTHON");
+  EXPECT_EQ(framework_python_from_environment(), "python3");
 }
 
 TEST(HostDescriptionFile, RoundTripAndErrors)
