@@ -10,8 +10,8 @@ source "$(dirname "$0")/../lib.sh"
 
 command -v ocloc >/dev/null || [ -n "${PREWARM_OCLOC:-}" ] || skip "no ocloc (intel-opencl-icd)"
 OCLOC=${PREWARM_OCLOC:-ocloc}
-scratch=$(make_scratch aot)
-cd "$scratch"
+make_scratch aot
+cd "$SCRATCH"
 
 step "build: arc-a380 ahead of time, arc-b580 skipped"
 "$PREWARM" keygen --out keys/test_only_aot
