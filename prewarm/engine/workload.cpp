@@ -202,6 +202,9 @@ run_workload(const WorkloadRequest& request)
   report.compile_seconds = stats.compile_seconds;
   report.execute_seconds = stats.execute_seconds;
   report.store = stats.store;
+  report.aot_programs = stats.aot_programs;
+  report.aot_served = stats.aot_served;
+  report.aot_fallbacks = stats.aot_fallbacks;
   report.peak_device_bytes = stats.peak_device_bytes;
   report.total_seconds = seconds_since(started);
   return report;
@@ -258,6 +261,7 @@ to_json(const WorkloadReport& r)
       {"misses", r.store.misses},
       {"rejected", r.store.rejected},
       {"captured", r.store.captured}}},
+    {"aot", {{"served", r.aot_served}, {"fallbacks", r.aot_fallbacks}, {"programs", r.aot_programs}}},
     {"peak_device_bytes", r.peak_device_bytes},
     {"notes", r.notes},
   };
@@ -291,6 +295,12 @@ to_text(const WorkloadReport& r)
   } else {
     text += fmt::format("program store:  {}: {} hits, {} misses, {} rejected, {} captured\n", r.program_store, r.store.hits,
                         r.store.misses, r.store.rejected, r.store.captured);
+  }
+  if (!r.aot_programs.empty()) {
+    text += fmt::format("AOT binaries:   {} served, {} fell back\n", r.aot_served, r.aot_fallbacks);
+    for (const auto& line : r.aot_programs) {
+      text += fmt::format("  {}\n", line);
+    }
   }
   text += fmt::format("device memory:  {:.1f} MiB peak\n", static_cast<double>(r.peak_device_bytes) / (1024.0 * 1024.0));
   text += fmt::format("variants:       {}\n", r.variants.size());

@@ -90,6 +90,11 @@ struct WorkloadReport
   std::vector<OutputCheck> checks;
   store::StoreCounters store;
   std::string program_store; // path, or empty
+  // Ahead-of-time binaries (store/aot_loader.hpp), when the store has any:
+  // which path served each program ("aot acm-g11 <key>" or "fallback: why").
+  std::vector<std::string> aot_programs;
+  std::uint64_t aot_served = 0;
+  std::uint64_t aot_fallbacks = 0;
   std::size_t peak_device_bytes = 0;
   bool representative = true; // Coverage::representative: one layer per distinct layer shape
   int layers_run = 0;         // per forward pass
