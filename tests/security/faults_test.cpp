@@ -24,12 +24,6 @@ using namespace prewarm::security_test;
 
 namespace {
 
-bool
-have(const char* tool)
-{
-  return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
 std::string
 expected_hash(const fs::path& scratch, const Files& files)
 {
@@ -44,7 +38,7 @@ expected_hash(const fs::path& scratch, const Files& files)
 
 TEST_F(Security, F47_KillNineAtEveryStepThenRecover)
 {
-  if (!have("strace")) {
+  if (!have_tool("strace")) {
     GTEST_SKIP() << "strace not installed";
   }
   // A bundle with enough files that kills land mid-extraction too.
@@ -99,7 +93,7 @@ TEST_F(Security, F47_KillNineAtEveryStepThenRecover)
 
 TEST_F(Security, F57_ManyCrashesLeaveNoAccumulation)
 {
-  if (!have("strace")) {
+  if (!have_tool("strace")) {
     GTEST_SKIP() << "strace not installed";
   }
   const auto bundle = good_bundle();

@@ -18,12 +18,6 @@ using namespace prewarm::security_test;
 
 namespace {
 
-bool
-have(const char* tool)
-{
-  return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
 // Every entry under `top` (itself included) with its uid:gid.
 std::vector<std::pair<std::string, std::string>>
 owners(const fs::path& top)
@@ -96,7 +90,7 @@ TEST_F(Owner, F58_RootWithoutAPolicyOwnerKeepsItsOwnNeverTheArchiveOwner)
 
 TEST_F(Owner, F58_NonRootAttemptsNoChown)
 {
-  if (::geteuid() != 0 || !have("setpriv") || !have("strace")) {
+  if (::geteuid() != 0 || !have_tool("setpriv") || !have_tool("strace")) {
     GTEST_SKIP() << "needs root (to drop to nobody), setpriv and strace";
   }
   // A root and bundle that nobody (65534) can use.

@@ -36,12 +36,6 @@ using namespace prewarm::security_test;
 
 namespace {
 
-bool
-have(const char* tool)
-{
-  return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
 std::string
 random_bytes(std::size_t size, unsigned seed)
 {
@@ -116,7 +110,7 @@ protected:
 
 TEST_F(PayloadSwap, F52_FileRenamedOverThePayloadPathIsNeverRead)
 {
-  if (!have("strace")) {
+  if (!have_tool("strace")) {
     GTEST_SKIP() << "strace not installed";
   }
   const auto bundle = big_bundle("swap", 1);
@@ -147,7 +141,7 @@ TEST_F(PayloadSwap, F52_FileRenamedOverThePayloadPathIsNeverRead)
 
 TEST_F(PayloadSwap, F52_SameInodeWrittenDuringTheHashIsPayloadChanged)
 {
-  if (!have("strace")) {
+  if (!have_tool("strace")) {
     GTEST_SKIP() << "strace not installed";
   }
   const auto bundle = big_bundle("write", 3);
@@ -172,7 +166,7 @@ TEST_F(PayloadSwap, F52_SameInodeWrittenDuringTheHashIsPayloadChanged)
 
 TEST_F(PayloadSwap, F52_SameInodeTruncatedDuringTheHashIsPayloadChanged)
 {
-  if (!have("strace")) {
+  if (!have_tool("strace")) {
     GTEST_SKIP() << "strace not installed";
   }
   const auto bundle = big_bundle("truncate", 4);

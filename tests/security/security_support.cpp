@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
 
 #include <fstream>
 
@@ -222,6 +223,12 @@ Security::expect_refused(const Outcome& run, int exit_code, const std::string& e
   EXPECT_EQ(run.exit_code, exit_code) << run.err;
   EXPECT_NE(run.err.find(error_code), std::string::npos) << "expected " << error_code << " in:\n" << run.err;
   expect_untouched();
+}
+
+bool
+have_tool(const char* tool)
+{
+  return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
 }
 
 } // namespace prewarm::security_test

@@ -98,4 +98,7 @@ protected:
 Files baseline_files();
 Files newer_files();
 
+// `command -v TOOL` succeeds (strace, setpriv: tests skip without them).
+bool have_tool(const char* tool);
+
 } // namespace prewarm::security_test
