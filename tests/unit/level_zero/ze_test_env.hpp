@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Points the real Level Zero loader at the test double (not a GPU) before the
 // first zeInit of the process, and gives each test its own call log.
+// use_executing_test_driver() also makes the double RUN launches: the OpenCL C
+// behind each module (found through the AOT store) on the PoCL CPU device.
 #pragma once
 
 #include "base/files.hpp"
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -22,6 +25,22 @@ use_test_driver()
   ::unsetenv("PREWARM_ZE_TEST_PRODUCT_FAMILY");
   ::unsetenv("PREWARM_ZE_TEST_DRIVER_VERSION");
   ::unsetenv("PREWARM_ZE_TEST_DEVICE_COUNT");
+  ::unsetenv("PREWARM_ZE_TEST_EXECUTE_SOURCES");
+  ::unsetenv("PREWARM_ZE_TEST_EXECUTE_PROGRAMS");
+  ::unsetenv("PREWARM_ZE_TEST_FP16");
+}
+
+// The double executes what it is given: a module's bytes must be a .zebin or
+// .spv of the AOT store under `programs_dir` (aot/<device>/<key>.*), whose
+// .meta names the source (by SHA-256, looked up in `sources_dir`, e.g. the
+// repository's kernels/) and the build options. Anything else fails module
+// creation with "test double cannot execute: ...".
+inline void
+use_executing_test_driver(const std::filesystem::path& sources_dir, const std::filesystem::path& programs_dir)
+{
+  use_test_driver();
+  ::setenv("PREWARM_ZE_TEST_EXECUTE_SOURCES", sources_dir.c_str(), 1);
+  ::setenv("PREWARM_ZE_TEST_EXECUTE_PROGRAMS", programs_dir.c_str(), 1);
 }
 
 // The driver appends one line per recorded call to this file.
