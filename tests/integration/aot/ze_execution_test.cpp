@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -250,6 +251,47 @@ TEST_F(ZeExecutionTest, SpirvPathRunsGemmAndMatchesTheCpu)
   EXPECT_NE(text.find("format=spirv"), std::string::npos) << text;
   EXPECT_EQ(text.find("format=native"), std::string::npos) << text;
   EXPECT_NE(text.find("executed=yes"), std::string::npos) << text;
+}
+
+TEST_F(ZeExecutionTest, ImmediateListRunsAtAppend)
+{
+  level_zero::testing::CallLog log;
+  auto session = open_session(programs());
+  ASSERT_TRUE(session) << session.error().message();
+  auto kernel = session->kernel(gemm_program(), "gemm");
+  ASSERT_TRUE(kernel) << kernel.error().message();
+  const int n = 16;
+  const auto a = pattern(n * n, 7, 13), b = pattern(n * n, 5, 11);
+  auto da = session->allocate(a.size() * sizeof(float), MemoryKind::shared);
+  auto db = session->allocate(b.size() * sizeof(float), MemoryKind::shared);
+  auto dc = session->allocate(a.size() * sizeof(float), MemoryKind::shared);
+  ASSERT_TRUE(da && db && dc);
+  std::memcpy(*da, a.data(), a.size() * sizeof(float));
+  std::memcpy(*db, b.data(), b.size() * sizeof(float));
+
+  ze_command_queue_desc_t desc{};
+  desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  desc.mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+  ze_command_list_handle_t list = nullptr;
+  ASSERT_EQ(zeCommandListCreateImmediate(session->context(), session->device().device, &desc, &list),
+            ZE_RESULT_SUCCESS);
+  const Gemm gemm{n, n, n, 1.0f, *da, *db, *dc, *dc, 0};
+  const auto args = gemm.args().args();
+  ASSERT_EQ(zeKernelSetGroupSize(*kernel, 16, 16, 1), ZE_RESULT_SUCCESS);
+  for (uint32_t i = 0; i < args.size(); ++i) {
+    ASSERT_EQ(zeKernelSetArgumentValue(*kernel, i, args[i].size(), args[i].data()), ZE_RESULT_SUCCESS) << i;
+  }
+  ze_group_count_t groups{1, 1, 1};
+  EXPECT_EQ(zeCommandListAppendLaunchKernel(list, *kernel, &groups, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_SUCCESS);
+
+  // Done when the append returned: no queue, no fence.
+  const auto expected = cpu_gemm(n, n, n, a, b, 1.0f, nullptr);
+  const auto* c = static_cast<const float*>(*dc);
+  for (int i = 0; i < n * n; ++i) {
+    ASSERT_NEAR(c[i], expected[i], 1e-3f * (1.0f + std::fabs(expected[i]))) << i;
+  }
+  EXPECT_NE(log.text().find("list=immediate executed=yes"), std::string::npos) << log.text();
 }
 
 TEST_F(ZeExecutionTest, ModuleBytesNotInTheStoreFailWithTheReason)

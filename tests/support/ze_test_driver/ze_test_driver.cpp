@@ -49,6 +49,19 @@
 //   launch kernel=K groups=X,Y,Z group-size=X,Y,Z args=N list=immediate|regular
 //     (executing: " executed=yes", or " executed=no error=\"...\"" naming the CL call/error)
 //   copy bytes=N
+//   set-argument kernel=K index=I [size=N] error="..."   (executing: a refused argument)
+//   kernel-create name=K error="clCreateKernel: ..."     (executing: OpenCL refused the kernel)
+//
+// Executing, in detail: arguments are captured at zeCommandListAppendLaunchKernel
+// (as real Level Zero does) and set on the cl_kernel when the list executes
+// (regular lists: zeCommandQueueExecuteCommandLists; immediate lists: at
+// append); a pointer-sized value equal to the BASE of one of the double's
+// allocations becomes that allocation's CL_MEM_USE_HOST_PTR buffer (made on
+// first use; allocations are page aligned for it); __global arguments that are
+// not such a pointer (nor null) are refused. Each launch is
+// clEnqueueNDRangeKernel(work_dim 3, global = groups * group size, local =
+// group size) + clFinish. The program is built with the store's options plus
+// -cl-kernel-arg-info (for the argument kinds).
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_api.h>
