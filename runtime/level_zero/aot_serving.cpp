@@ -8,7 +8,7 @@ namespace prewarm::level_zero {
 Result<ServedModule>
 serve_module(ze_context_handle_t context, const ZeDeviceRef& device, const AotPrograms& programs,
              std::string_view source, std::string_view options, std::string_view spirv_fallback,
-             std::string_view label)
+             std::string_view label, const std::function<Result<std::string>()>& compile_spirv)
 {
   ServedModule served;
   ModuleInputs inputs;
@@ -40,11 +40,20 @@ serve_module(ze_context_handle_t context, const ZeDeviceRef& device, const AotPr
   if (spirv_fallback.empty()) {
     store_spirv = programs.find_any_spirv(source, options);
   }
+  if (spirv_fallback.empty() && store_spirv.empty() && compile_spirv) {
+    PW_ASSIGN_CTX(store_spirv, std::string(label) + ": SPIR-V", compile_spirv());
+  }
   inputs.spirv = spirv_fallback.empty() ? std::string_view(store_spirv) : spirv_fallback;
   if (inputs.spirv.empty()) {
     return fail(Errc::failed, std::string(label) + ": " + served.reason + ", and no SPIR-V to build from");
   }
-  log::info("{}: {}; building from SPIR-V", label, served.reason);
+  // A device no target serves says so for every program (the caller says it
+  // once): only worth a verbose line. A selected target that misses is news.
+  if (served.aot_target.empty()) {
+    log::verbose("{}: {}; building from SPIR-V", label, served.reason);
+  } else {
+    log::info("{}: {}; building from SPIR-V", label, served.reason);
+  }
   PW_ASSIGN(served.loaded, load_module(context, device.device, inputs));
   return served;
 }

@@ -10,6 +10,7 @@
 #include "level_zero/device.hpp"
 #include "level_zero/module.hpp"
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -26,13 +27,15 @@ struct ServedModule
 };
 
 // `spirv_fallback` is used when the store has no SPIR-V for this program; it
-// may be empty (then the store's SPIR-V of any target is tried).
+// may be empty (then the store's SPIR-V of any target is tried, then
+// `compile_spirv` when given).
 Result<ServedModule> serve_module(ze_context_handle_t context,
                                   const ZeDeviceRef& device,
                                   const AotPrograms& programs,
                                   std::string_view source,
                                   std::string_view options,
                                   std::string_view spirv_fallback,
-                                  std::string_view label);
+                                  std::string_view label,
+                                  const std::function<Result<std::string>()>& compile_spirv = {});
 
 } // namespace prewarm::level_zero

@@ -142,15 +142,24 @@ ZeSession::kernel(const ZeProgramSource& program, std::string_view kernel_name)
     LoadedModule loaded;
     if (s.programs) {
       PW_ASSIGN(auto served, serve_module(s.context.get(), s.device, *s.programs, program.source, program.options,
-                                          program.spirv, label));
+                                          program.spirv, label, program.compile_spirv));
       if (!served.reason.empty()) {
         s.stats.fallbacks.push_back(label + ": " + served.reason);
       }
+      s.stats.aot_programs.push_back(
+        served.loaded.origin == ModuleOrigin::native
+          ? fmt::format("{}: aot {} {}", label, served.aot_target, served.aot_key.substr(0, 12))
+          : fmt::format("{}: fallback: {}", label, served.reason));
       loaded = std::move(served.loaded);
     } else {
+      std::string compiled;
       ModuleInputs inputs;
       inputs.spirv = program.spirv;
       inputs.label = label;
+      if (inputs.spirv.empty() && program.compile_spirv) {
+        PW_ASSIGN_CTX(compiled, label + ": SPIR-V", program.compile_spirv());
+        inputs.spirv = compiled;
+      }
       PW_ASSIGN(loaded, load_module(s.context.get(), s.device.device, inputs));
     }
     (loaded.origin == ModuleOrigin::native ? s.stats.native_modules : s.stats.spirv_modules)++;
@@ -243,12 +252,20 @@ Status
 ZeSession::finish()
 {
   auto& s = *m_state;
-  PW_ZE_CHECK(zeCommandListClose(s.list.get()));
-  ze_command_list_handle_t list = s.list.get();
-  PW_ZE_CHECK(zeCommandQueueExecuteCommandLists(s.queue.get(), 1, &list, s.fence.get()));
-  PW_ZE_CHECK(zeFenceHostSynchronize(s.fence.get(), std::numeric_limits<uint64_t>::max()));
-  PW_ZE_CHECK(zeFenceReset(s.fence.get()));
-  PW_ZE_CHECK(zeCommandListReset(s.list.get()));
+  const auto submit = [&]() -> Status {
+    PW_ZE_CHECK(zeCommandListClose(s.list.get()));
+    ze_command_list_handle_t list = s.list.get();
+    PW_ZE_CHECK(zeCommandQueueExecuteCommandLists(s.queue.get(), 1, &list, s.fence.get()));
+    PW_ZE_CHECK(zeFenceHostSynchronize(s.fence.get(), std::numeric_limits<uint64_t>::max()));
+    return {};
+  };
+  auto submitted = submit();
+  // Reset even after a failure: a closed list would refuse every later append.
+  const auto fence_reset = zeFenceReset(s.fence.get());
+  const auto list_reset = zeCommandListReset(s.list.get());
+  PW_TRY(submitted);
+  PW_ZE_CHECK(fence_reset);
+  PW_ZE_CHECK(list_reset);
   return {};
 }
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,9 @@ struct ZeProgramSource
   std::string options;       // "-DTILE=16"
   std::string_view spirv;    // SPIR-V of source+options (ocloc -spv_only); may be empty
                              // when the AOT store has it
+  // Asked only when a module must be built from SPIR-V and neither `spirv`
+  // nor the AOT store has it (the builder passes ocloc); may be empty.
+  std::function<Result<std::string>()> compile_spirv;
 };
 
 // Kernel arguments in order: pointers to device/shared memory, or values.
@@ -65,6 +69,11 @@ public:
     std::string bytes(sizeof v, '\0');
     std::memcpy(bytes.data(), &v, sizeof v);
     m_args.push_back(std::move(bytes));
+    return *this;
+  }
+  ZeKernelArgs& bytes(const void* data, std::size_t size) // a value already in its kernel representation
+  {
+    m_args.emplace_back(static_cast<const char*>(data), size);
     return *this;
   }
   ZeKernelArgs& local(std::size_t bytes) // __local buffer: size only, no value
@@ -99,6 +108,10 @@ struct ZeSessionStats
   std::uint64_t spirv_modules = 0;   // built from SPIR-V (JIT)
   std::vector<std::string> fallbacks; // "<label>: <why the AOT binary was not used>"
   std::vector<std::string> variants;  // "gemm.cl:gemm [-DTILE=16] group=16x16x1"
+  // One per module, in creation order: "gemm.cl [-DTILE=16]: aot acm-g11 3f2a9c01b2d4"
+  // (NATIVE) or "gemm.cl [-DTILE=16]: fallback: <reason>" (SPIR-V); only when
+  // the session has an AOT programs directory.
+  std::vector<std::string> aot_programs;
 };
 
 class ZeSession
