@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// prewarm run MODEL --precision P [--device D] [--batch N] [--prefill L]
-//             [--decode S] [--full] [--store DIR] [--json]
+// prewarm run MODEL --precision P [--backend opencl|level-zero] [--device D]
+//             [--batch N] [--prefill L] [--decode S] [--full] [--store DIR] [--json]
 // One representative inference with timings (engine::run_workload) of a
 // model preset (manifests/presets.yaml).
 // Program store: --store DIR (read-write), else $PREWARM_PROGRAM_STORE
 // (read-only when this process cannot write there), else none.
+// Level Zero builds modules from the store's AOT binaries (NATIVE) or SPIR-V;
+// SPIR-V the store lacks is made with ocloc for the device's PCI id.
 #include "base/encoding.hpp"
+#include "aot/ocloc.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "engine/workload.hpp"
@@ -27,6 +30,7 @@ struct RunOptions
 {
   std::string model;
   std::string precision;
+  std::string backend = "opencl";
   std::string device;
   std::vector<int> batch_sizes;
   std::vector<int> prefill_lengths;
@@ -49,6 +53,30 @@ parse_precision(std::string_view text)
     return engine::Precision::int8;
   }
   return fail(Errc::usage, fmt::format("--precision {}: expected fp32, fp16 or int8", in_quotes(text)));
+}
+
+// ocloc -spv_only for the Level Zero device's PCI id (ocloc takes "0x56a5"
+// for -device): SPIR-V from ocloc's front end carries target defines.
+engine::SpirvCompiler
+ocloc_spirv_compiler()
+{
+  return [ocloc = std::shared_ptr<aot::Ocloc>()](const engine::ProgramText& program,
+                                                  const engine::SessionDevice& device) mutable -> Result<std::string> {
+    if (!ocloc) {
+      PW_ASSIGN_CTX(auto located, "SPIR-V for Level Zero", aot::Ocloc::locate());
+      ocloc = std::make_shared<aot::Ocloc>(std::move(located));
+    }
+    const auto pci_id = device.properties.find(prop::pci_id);
+    if (pci_id == device.properties.end()) {
+      return fail(Errc::failed, fmt::format("{}: the device reports no PCI id to compile SPIR-V for", device.description));
+    }
+    aot::OclocCompileRequest request;
+    request.source_name = std::string(program.source_name);
+    request.source = program.source;
+    request.options = program.options;
+    request.device = pci_id->second;
+    return ocloc->compile_spirv(request);
+  };
 }
 
 // A store this process may fill, or one it may only read (a shared,
@@ -87,6 +115,10 @@ run(const RunOptions& options)
   request.shapes.decode_steps = options.decode_steps;
   request.coverage = options.full ? engine::Coverage::full : engine::Coverage::representative;
   request.device_selector = options.device;
+  PW_ASSIGN(request.backend, engine::parse_backend(options.backend));
+  if (request.backend == engine::Backend::level_zero) {
+    request.spirv_compiler = ocloc_spirv_compiler();
+  }
   if (!options.store.empty()) {
     request.program_store = options.store;
     request.store_mode = store::StoreMode::read_write;
@@ -115,12 +147,14 @@ void
 add_run_command(CLI::App& app, Action& action)
 {
   auto options = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "run one representative inference on an OpenCL device, with timings");
+  auto* cmd = app.add_subcommand("run", "run one representative inference on an OpenCL or Level Zero device, with timings");
   cmd->add_option("model", options->model, "model preset (manifests/presets.yaml: qwen2.5-0.5b, lprnet, gptq-linear)")->required();
   cmd->add_option("--precision", options->precision, "fp32 | fp16 | int8")->required();
+  cmd->add_option("--backend", options->backend, "opencl (default) | level-zero")
+    ->check(CLI::IsMember({"opencl", "level-zero"}));
   cmd->add_option("--device", options->device,
                   "OpenCL device: index, or a case-insensitive part of its platform/device name (default: the first GPU, "
-                  "else the first device)");
+                  "else the first device); Level Zero device: index, part of its name or 0x<pci id> (default: 0)");
   cmd->add_option("--batch", options->batch_sizes, "batch size (repeatable; default 1)")->check(CLI::PositiveNumber);
   cmd->add_option("--prefill", options->prefill_lengths, "prefill length in tokens (repeatable; default 16)")
     ->check(CLI::PositiveNumber);

@@ -6,8 +6,9 @@
 
 namespace prewarm::engine {
 
-DeviceBuffer::DeviceBuffer(opencl::UniqueMem mem, std::size_t bytes, std::shared_ptr<MemoryAccounting> accounting)
-  : m_mem(std::move(mem)),
+DeviceBuffer::DeviceBuffer(void* handle, Release release, std::size_t bytes, std::shared_ptr<MemoryAccounting> accounting)
+  : m_handle(handle),
+    m_release(std::move(release)),
     m_bytes(bytes),
     m_accounting(std::move(accounting))
 {
@@ -17,12 +18,21 @@ DeviceBuffer::DeviceBuffer(opencl::UniqueMem mem, std::size_t bytes, std::shared
   }
 }
 
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+  : m_handle(std::exchange(other.m_handle, nullptr)),
+    m_release(std::move(other.m_release)),
+    m_bytes(std::exchange(other.m_bytes, 0)),
+    m_accounting(std::move(other.m_accounting))
+{
+}
+
 DeviceBuffer&
 DeviceBuffer::operator=(DeviceBuffer&& other) noexcept
 {
   if (this != &other) {
     give_back();
-    m_mem = std::move(other.m_mem);
+    m_handle = std::exchange(other.m_handle, nullptr);
+    m_release = std::move(other.m_release);
     m_bytes = std::exchange(other.m_bytes, 0);
     m_accounting = std::move(other.m_accounting);
   }
@@ -37,10 +47,16 @@ DeviceBuffer::~DeviceBuffer()
 void
 DeviceBuffer::give_back()
 {
-  if (m_accounting && m_mem) {
-    m_accounting->current_bytes -= m_bytes;
+  if (m_handle != nullptr) {
+    if (m_accounting) {
+      m_accounting->current_bytes -= m_bytes;
+    }
+    if (m_release) {
+      m_release(m_handle);
+    }
   }
-  m_mem.reset();
+  m_handle = nullptr;
+  m_release = nullptr;
   m_accounting.reset();
   m_bytes = 0;
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// A device buffer from Session::allocate(). Releasing it (destruction) gives
-// its bytes back to the session's accounting, which reports peak device
-// memory; the accounting outlives the session if a buffer does.
+// A device buffer from Session::allocate(): an OpenCL cl_mem or a Level Zero
+// device pointer, whichever the session's backend made, released by the
+// backend's function. Releasing it (destruction) gives its bytes back to the
+// session's accounting, which reports peak device memory; the accounting
+// outlives the session if a buffer does.
 #pragma once
 
-#include "opencl/owned.hpp"
-
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 namespace prewarm::engine {
@@ -20,22 +21,27 @@ struct MemoryAccounting
 class DeviceBuffer
 {
 public:
+  using Release = std::function<void(void*)>;
+
   DeviceBuffer() = default;
-  DeviceBuffer(opencl::UniqueMem mem, std::size_t bytes, std::shared_ptr<MemoryAccounting> accounting);
-  DeviceBuffer(DeviceBuffer&&) noexcept = default;
+  DeviceBuffer(void* handle, Release release, std::size_t bytes, std::shared_ptr<MemoryAccounting> accounting);
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer();
 
-  cl_mem get() const { return m_mem.get(); }
+  // The backend's handle: what a kernel argument passes (cl_mem or the
+  // device pointer; both are pointer-sized, see KernelArgs::buffer).
+  void* get() const { return m_handle; }
   std::size_t bytes() const { return m_bytes; }
-  explicit operator bool() const { return static_cast<bool>(m_mem); }
+  explicit operator bool() const { return m_handle != nullptr; }
 
 private:
   void give_back();
 
-  opencl::UniqueMem m_mem;
+  void* m_handle = nullptr;
+  Release m_release;
   std::size_t m_bytes = 0;
   std::shared_ptr<MemoryAccounting> m_accounting;
 };

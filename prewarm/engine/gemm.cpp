@@ -15,7 +15,7 @@ run_gemm(Session& session, const GemmArgs& args, const Defines& precision, int t
   }
   Defines defines = precision;
   defines.set("TILE", tile).set("TRANSPOSE_B", args.b_layout == BLayout::transposed ? 1 : 0);
-  PW_ASSIGN(cl_kernel kernel, session.kernel("gemm.cl", "gemm", defines));
+  PW_ASSIGN(Kernel kernel, session.kernel("gemm.cl", "gemm", defines));
   const DeviceBuffer& residual = args.residual != nullptr ? *args.residual : *args.c.buffer;
   KernelArgs kernel_args;
   kernel_args.value(cl_int{args.m}).value(cl_int{args.n}).value(cl_int{args.k});

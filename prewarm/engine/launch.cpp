@@ -30,7 +30,7 @@ LaunchGeometry::local_text() const
     return "auto";
   }
   std::string text = std::to_string(local[0]);
-  for (cl_uint d = 1; d < dimensions; ++d) {
+  for (unsigned d = 1; d < dimensions; ++d) {
     text += 'x' + std::to_string(local[d]);
   }
   return text;
@@ -40,10 +40,12 @@ KernelArgs&
 KernelArgs::buffer(const DeviceBuffer& buffer)
 {
   Arg arg;
-  arg.size = sizeof(cl_mem);
-  arg.mem = buffer.get();
-  arg.bytes.resize(sizeof(cl_mem));
-  std::memcpy(arg.bytes.data(), &arg.mem, sizeof(cl_mem));
+  // A cl_mem handle or a Level Zero device pointer: either way the kernel
+  // argument is the pointer-sized handle itself.
+  arg.buffer = buffer.get();
+  arg.size = sizeof arg.buffer;
+  arg.bytes.resize(sizeof arg.buffer);
+  std::memcpy(arg.bytes.data(), &arg.buffer, sizeof arg.buffer);
   m_args.push_back(std::move(arg));
   return *this;
 }

@@ -5,6 +5,8 @@
 
 #include "engine/device_buffer.hpp"
 
+#include "opencl/cl.hpp" // cl_int, cl_uint, cl_half: the kernels' argument types
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +23,7 @@ namespace prewarm::engine {
 // "auto" in the variant).
 struct LaunchGeometry
 {
-  cl_uint dimensions = 1;
+  unsigned dimensions = 1;
   std::array<std::size_t, 3> global{1, 1, 1};
   std::array<std::size_t, 3> local{0, 0, 0};
 
@@ -62,9 +64,9 @@ public:
 
   struct Arg
   {
-    std::size_t size = 0;            // clSetKernelArg arg_size
-    std::vector<unsigned char> bytes; // empty = __local (arg_value NULL)
-    cl_mem mem = nullptr;            // set for buffers
+    std::size_t size = 0;             // clSetKernelArg / zeKernelSetArgumentValue size
+    std::vector<unsigned char> bytes; // empty = __local (value NULL)
+    void* buffer = nullptr;           // set for buffers: DeviceBuffer::get()
   };
   const std::vector<Arg>& args() const { return m_args; }
 

@@ -19,7 +19,7 @@ run_softmax(Session& session, const SoftmaxArgs& args, const Defines& precision,
   }
   Defines defines = precision;
   defines.set("WG", work_group);
-  PW_ASSIGN(cl_kernel kernel, session.kernel("softmax.cl", "softmax_rows", defines));
+  PW_ASSIGN(Kernel kernel, session.kernel("softmax.cl", "softmax_rows", defines));
   KernelArgs kernel_args;
   kernel_args.buffer(*args.x)
     .value(cl_int{args.rows})
@@ -61,7 +61,7 @@ run_rmsnorm(Session& session, const RmsNormArgs& args, const Defines& precision,
   }
   Defines defines = precision;
   defines.set("WG", work_group);
-  PW_ASSIGN(cl_kernel kernel, session.kernel("rmsnorm.cl", "rmsnorm", defines));
+  PW_ASSIGN(Kernel kernel, session.kernel("rmsnorm.cl", "rmsnorm", defines));
   KernelArgs kernel_args;
   kernel_args.buffer(*args.x)
     .buffer(*args.weight)

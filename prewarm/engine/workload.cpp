@@ -168,7 +168,9 @@ run_workload(const WorkloadRequest& request)
   report.program_store = request.program_store.string();
   report.representative = request.coverage == Coverage::representative;
 
-  PW_ASSIGN(auto session, Session::open(SessionOptions{request.device_selector, request.program_store, request.store_mode}));
+  report.backend = request.backend;
+  PW_ASSIGN(auto session, Session::open(SessionOptions{request.device_selector, request.program_store, request.store_mode,
+                                                       request.backend, request.spirv_compiler}));
   report.session_open_seconds = seconds_since(started);
   report.device_description = session.device().description;
   report.device_properties = session.device().properties;
@@ -230,7 +232,7 @@ to_json(const WorkloadReport& r)
   return {
     {"model", r.model},
     {"precision", std::string(to_string(r.precision))},
-    {"device", {{"description", r.device_description}, {"properties", properties}}},
+    {"device", {{"description", r.device_description}, {"backend", std::string(to_string(r.backend))}, {"properties", properties}}},
     {"coverage", r.representative ? "representative" : "full"},
     {"layers_run", r.layers_run},
     {"layers_in_model", r.layers_in_model},
@@ -292,6 +294,8 @@ to_text(const WorkloadReport& r)
                       r.max_abs_error, r.max_rel_error, op_checks, r.checks.size(), r.tolerance_abs, r.tolerance_rel);
   if (r.program_store.empty()) {
     text += "program store:  none\n";
+  } else if (r.backend == Backend::level_zero) {
+    text += fmt::format("program store:  {}: AOT binaries only (Level Zero keeps no OpenCL binaries)\n", r.program_store);
   } else {
     text += fmt::format("program store:  {}: {} hits, {} misses, {} rejected, {} captured\n", r.program_store, r.store.hits,
                         r.store.misses, r.store.rejected, r.store.captured);

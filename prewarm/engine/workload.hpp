@@ -21,6 +21,7 @@
 #include "base/device_properties.hpp"
 #include "base/error.hpp"
 #include "engine/architecture.hpp"
+#include "engine/session.hpp"
 #include "store/program_store.hpp"
 
 #include <nlohmann/json.hpp>
@@ -38,9 +39,11 @@ struct WorkloadRequest
   Precision precision = Precision::fp32;
   Shapes shapes;
   Coverage coverage = Coverage::representative;
-  std::string device_selector;         // opencl::select_device
+  std::string device_selector;         // see SessionOptions
   std::filesystem::path program_store; // empty = no store
   store::StoreMode store_mode = store::StoreMode::read_write;
+  Backend backend = Backend::opencl;
+  SpirvCompiler spirv_compiler;        // Level Zero only, see SessionOptions
 };
 
 // One checked forward pass: every op output in it was compared with its CPU
@@ -58,6 +61,7 @@ struct WorkloadReport
 {
   std::string model;
   Precision precision = Precision::fp32;
+  Backend backend = Backend::opencl;
   std::string device_description;
   DeviceProperties device_properties;
   std::vector<std::string> variants; // distinct (kernel, defines, local size) launched

@@ -70,7 +70,7 @@ KvCacheWrite::run(Session& session, const AttentionShape& shape, std::size_t tok
   PW_TRY(require_shape(op, tokens > 0 && past + tokens <= shape.max_seq, "past + tokens exceeds max_seq"));
   PW_TRY(require_bytes(op, "src", src, shape.batch * tokens * shape.kv_heads * m_config.head_dim * m_format.element_bytes()));
   PW_TRY(require_bytes(op, "cache", cache, cache_bytes(shape, m_format)));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("attention.cl", "kv_cache_write", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("attention.cl", "kv_cache_write", defines()));
   return session.launch(kernel, geometry(shape, tokens),
                         KernelArgs().buffer(src).buffer(cache)
                           .value(static_cast<cl_uint>(tokens)).value(static_cast<cl_uint>(shape.kv_heads))
@@ -117,7 +117,7 @@ PrefillAttention::run(Session& session, const AttentionShape& shape, std::size_t
   PW_TRY(require_bytes(op, "k_cache", k_cache, cache_bytes(shape, m_format)));
   PW_TRY(require_bytes(op, "v_cache", v_cache, cache_bytes(shape, m_format)));
   PW_TRY(require_bytes(op, "out", out, q_bytes));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("attention.cl", "attention_prefill", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("attention.cl", "attention_prefill", defines()));
   return session.launch(kernel, geometry(shape, tokens),
                         KernelArgs().buffer(q).buffer(k_cache).buffer(v_cache).buffer(out)
                           .value(static_cast<cl_uint>(tokens)).value(static_cast<cl_uint>(shape.heads))
@@ -152,7 +152,7 @@ DecodeAttention::run(Session& session, const AttentionShape& shape, std::size_t 
   PW_TRY(require_bytes(op, "k_cache", k_cache, cache_bytes(shape, m_format)));
   PW_TRY(require_bytes(op, "v_cache", v_cache, cache_bytes(shape, m_format)));
   PW_TRY(require_bytes(op, "out", out, q_bytes));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("attention.cl", "attention_decode", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("attention.cl", "attention_decode", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(q).buffer(k_cache).buffer(v_cache).buffer(out)
                           .value(static_cast<cl_uint>(shape.heads)).value(static_cast<cl_uint>(shape.kv_heads))

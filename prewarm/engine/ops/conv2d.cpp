@@ -116,7 +116,7 @@ Conv2d::run(Session& session, const Conv2dShape& shape, const DeviceBuffer& inpu
   PW_TRY(require_bytes(op, "weights", weights, shape.weight_size() * e));
   PW_TRY(require_bytes(op, "bias", bias, shape.out_channels * e));
   PW_TRY(require_bytes(op, "output", output, shape.output_size() * e));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("conv.cl", "conv2d_bias_act", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("conv.cl", "conv2d_bias_act", defines()));
   const auto u = [](std::size_t v) { return static_cast<cl_uint>(v); };
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(input).buffer(weights).buffer(bias).buffer(output)
@@ -197,7 +197,7 @@ Conv2dW8A8::run(Session& session, const Conv2dShape& shape, const DeviceBuffer& 
   PW_TRY(require_bytes(op, "w_scales", w_scales, shape.out_channels * sizeof(float)));
   PW_TRY(require_bytes(op, "bias", bias, shape.out_channels * e));
   PW_TRY(require_bytes(op, "output", output, shape.output_size() * e));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("conv.cl", "conv2d_w8a8", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("conv.cl", "conv2d_w8a8", defines()));
   const auto u = [](std::size_t v) { return static_cast<cl_uint>(v); };
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(input).buffer(in_scales).buffer(weights).buffer(w_scales)
@@ -263,7 +263,7 @@ MaxPool2d::run(Session& session, const MaxPoolShape& shape, const DeviceBuffer& 
   PW_TRY(require_bytes(op, "input", input, shape.batch * shape.channels * shape.in_height * shape.in_width * e));
   PW_TRY(require_bytes(op, "output", output,
                        shape.batch * shape.channels * shape.out_height() * shape.out_width() * e));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("conv.cl", "max_pool2d", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("conv.cl", "max_pool2d", defines()));
   const auto u = [](std::size_t v) { return static_cast<cl_uint>(v); };
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(input).buffer(output)

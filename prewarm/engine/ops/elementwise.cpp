@@ -58,7 +58,7 @@ ResidualAdd::run(Session& session, std::size_t count, const DeviceBuffer& a, con
   PW_TRY(require_bytes("residual_add", "a", a, bytes));
   PW_TRY(require_bytes("residual_add", "b", b, bytes));
   PW_TRY(require_bytes("residual_add", "out", out, bytes));
-  PW_ASSIGN(cl_kernel kernel, session.kernel(elementwise_source, "residual_add", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel(elementwise_source, "residual_add", defines()));
   return session.launch(kernel, geometry(count),
                         KernelArgs().buffer(a).buffer(b).buffer(out).value(static_cast<cl_uint>(count)));
 }
@@ -98,7 +98,7 @@ SiluMul::run(Session& session, std::size_t count, const DeviceBuffer& gate, cons
   PW_TRY(require_bytes("silu_mul", "gate", gate, bytes));
   PW_TRY(require_bytes("silu_mul", "up", up, bytes));
   PW_TRY(require_bytes("silu_mul", "out", out, bytes));
-  PW_ASSIGN(cl_kernel kernel, session.kernel(elementwise_source, "silu_mul", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel(elementwise_source, "silu_mul", defines()));
   return session.launch(kernel, geometry(count),
                         KernelArgs().buffer(gate).buffer(up).buffer(out).value(static_cast<cl_uint>(count)));
 }
@@ -135,7 +135,7 @@ Gelu::run(Session& session, std::size_t count, const DeviceBuffer& x, const Devi
   PW_TRY(require_count("gelu", count));
   PW_TRY(require_bytes("gelu", "x", x, bytes));
   PW_TRY(require_bytes("gelu", "out", out, bytes));
-  PW_ASSIGN(cl_kernel kernel, session.kernel(elementwise_source, "gelu", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel(elementwise_source, "gelu", defines()));
   return session.launch(kernel, geometry(count),
                         KernelArgs().buffer(x).buffer(out).value(static_cast<cl_uint>(count)));
 }

@@ -59,7 +59,7 @@ EmbeddingGather::run(Session& session, const Shape& shape, std::span<const std::
     args.buffer(*row_scales);
   }
   args.buffer(out).value(static_cast<cl_uint>(shape.hidden)).value(static_cast<cl_uint>(shape.vocab));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("embedding.cl", "embedding_gather", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("embedding.cl", "embedding_gather", defines()));
   return session.launch(kernel, geometry(shape), args);
 }
 

@@ -48,7 +48,7 @@ Gemv::run(Session& session, const LinearShape& shape, const DeviceBuffer& x, con
   PW_TRY(require_bytes("gemv", "x", x, shape.rows * shape.in * e));
   PW_TRY(require_bytes("gemv", "w", w, shape.out * shape.in * e));
   PW_TRY(require_bytes("gemv", "y", y, shape.rows * shape.out * e));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("gemv.cl", "gemv", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("gemv.cl", "gemv", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(x).buffer(w).buffer(y)
                           .value(static_cast<cl_uint>(shape.out)).value(static_cast<cl_uint>(shape.in)));

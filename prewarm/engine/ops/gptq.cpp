@@ -175,7 +175,7 @@ GptqReorder::run(Session& session, std::size_t rows, std::size_t in, const Devic
   PW_TRY(require_bytes(op, "x", x, rows * in * m_format.element_bytes()));
   PW_TRY(require_bytes(op, "perm", perm, in * sizeof(cl_int)));
   PW_TRY(require_bytes(op, "x_perm", x_perm, rows * in * m_format.element_bytes()));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("gptq.cl", "gptq_reorder_activations", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("gptq.cl", "gptq_reorder_activations", defines()));
   return session.launch(kernel, geometry(rows, in),
                         KernelArgs().buffer(x).buffer(perm).buffer(x_perm).value(static_cast<cl_uint>(in)));
 }
@@ -227,7 +227,7 @@ GptqMatmul::run(Session& session, const LinearShape& shape, std::size_t group_si
   PW_TRY(require_bytes(op, "scales", scales, groups * shape.out * e));
   PW_TRY(require_bytes(op, "qzeros", qzeros, groups * shape.out / 8 * sizeof(cl_uint)));
   PW_TRY(require_bytes(op, "y", y, shape.rows * shape.out * e));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("gptq.cl", "gptq_matmul", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("gptq.cl", "gptq_matmul", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(x_perm).buffer(qweight).buffer(scales).buffer(qzeros).buffer(y)
                           .value(static_cast<cl_uint>(shape.out)).value(static_cast<cl_uint>(shape.in))

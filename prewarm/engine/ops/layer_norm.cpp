@@ -37,7 +37,7 @@ LayerNorm::run(Session& session, const Shape& shape, const DeviceBuffer& x, cons
   PW_TRY(require_bytes("layer_norm", "gamma", gamma, shape.cols * e));
   PW_TRY(require_bytes("layer_norm", "beta", beta, shape.cols * e));
   PW_TRY(require_bytes("layer_norm", "out", out, shape.rows * shape.cols * e));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("layernorm.cl", "layer_norm", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("layernorm.cl", "layer_norm", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(x).buffer(gamma).buffer(beta).buffer(out)
                           .value(static_cast<cl_uint>(shape.cols)).value(eps));

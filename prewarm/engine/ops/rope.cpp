@@ -44,7 +44,7 @@ Rope::run(Session& session, const Shape& shape, const DeviceBuffer& x, const Dev
   PW_TRY(require_bytes("rope", "x", x, shape.tokens * shape.heads * shape.head_dim * m_format.element_bytes()));
   PW_TRY(require_bytes("rope", "positions", positions, shape.tokens * sizeof(cl_int)));
   PW_TRY(require_bytes("rope", "inv_freq", inv_freq, shape.head_dim / 2 * sizeof(float)));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("rope.cl", "rope", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("rope.cl", "rope", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(x).buffer(positions).buffer(inv_freq)
                           .value(static_cast<cl_uint>(shape.heads))

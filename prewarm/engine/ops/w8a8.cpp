@@ -63,7 +63,7 @@ QuantizePerToken::run(Session& session, std::size_t rows, std::size_t cols, cons
   PW_TRY(require_bytes(op, "x", x, rows * cols * m_format.element_bytes()));
   PW_TRY(require_bytes(op, "q", q, rows * cols));
   PW_TRY(require_bytes(op, "scales", scales, rows * sizeof(float)));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("w8a8.cl", "quantize_per_token", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("w8a8.cl", "quantize_per_token", defines()));
   return session.launch(kernel, geometry(rows),
                         KernelArgs().buffer(x).buffer(q).buffer(scales).value(static_cast<cl_uint>(cols)));
 }
@@ -123,7 +123,7 @@ W8A8Gemm::run(Session& session, const LinearShape& shape, const DeviceBuffer& a,
               const DeviceBuffer& w, const DeviceBuffer& w_scales, const DeviceBuffer& y) const
 {
   PW_TRY(check_w8a8_arguments("w8a8_gemm", shape, m_format, a, a_scales, w, w_scales, y));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("w8a8.cl", "w8a8_gemm", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("w8a8.cl", "w8a8_gemm", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(a).buffer(a_scales).buffer(w).buffer(w_scales).buffer(y)
                           .value(static_cast<cl_uint>(shape.rows)).value(static_cast<cl_uint>(shape.out))
@@ -149,7 +149,7 @@ W8A8Gemv::run(Session& session, const LinearShape& shape, const DeviceBuffer& a,
               const DeviceBuffer& w, const DeviceBuffer& w_scales, const DeviceBuffer& y) const
 {
   PW_TRY(check_w8a8_arguments("w8a8_gemv", shape, m_format, a, a_scales, w, w_scales, y));
-  PW_ASSIGN(cl_kernel kernel, session.kernel("w8a8.cl", "w8a8_gemv", defines()));
+  PW_ASSIGN(Kernel kernel, session.kernel("w8a8.cl", "w8a8_gemv", defines()));
   return session.launch(kernel, geometry(shape),
                         KernelArgs().buffer(a).buffer(a_scales).buffer(w).buffer(w_scales).buffer(y)
                           .value(static_cast<cl_uint>(shape.out)).value(static_cast<cl_uint>(shape.in)));

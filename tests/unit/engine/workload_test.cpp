@@ -2,6 +2,7 @@
 // run_workload end to end on the real device with a small decoder.
 #include "base/files.hpp"
 #include "engine/workload.hpp"
+#include "opencl/device.hpp"
 
 #include <gtest/gtest.h>
 
