@@ -3,7 +3,9 @@
 # `prewarm build` with Intel targets absent from this host: arc-a380 is
 # compiled with the real ocloc into a signed slice (every zebin passes
 # `ocloc validate`, requirements name the PCI id and the compiler), arc-b580
-# is skipped with the reason; this host (no Intel GPU) installs nothing.
+# is skipped with the reason; this host (no Intel GPU) installs nothing; an
+# A380 host (test doubles) installs it and the engine's Level Zero backend is
+# served every program NATIVE from the installed zebins.
 set -euo pipefail
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}" "${MANIFEST:?}"
 source "$(dirname "$0")/../lib.sh"
@@ -38,4 +40,40 @@ echo "validated $count zebins"
 
 step "this host has no Intel GPU: nothing to install, with the reason"
 expect_exit 4 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_aot.pub --root root
+
+# An A380 host, described by the runtime's test host file and played by the
+# Level Zero test double (not a GPU), which runs each module's OpenCL C on
+# PoCL: the slice installs, and `prewarm run --backend level-zero` is served
+# every program NATIVE from the installed zebins, every op output checked.
+step "an A380 host (test doubles): install, then the engine on Level Zero from the installed zebins"
+[ -n "${ZE_TEST_DRIVER:-}" ] && [ -n "${KERNELS_DIR:-}" ] || skip "ZE_TEST_DRIVER / KERNELS_DIR not set"
+compiler=$(sed -n 's/^require .*intel\.driver == \([0-9.]*\).*/\1/p' bundle/manifest | head -1)
+[ -n "$compiler" ] || { cat bundle/manifest; fail "no compiler version in the requirements"; }
+printf '[ {"description": "test_only Arc A380 (test double)", "vendor": "intel", "pci-id": "0x56a5", "intel.driver": "%s"} ]\n' \
+  "$compiler" > host.json
+PREWARM_HOST_DEVICES=host.json expect_exit 0 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_aot.pub --root root
+record=$(find root -name target.arc-a380 -path '*/aot/acm-g11/*' | head -1)
+[ -n "$record" ] || fail "the installed cache has no aot/acm-g11/target.arc-a380"
+programs=$(dirname "$(dirname "$(dirname "$record")")")
+zebins=$(find "$programs/aot/acm-g11" -name '*.zebin' | wc -l)
+ZE_ENABLE_ALT_DRIVERS=$ZE_TEST_DRIVER PREWARM_ZE_TEST_DEVICE_ID=0x56a5 PREWARM_ZE_TEST_DRIVER_VERSION=$compiler \
+PREWARM_ZE_TEST_EXECUTE_SOURCES=$KERNELS_DIR PREWARM_ZE_TEST_EXECUTE_PROGRAMS=$programs \
+PREWARM_ZE_TEST_LOG=$PWD/ze_calls.log \
+  "$PREWARM" run qwen2.5-0.5b --precision fp32 --backend level-zero --store "$programs" --json > run.json \
+  || fail "prewarm run --backend level-zero failed"
+python3 - "$zebins" <<'PY' || fail "the Level Zero run's report"
+import json, sys
+r = json.load(open("run.json"))
+zebins = int(sys.argv[1])
+assert r["device"]["backend"] == "level-zero", r["device"]
+assert "test double" in r["device"]["description"], r["device"]
+assert r["aot"]["fallbacks"] == 0, r["aot"]
+assert r["aot"]["served"] == zebins, (r["aot"]["served"], zebins)
+passes = r["accuracy"]["forward_passes"]
+assert passes and all(p["passed"] for p in passes), passes
+print(f'{r["aot"]["served"]} programs served NATIVE, {r["launches"]} launches, '
+      f'{r["accuracy"]["op_checks"]} op outputs checked')
+PY
+natives=$(grep -c 'module-create format=native' ze_calls.log || true)
+[ "$natives" -eq "$zebins" ] || fail "$natives native modules created, expected $zebins"
 pass
