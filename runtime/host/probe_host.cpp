@@ -4,11 +4,13 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "host/host_description_file.hpp"
+#include "host/level_zero_probe.hpp"
 #include "host/opencl_probe.hpp"
 #include "host/subprocess.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -109,6 +111,26 @@ merge_host_findings(const HostFindings& findings)
     }
   }
 
+  for (const auto& ze : findings.level_zero_devices) {
+    const auto same_gpu = [&](const HostDevice& d) {
+      for (const auto key : {prop::vendor, prop::pci_id}) {
+        const auto a = d.properties.find(key);
+        const auto b = ze.properties.find(key);
+        if (a == d.properties.end() || b == ze.properties.end() || a->second != b->second) {
+          return false;
+        }
+      }
+      return true;
+    };
+    if (auto it = std::ranges::find_if(devices, same_gpu); it != devices.end()) {
+      for (const auto& [key, value] : ze.properties) {
+        it->properties.emplace(key, value); // keeps what OpenCL / sysfs reported
+      }
+    } else {
+      devices.push_back(ze);
+    }
+  }
+
   if (findings.nvidia_driver) {
     bool any = false;
     for (auto& device : devices) {
@@ -154,6 +176,14 @@ probe_host(const HostProbeOptions& options)
       findings.opencl_devices = std::move(*found);
     } else {
       log::warn("OpenCL devices not probed: {}", found.error().message());
+    }
+  }
+
+  if (options.level_zero == LevelZeroProbe::enabled && level_zero_probe_available()) {
+    if (auto found = probe_level_zero_devices(options.timeout)) {
+      findings.level_zero_devices = std::move(*found);
+    } else {
+      log::warn("Level Zero devices not probed: {}", found.error().message());
     }
   }
 

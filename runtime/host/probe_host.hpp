@@ -3,6 +3,7 @@
 //
 // Sources, each optional (a container may see any subset):
 //   OpenCL           every device of every ICD (forked child, deadline)
+//   Level Zero       every GPU of every driver (forked child, deadline)
 //   /proc/driver/nvidia/version   the NVIDIA kernel driver version
 //   nvidia-smi       per GPU: PCI address, SM, PCI device id (when installed)
 //   sysfs PCI        display-class devices (Intel, AMD, NVIDIA): ids, revision
@@ -21,7 +22,10 @@
 //     reports are kept;
 //   - PCI GPUs not merged that way (no OpenCL device of their vendor, or a mix
 //     of models) are separate records, so a requirement on pci-id still finds
-//     them.
+//     them;
+//   - a Level Zero device adds its keys (intel.driver, level-zero.device ...)
+//     to the first record of the same vendor and pci-id, keeping that
+//     record's own; with no such record it is a record of its own.
 #pragma once
 
 #include "base/error.hpp"
@@ -39,6 +43,7 @@
 namespace prewarm::host {
 
 enum class OpenclProbe { enabled, disabled };
+enum class LevelZeroProbe { enabled, disabled };
 
 struct HostProbeOptions
 {
@@ -47,6 +52,7 @@ struct HostProbeOptions
   std::string nvidia_smi = "nvidia-smi"; // looked up in PATH; absent is fine
   std::string python = framework_python_from_environment(); // empty: no framework probe
   OpenclProbe opencl = OpenclProbe::enabled;
+  LevelZeroProbe level_zero = LevelZeroProbe::enabled;
   std::chrono::milliseconds timeout{10'000}; // per source that can hang
 };
 
@@ -54,6 +60,7 @@ struct HostProbeOptions
 struct HostFindings
 {
   std::vector<HostDevice> opencl_devices;
+  std::vector<HostDevice> level_zero_devices;
   std::optional<std::string> nvidia_driver;
   std::vector<NvidiaGpu> nvidia_gpus;
   std::vector<PciDisplayDevice> pci_gpus;

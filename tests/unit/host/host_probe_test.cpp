@@ -171,6 +171,37 @@ TEST(MergeFindings, GpuWithoutOpenclDriverIsStillListed)
   EXPECT_NE(devices[1].description.find("0000:03:00.0"), std::string::npos);
 }
 
+TEST(MergeFindings, LevelZeroDeviceFillsTheSysfsRecordOfTheSameGpu)
+{
+  // An Intel GPU with a Level Zero driver and no OpenCL ICD: sysfs gives the
+  // revision, Level Zero the NEO version an AOT slice requires.
+  HostFindings f;
+  f.opencl_devices.push_back({"OpenCL 0: cpu", {{"vendor", "cpu"}}});
+  f.pci_gpus.push_back({"0000:03:00.0", "0x8086", "0x56a5", "0x05", "0x030000"});
+  f.level_zero_devices.push_back({"level-zero 0: Arc A380",
+                                  {{"vendor", "intel"}, {"pci-id", "0x56a5"}, {"intel.driver", "22.43.24595"},
+                                   {"level-zero.device", "Intel(R) Arc(TM) A380 Graphics"}}});
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 2u);
+  const auto& p = devices[1].properties;
+  EXPECT_EQ(p.at("pci-revision"), "0x05");
+  EXPECT_EQ(p.at("intel.driver"), "22.43.24595");
+  EXPECT_EQ(p.at("level-zero.device"), "Intel(R) Arc(TM) A380 Graphics");
+}
+
+TEST(MergeFindings, LevelZeroKeepsWhatOpenclReportedAndListsOtherGpus)
+{
+  HostFindings f;
+  f.opencl_devices.push_back({"OpenCL 0: Arc A380", {{"vendor", "intel"}, {"pci-id", "0x56a5"}, {"intel.driver", "23.5.25593"}}});
+  f.level_zero_devices.push_back({"level-zero 0", {{"vendor", "intel"}, {"pci-id", "0x56a5"}, {"intel.driver", "22.43.24595"}}});
+  f.level_zero_devices.push_back({"level-zero 1", {{"vendor", "intel"}, {"pci-id", "0xe20b"}, {"intel.driver", "22.43.24595"}}});
+  const auto devices = merge_host_findings(f);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].properties.at("intel.driver"), "23.5.25593"); // the OpenCL ICD's own
+  EXPECT_EQ(devices[1].description, "level-zero 1");
+  EXPECT_EQ(devices[1].properties.at("pci-id"), "0xe20b");
+}
+
 TEST(MergeFindings, DriverAloneMakesARecord)
 {
   HostFindings f;
@@ -291,6 +322,7 @@ TEST(ProbeHost, FakeProcAndSysWithoutOpencl)
   options.sys_root = dir.path() / "sys";
   options.nvidia_smi = "prewarm-test-no-such-nvidia-smi"; // absent: must not fail
   options.opencl = OpenclProbe::disabled;
+  options.level_zero = LevelZeroProbe::disabled;
   auto devices = probe_host(options);
   ASSERT_TRUE(devices) << devices.error().message();
   ASSERT_EQ(devices->size(), 1u);
