@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host/level_zero_probe.hpp"
 
-#include "base/log.hpp"
-#include "host/host_description_file.hpp"
-#include "host/subprocess.hpp"
+#include "host/isolated_enumeration.hpp"
 
 #if PREWARM_HOST_WITH_LEVEL_ZERO
 #include "level_zero/device.hpp"
@@ -22,26 +20,18 @@ level_zero_probe_available()
 Result<std::vector<HostDevice>>
 probe_level_zero_devices(std::chrono::milliseconds timeout)
 {
-  // The child reports in the host-description JSON, or "!" and the reason
-  // when there is nothing to enumerate (zeInit finds no driver).
-  PW_ASSIGN(const std::string json, run_isolated(
-                                      [] {
-                                        auto found = level_zero::enumerate_devices();
-                                        if (!found) {
-                                          return "!" + found.error().message();
-                                        }
-                                        std::vector<HostDevice> devices;
-                                        for (auto& d : *found) {
-                                          devices.push_back({d.description, d.properties});
-                                        }
-                                        return host_description_json(devices);
-                                      },
-                                      timeout));
-  if (json.starts_with("!")) {
-    log::verbose("no Level Zero devices: {}", std::string_view(json).substr(1));
-    return std::vector<HostDevice>{};
-  }
-  return parse_host_description(json, "Level Zero probe");
+  // No driver (zeInit finds none) is the common case: no Intel GPU here.
+  return enumerate_isolated(
+    "Level Zero",
+    []() -> Result<std::vector<HostDevice>> {
+      PW_ASSIGN(auto found, level_zero::enumerate_devices());
+      std::vector<HostDevice> devices;
+      for (auto& d : found) {
+        devices.push_back({d.description, d.properties});
+      }
+      return devices;
+    },
+    timeout);
 }
 
 #else

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// A driver API's device enumeration run in a forked child with a deadline
+// (run_isolated): the devices come back as host-description JSON, or "!" and
+// the reason when there is nothing to enumerate (no ICD, no driver). Shared
+// by the OpenCL and Level Zero sources of the host probe.
+#pragma once
+
+#include "base/error.hpp"
+#include "host/host_device.hpp"
+
+#include <chrono>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace prewarm::host {
+
+// `enumerate` runs in the child. Its error (nothing to enumerate) is an empty
+// list, logged verbosely under `source` ("OpenCL"); a crash or hang of the
+// child is an error.
+Result<std::vector<HostDevice>> enumerate_isolated(std::string_view source,
+                                                   const std::function<Result<std::vector<HostDevice>>()>& enumerate,
+                                                   std::chrono::milliseconds timeout);
+
+} // namespace prewarm::host
