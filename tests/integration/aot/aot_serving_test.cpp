@@ -2,7 +2,7 @@
 // An AOT programs directory made by prewarm/aot with the REAL ocloc, served
 // by the runtime's Level Zero session through the REAL loader to the test
 // double driver (tests/support/ze_test_driver; it records, runs no GPU code).
-#include "aot/aot_compiler.hpp"
+#include "aot_store_fixture.hpp"
 #include "base/digest.hpp"
 #include "base/files.hpp"
 #include "level_zero/aot_programs.hpp"
@@ -34,45 +34,23 @@ protected:
   static void SetUpTestSuite()
   {
     level_zero::testing::use_test_driver();
-    auto ocloc = aot::Ocloc::locate();
-    if (!ocloc) {
-      s_skip = "ocloc not usable: " + ocloc.error().message();
-      return;
-    }
-    s_compiler = ocloc->driver_version();
-    auto dir = TempDir::create("test_only_aot_serving-");
-    if (!dir) {
-      s_skip = dir.error().message();
-      return;
-    }
-    s_dir = new TempDir(std::move(*dir));
-    const aot::AotTargetSpec targets[] = {{"arc-a380", "acm-g11", "12.56.5", {"0x56a5"}},
-                                          {"iris-xe", "tgllp", "12.0.0", {"0x9a40", "0x9a49"}}};
+    const aot::AotTargetSpec targets[] = {prewarm::testing::k_arc_a380, prewarm::testing::k_iris_xe};
     // Only the programs this test loads: gemm and rmsnorm as the engine builds them.
     const std::vector<aot::KernelVariant> variants = {{"gemm.cl", "-DTILE=16 -DTRANSPOSE_B=1"},
                                                       {"rmsnorm.cl", "-DWG=64"}};
-    aot::AotCompileOptions options;
-    options.jobs = 2;
-    auto report = aot::compile_targets(*ocloc, targets, variants, kernels::embedded_files(),
-                                       s_dir->path() / "programs", options);
-    if (!report) {
-      s_skip = report.error().message();
-    }
+    s_store.emplace(prewarm::testing::SuiteAotStore::build("test_only_aot_serving-", targets, variants,
+                                                           kernels::embedded_files()));
   }
-  static void TearDownTestSuite()
-  {
-    delete s_dir;
-    s_dir = nullptr;
-  }
+  static void TearDownTestSuite() { s_store.reset(); }
 
   void SetUp() override
   {
-    if (!s_skip.empty()) {
-      GTEST_SKIP() << s_skip;
+    if (!s_store->skip_reason().empty()) {
+      GTEST_SKIP() << s_store->skip_reason();
     }
     ::setenv("PREWARM_ZE_TEST_DEVICE_ID", "0x56a5", 1);
     ::setenv("PREWARM_ZE_TEST_PRODUCT_FAMILY", k_dg2_family, 1);
-    ::setenv("PREWARM_ZE_TEST_DRIVER_VERSION", s_compiler.c_str(), 1);
+    ::setenv("PREWARM_ZE_TEST_DRIVER_VERSION", s_store->compiler().c_str(), 1);
   }
   void TearDown() override
   {
@@ -80,7 +58,7 @@ protected:
     ::unsetenv("PREWARM_ZE_TEST_DRIVER_VERSION");
   }
 
-  static fs::path programs() { return s_dir->path() / "programs"; }
+  static fs::path programs() { return s_store->programs(); }
 
   static level_zero::ZeProgramSource gemm()
   {
@@ -99,9 +77,7 @@ protected:
     return ZeSession::open(options);
   }
 
-  static inline std::string s_skip;
-  static inline std::string s_compiler;
-  static inline TempDir* s_dir = nullptr;
+  static inline std::optional<prewarm::testing::SuiteAotStore> s_store;
 };
 
 TEST_F(AotServingTest, PciId56a5SelectsAcmG11AndLoadsNative)

@@ -9,7 +9,7 @@
 // the session hands over (native zebin or SPIR-V), kernel names, argument
 // order and sizes, group sizes, memory and copies, and the GEMM result
 // against a CPU GEMM.
-#include "aot/aot_compiler.hpp"
+#include "aot_store_fixture.hpp"
 #include "aot/ocloc.hpp"
 #include "base/embedded_file.hpp"
 #include "base/files.hpp"
@@ -82,41 +82,20 @@ class ZeExecutionTest : public ::testing::Test
 protected:
   static void SetUpTestSuite()
   {
-    auto ocloc = aot::Ocloc::locate();
-    if (!ocloc) {
-      s_skip = "ocloc not usable: " + ocloc.error().message();
-      return;
-    }
-    s_ocloc = new aot::Ocloc(std::move(*ocloc));
-    auto dir = TempDir::create("test_only_ze_execution-");
-    if (!dir) {
-      s_skip = dir.error().message();
-      return;
-    }
-    s_dir = new TempDir(std::move(*dir));
-    const aot::AotTargetSpec targets[] = {{"arc-a380", "acm-g11", "12.56.5", {"0x56a5"}}};
+    const aot::AotTargetSpec targets[] = {prewarm::testing::k_arc_a380};
     const std::vector<aot::KernelVariant> variants = {{"gemm.cl", k_gemm_options}};
-    aot::AotCompileOptions options;
-    options.jobs = 1;
-    auto report = aot::compile_targets(*s_ocloc, targets, variants, kernels::embedded_files(), programs(), options);
-    if (!report) {
-      s_skip = report.error().message();
-      return;
+    s_store.emplace(prewarm::testing::SuiteAotStore::build("test_only_ze_execution-", targets, variants,
+                                                           kernels::embedded_files(), 1));
+    if (s_store->skip_reason().empty()) {
+      level_zero::testing::use_executing_test_driver(fs::path(PREWARM_SOURCE_DIR) / "kernels", programs());
     }
-    level_zero::testing::use_executing_test_driver(fs::path(PREWARM_SOURCE_DIR) / "kernels", programs());
   }
-  static void TearDownTestSuite()
-  {
-    delete s_dir;
-    s_dir = nullptr;
-    delete s_ocloc;
-    s_ocloc = nullptr;
-  }
+  static void TearDownTestSuite() { s_store.reset(); }
 
   void SetUp() override
   {
-    if (!s_skip.empty()) {
-      GTEST_SKIP() << s_skip;
+    if (!s_store->skip_reason().empty()) {
+      GTEST_SKIP() << s_store->skip_reason();
     }
     // Each test starts from the suite's settings, whatever the last one changed.
     ::setenv("PREWARM_ZE_TEST_EXECUTE_SOURCES", (fs::path(PREWARM_SOURCE_DIR) / "kernels").c_str(), 1);
@@ -125,10 +104,10 @@ protected:
     ::setenv("PREWARM_ZE_TEST_DEVICE_ID", "0x56a5", 1);
     ::setenv("PREWARM_ZE_TEST_PRODUCT_FAMILY", k_dg2_family, 1);
     // The driver version equal to the store's compiler: the NATIVE zebin is served.
-    ::setenv("PREWARM_ZE_TEST_DRIVER_VERSION", s_ocloc->driver_version().c_str(), 1);
+    ::setenv("PREWARM_ZE_TEST_DRIVER_VERSION", s_store->compiler().c_str(), 1);
   }
 
-  static fs::path programs() { return s_dir->path() / "programs"; }
+  static fs::path programs() { return s_store->programs(); }
 
   static level_zero::ZeProgramSource gemm_program(const char* options = k_gemm_options)
   {
@@ -207,9 +186,7 @@ protected:
     }
   }
 
-  static inline std::string s_skip;
-  static inline aot::Ocloc* s_ocloc = nullptr;
-  static inline TempDir* s_dir = nullptr;
+  static inline std::optional<prewarm::testing::SuiteAotStore> s_store;
 };
 
 TEST_F(ZeExecutionTest, NativeZebinPathRunsGemmAndMatchesTheCpu)
@@ -303,7 +280,7 @@ TEST_F(ZeExecutionTest, ModuleBytesNotInTheStoreFailWithTheReason)
   request.source = gemm_program().source; // a view of the embedded file
   request.options = "-DTILE=8 -DTRANSPOSE_B=1";
   request.device = "acm-g11";
-  auto spirv = s_ocloc->compile_spirv(request);
+  auto spirv = s_store->ocloc().compile_spirv(request);
   ASSERT_TRUE(spirv) << spirv.error().message();
   auto program = gemm_program("-DTILE=8 -DTRANSPOSE_B=1");
   program.spirv = *spirv;

@@ -6,7 +6,7 @@
 // so the engine's CPU reference checks hold the Level Zero plumbing to account:
 // a wrong argument, group size or copy fails a check. The zebins themselves
 // never execute; nothing here is validated on Intel hardware.
-#include "aot/aot_compiler.hpp"
+#include "aot_store_fixture.hpp"
 #include "aot/kernel_variants.hpp"
 #include "base/files.hpp"
 #include "engine/session.hpp"
@@ -69,37 +69,23 @@ protected:
   static void SetUpTestSuite()
   {
     level_zero::testing::use_test_driver();
-    auto ocloc = aot::Ocloc::locate();
-    if (!ocloc) {
-      s_skip = "needs ocloc: " + ocloc.error().message();
-      return;
-    }
-    auto dir = TempDir::create("test_only_engine_ze-");
-    ASSERT_TRUE(dir);
-    s_scratch = new TempDir(std::move(*dir));
     const auto request = small_decoder_request();
     auto variants = aot::workload_variants(request.model, Precision::fp32, request.shapes, request.coverage);
     ASSERT_TRUE(variants) << variants.error().message();
     s_programs = variants->size();
-    const aot::AotTargetSpec target{"arc-a380", "acm-g11", "12.56.5", {"0x56a5"}};
-    auto report = aot::compile_targets(*ocloc, std::span(&target, 1), *variants, kernels::embedded_files(), store(),
-                                       {.jobs = 2, .validation = aot::Validation::skip});
-    ASSERT_TRUE(report) << report.error().message();
-    s_compiler = ocloc->driver_version();
+    const aot::AotTargetSpec targets[] = {prewarm::testing::k_arc_a380};
+    s_store.emplace(prewarm::testing::SuiteAotStore::build("test_only_engine_ze-", targets, *variants,
+                                                           kernels::embedded_files()));
   }
-  static void TearDownTestSuite()
-  {
-    delete s_scratch;
-    s_scratch = nullptr;
-  }
-  static fs::path store() { return s_scratch->path() / "programs"; }
+  static void TearDownTestSuite() { s_store.reset(); }
+  static fs::path store() { return s_store->programs(); }
 
   void SetUp() override
   {
-    if (!s_skip.empty()) {
-      GTEST_SKIP() << s_skip;
+    if (!s_store->skip_reason().empty()) {
+      GTEST_SKIP() << s_store->skip_reason();
     }
-    ::setenv("PREWARM_ZE_TEST_DRIVER_VERSION", s_compiler.c_str(), 1);
+    ::setenv("PREWARM_ZE_TEST_DRIVER_VERSION", s_store->compiler().c_str(), 1);
     ::setenv("PREWARM_ZE_TEST_EXECUTE_SOURCES", PREWARM_KERNELS_DIR, 1);
     ::setenv("PREWARM_ZE_TEST_EXECUTE_PROGRAMS", store().c_str(), 1);
   }
@@ -110,10 +96,8 @@ protected:
     ::setenv("PREWARM_ZE_TEST_DEVICE_ID", "0x56a5", 1);
   }
 
-  static inline std::string s_skip;
-  static inline TempDir* s_scratch = nullptr;
+  static inline std::optional<prewarm::testing::SuiteAotStore> s_store;
   static inline std::size_t s_programs = 0;
-  static inline std::string s_compiler;
 };
 
 TEST_F(EngineLevelZeroTest, DecoderRunsFromNativeAotModulesAndEveryOpChecks)

@@ -5,7 +5,7 @@
 // binary, so on this machine the binary-load step is REJECTED by the driver
 // and the fallback (program store / source build) must build and run the
 // program correctly. No Intel GPU is here: nothing below validates hardware.
-#include "aot/aot_compiler.hpp"
+#include "aot_store_fixture.hpp"
 #include "base/files.hpp"
 #include "opencl/check.hpp"
 #include "opencl/device.hpp"
@@ -39,38 +39,21 @@ protected:
   // slice would hold for arc-a380 (acm-g11) and iris-xe (tgllp).
   static void SetUpTestSuite()
   {
-    auto ocloc = aot::Ocloc::locate();
-    if (!ocloc) {
-      s_skip = "ocloc not usable: " + ocloc.error().message();
-      return;
-    }
-    s_compiler = ocloc->driver_version();
-    auto dir = TempDir::create("test_only_aot_loader-");
-    if (!dir) {
-      s_skip = dir.error().message();
-      return;
-    }
-    s_dir = new TempDir(std::move(*dir));
-    const aot::AotTargetSpec targets[] = {{"arc-a380", "acm-g11", "12.56.5", {"0x56a5"}},
-                                          {"iris-xe", "tgllp", "12.0.0", {"0x9a40", "0x9a49"}}};
+    const aot::AotTargetSpec targets[] = {testing::k_arc_a380, testing::k_iris_xe};
     const std::vector<aot::KernelVariant> variants = {{std::string(k_source_name), std::string(k_options)}};
     const EmbeddedFile sources[] = {{k_source_name, k_source}};
-    auto report = aot::compile_targets(*ocloc, targets, variants, sources, programs_dir(), {});
-    if (!report) {
-      s_skip = "ocloc build failed: " + report.error().message();
+    s_store.emplace(testing::SuiteAotStore::build("test_only_aot_loader-", targets, variants, sources));
+    if (s_store->skip_reason().empty()) {
+      s_compiler = s_store->compiler();
     }
   }
-  static void TearDownTestSuite()
-  {
-    delete s_dir;
-    s_dir = nullptr;
-  }
-  static fs::path programs_dir() { return s_dir->path() / "programs"; }
+  static void TearDownTestSuite() { s_store.reset(); }
+  static fs::path programs_dir() { return s_store->programs(); }
 
   void SetUp() override
   {
-    if (!s_skip.empty()) {
-      GTEST_SKIP() << s_skip;
+    if (!s_store->skip_reason().empty()) {
+      GTEST_SKIP() << s_store->skip_reason();
     }
     auto dir = TempDir::create("test_only_aot_loader_store-");
     ASSERT_TRUE(dir);
@@ -133,9 +116,8 @@ protected:
     }
   }
 
-  static inline std::string s_skip;
+  static inline std::optional<testing::SuiteAotStore> s_store;
   static inline std::string s_compiler;
-  static inline TempDir* s_dir = nullptr;
 
   std::optional<TempDir> scratch; // this test's program store
   opencl::DeviceRef device;
