@@ -140,5 +140,18 @@ TEST(Session, NoMatchingDeviceIsAnErrorNotAFallback)
     << session.error().message();
 }
 
+TEST(Backend, NamesRoundTripAndOthersAreUsageErrors)
+{
+  for (const auto backend : {Backend::opencl, Backend::level_zero}) {
+    auto parsed = parse_backend(to_string(backend));
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(*parsed, backend);
+  }
+  auto cuda = parse_backend("cuda");
+  ASSERT_FALSE(cuda);
+  EXPECT_EQ(cuda.error().category(), Errc::usage);
+  EXPECT_NE(cuda.error().message().find("\"cuda\""), std::string::npos) << cuda.error().message();
+}
+
 } // namespace
 } // namespace prewarm::engine
