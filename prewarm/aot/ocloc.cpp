@@ -22,24 +22,13 @@ namespace {
 // ocloc 22.43 ends the OCL_DRIVER_VERSION file with " \0".
 constexpr std::string_view k_blank{" \t\r\n\0", 5};
 
-std::string
-trim(std::string_view text)
-{
-  const auto first = text.find_first_not_of(k_blank);
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = text.find_last_not_of(k_blank);
-  return std::string(text.substr(first, last - first + 1));
-}
-
 // The last non-empty line of ocloc's output: where it puts the reason.
 std::string
 last_line(std::string_view text)
 {
-  std::string trimmed = trim(text);
+  std::string trimmed(trim(text, k_blank));
   const auto nl = trimmed.find_last_of('\n');
-  return nl == std::string::npos ? trimmed : trim(std::string_view(trimmed).substr(nl + 1));
+  return nl == std::string::npos ? trimmed : std::string(trim(std::string_view(trimmed).substr(nl + 1), k_blank));
 }
 
 std::optional<fs::path>
@@ -73,7 +62,7 @@ query_driver_version(const fs::path& executable)
   PW_ASSIGN(auto run, run_process(argv, scratch.path()));
   auto file = read_file((scratch.path() / "OCL_DRIVER_VERSION").string(), 4096);
   // 22.43 writes the file; a later ocloc might print to stdout instead.
-  std::string version = file ? trim(*file) : trim(run.output);
+  std::string version(file ? trim(*file, k_blank) : trim(run.output, k_blank));
   if (run.exit_code != 0 || version.empty()) {
     return fail(Errc::failed,
                 fmt::format("{} query OCL_DRIVER_VERSION failed (exit {}): {}",
@@ -145,7 +134,7 @@ Ocloc::lookup_device(std::string_view name) const
     // The first line after the marker is the IP version ("12.56.5").
     std::string_view rest = std::string_view(run.output).substr(marker + 12);
     rest.remove_prefix(std::min(rest.find_first_not_of(" \r\n"), rest.size()));
-    device.ip_version = trim(rest.substr(0, rest.find('\n')));
+    device.ip_version = trim(rest.substr(0, rest.find('\n')), k_blank);
     device.known = true;
     return device;
   }
@@ -182,10 +171,10 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
     return fail(Errc::failed, fmt::format("ocloc compile of {} for {} with options {} failed (exit "
                                           "{}):\n{}",
                                           request.source_name, request.device,
-                                          in_quotes(request.options), run.exit_code, trim(run.output)));
+                                          in_quotes(request.options), run.exit_code, trim(run.output, k_blank)));
   }
   OclocOutput output;
-  output.log = trim(run.output);
+  output.log = trim(run.output, k_blank);
   if (!spirv_only) {
     PW_ASSIGN_CTX(output.zebin, "reading ocloc's binary", read_file((scratch.path() / "program").string()));
   }
@@ -221,7 +210,7 @@ Ocloc::validate(std::string_view zebin, std::string_view device) const
   PW_ASSIGN(auto run, run_process(argv, scratch.path()));
   OclocValidation validation;
   validation.exit_code = run.exit_code;
-  validation.output = trim(run.output);
+  validation.output = trim(run.output, k_blank);
   validation.valid = run.exit_code == 0 && validation.output.find("Binary is VALID") != std::string::npos;
   return validation;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/identity.hpp"
 
+#include "base/encoding.hpp"
 #include "base/log.hpp"
 #include "host/framework_probe.hpp"
 
@@ -19,17 +20,6 @@ namespace {
 
 using bundle::CacheKind;
 using bundle::Requirement;
-
-std::string
-trim(std::string_view text)
-{
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
 
 bool
 is_dotted_version(std::string_view token)
@@ -284,13 +274,13 @@ parse_nvidia_smi_csv(std::string_view text)
       if (comma == std::string::npos) {
         break;
       }
-      fields.push_back(trim(std::string_view(line).substr(start, comma - start)));
+      fields.emplace_back(trim(std::string_view(line).substr(start, comma - start)));
       start = comma + 1;
     }
     if (fields.size() != 3) {
       continue;
     }
-    fields.push_back(trim(std::string_view(line).substr(start)));
+    fields.emplace_back(trim(std::string_view(line).substr(start)));
     DeviceProperties gpu;
     gpu.emplace(prop::vendor, "nvidia");
     if (is_dotted_version(fields[0])) {

@@ -169,4 +169,14 @@ in_quotes(std::string_view text)
   return out;
 }
 
+std::string_view
+trim(std::string_view text, std::string_view blank)
+{
+  const auto first = text.find_first_not_of(blank);
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  return text.substr(first, text.find_last_not_of(blank) - first + 1);
+}
+
 } // namespace prewarm

@@ -20,4 +20,8 @@ std::optional<std::string> base64_decode(std::string_view text);
 // `"text"`, for paths and values in messages.
 std::string in_quotes(std::string_view text);
 
+inline constexpr std::string_view k_whitespace = " \t\r\n\v\f";
+// `text` without the leading and trailing characters of `blank`.
+std::string_view trim(std::string_view text, std::string_view blank = k_whitespace);
+
 } // namespace prewarm

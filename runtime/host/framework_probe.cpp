@@ -2,6 +2,7 @@
 #include "host/framework_probe.hpp"
 
 #include "base/device_properties.hpp"
+#include "base/encoding.hpp"
 #include "host/subprocess.hpp"
 
 #include <algorithm>
@@ -10,20 +11,6 @@
 #include <sstream>
 
 namespace prewarm::host {
-namespace {
-
-std::string
-trim(std::string_view text)
-{
-  const auto begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string_view::npos) {
-    return {};
-  }
-  const auto end = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(begin, end - begin + 1));
-}
-
-} // namespace
 
 std::string_view
 framework_version_script()
@@ -44,13 +31,13 @@ parse_framework_versions(std::string_view output)
   std::istringstream lines{std::string(output)};
   std::string line;
   while (std::getline(lines, line)) {
-    line = trim(line);
+    line = std::string(trim(line));
     const auto space = line.find(' ');
     if (!line.starts_with(prop::framework_prefix) || space == std::string::npos) {
       continue;
     }
     auto key = line.substr(0, space);
-    auto value = trim(std::string_view(line).substr(space + 1));
+    auto value = std::string(trim(std::string_view(line).substr(space + 1)));
     const bool printable = std::all_of(value.begin(), value.end(), [](char c) { return c > ' ' && c < 0x7f; });
     const bool key_ok = std::all_of(key.begin(), key.end(), [](char c) {
       return std::islower(static_cast<unsigned char>(c)) != 0 || std::isdigit(static_cast<unsigned char>(c)) != 0 ||

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host/nvidia_probe.hpp"
 
+#include "base/encoding.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -29,18 +31,6 @@ is_version_token(std::string_view token)
     }
   }
   return has_dot;
-}
-
-std::string_view
-trim(std::string_view text)
-{
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 std::vector<std::string_view>

@@ -62,5 +62,13 @@ TEST(Base64, RejectsNonCanonicalSpellings)
   EXPECT_FALSE(base64_decode("Z===").has_value());   // too much padding
 }
 
+TEST(Trim, DropsBlankAtBothEndsOnly)
+{
+  EXPECT_EQ(trim(" \t a b \r\n"), "a b");
+  EXPECT_EQ(trim(" \n\t "), "");
+  EXPECT_EQ(trim("x"), "x");
+  EXPECT_EQ(trim(std::string_view("\0v1\0", 4), std::string_view(" \0", 2)), "v1");
+}
+
 } // namespace
 } // namespace prewarm
