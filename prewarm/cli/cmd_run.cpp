@@ -7,8 +7,8 @@
 // (read-only when this process cannot write there), else none.
 // Level Zero builds modules from the store's AOT binaries (NATIVE) or SPIR-V;
 // SPIR-V the store lacks is made with ocloc for the device's PCI id.
+#include "aot/spirv_compiler.hpp"
 #include "base/encoding.hpp"
-#include "aot/ocloc.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "engine/workload.hpp"
@@ -55,30 +55,6 @@ parse_precision(std::string_view text)
   return fail(Errc::usage, fmt::format("--precision {}: expected fp32, fp16 or int8", in_quotes(text)));
 }
 
-// ocloc -spv_only for the Level Zero device's PCI id (ocloc takes "0x56a5"
-// for -device): SPIR-V from ocloc's front end carries target defines.
-engine::SpirvCompiler
-ocloc_spirv_compiler()
-{
-  return [ocloc = std::shared_ptr<aot::Ocloc>()](const engine::ProgramText& program,
-                                                  const engine::SessionDevice& device) mutable -> Result<std::string> {
-    if (!ocloc) {
-      PW_ASSIGN_CTX(auto located, "SPIR-V for Level Zero", aot::Ocloc::locate());
-      ocloc = std::make_shared<aot::Ocloc>(std::move(located));
-    }
-    const auto pci_id = device.properties.find(prop::pci_id);
-    if (pci_id == device.properties.end()) {
-      return fail(Errc::failed, fmt::format("{}: the device reports no PCI id to compile SPIR-V for", device.description));
-    }
-    aot::OclocCompileRequest request;
-    request.source_name = std::string(program.source_name);
-    request.source = program.source;
-    request.options = program.options;
-    request.device = pci_id->second;
-    return ocloc->compile_spirv(request);
-  };
-}
-
 // A store this process may fill, or one it may only read (a shared,
 // image-baked store): never fail a run because the store is read-only.
 store::StoreMode
@@ -117,7 +93,7 @@ run(const RunOptions& options)
   request.device_selector = options.device;
   PW_ASSIGN(request.backend, engine::parse_backend(options.backend));
   if (request.backend == engine::Backend::level_zero) {
-    request.spirv_compiler = ocloc_spirv_compiler();
+    request.spirv_compiler = aot::ocloc_spirv_compiler();
   }
   if (!options.store.empty()) {
     request.program_store = options.store;

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace prewarm::engine {
 namespace {
@@ -53,26 +54,26 @@ LevelZeroBackend::open(const SessionOptions& options)
 {
   level_zero::ZeSessionOptions ze_options;
   ze_options.device_selector = options.device_selector.empty() ? "0" : options.device_selector;
+  std::optional<level_zero::AotPrograms> aot;
   if (!options.program_store.empty()) {
     // A malformed AOT record costs the AOT binaries, not the run.
-    if (auto aot = level_zero::AotPrograms::open(options.program_store); !aot) {
-      log::warn("AOT programs in {} not used: {}", options.program_store.string(), aot.error().message());
-    } else if (!aot->targets().empty()) {
+    if (auto opened = level_zero::AotPrograms::open(options.program_store); !opened) {
+      log::warn("AOT programs in {} not used: {}", options.program_store.string(), opened.error().message());
+    } else if (!opened->targets().empty()) {
       ze_options.aot_programs = options.program_store;
       m_has_aot_targets = true;
+      aot.emplace(std::move(*opened));
     }
   }
   PW_ASSIGN(auto session, level_zero::ZeSession::open(ze_options));
   m_session = std::make_shared<level_zero::ZeSession>(std::move(session));
   const auto& device = m_session->device();
   m_device_info = {device.description, device.properties};
-  if (m_has_aot_targets) {
-    // Said once here; each program's fallback is then only a verbose line.
-    if (auto aot = level_zero::AotPrograms::open(options.program_store); aot) {
-      if (const auto selection = aot->select(device.properties); !selection.target) {
-        log::info("AOT programs in {} not used for this device: {}; building from SPIR-V",
-                  options.program_store.string(), selection.reason);
-      }
+  // Said once here; each program's fallback is then only a verbose line.
+  if (aot) {
+    if (const auto selection = aot->select(device.properties); !selection.target) {
+      log::info("AOT programs in {} not used for this device: {}; building from SPIR-V",
+                options.program_store.string(), selection.reason);
     }
   }
 
@@ -95,14 +96,14 @@ LevelZeroBackend::create_kernel(const ProgramText& program, std::string_view ker
   if (m_spirv_compiler) {
     source.compile_spirv = [&] { return m_spirv_compiler(program, m_device_info); };
   }
-  const auto modules_before = m_session->stats().aot_programs.size();
   PW_ASSIGN(ze_kernel_handle_t kernel, m_session->kernel(source, kernel_name));
-  // A new module: record which path served it, as the OpenCL backend does.
-  const auto& served = m_session->stats().aot_programs;
-  if (m_has_aot_targets && served.size() > modules_before) {
-    const auto& line = served.back();
-    m_stats.aot_programs.push_back(line);
-    (line.find(": aot ") != std::string::npos ? m_stats.aot_served : m_stats.aot_fallbacks)++;
+  if (m_has_aot_targets) {
+    // Which path served each module, as the OpenCL backend reports it. With
+    // AOT programs every module is either the NATIVE binary or a fallback.
+    const auto& ze = m_session->stats();
+    m_stats.aot_programs = ze.aot_programs;
+    m_stats.aot_served = ze.native_modules;
+    m_stats.aot_fallbacks = ze.spirv_modules;
   }
   return reinterpret_cast<Kernel>(kernel);
 }
