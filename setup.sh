@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # One entry point for a fresh Debian 12 machine:
-#   ./setup.sh          install dependencies, build, then run the main job: build a signed bundle
-#                       from the embedded default manifest on the CPU OpenCL device, verify it and
-#                       install it into out/root
-#   ./setup.sh test     install dependencies, build with tests, run the test suite (ctest): every
+#   ./setup.sh          install dependencies, build what the main job needs (prewarm,
+#                       prewarm-runtime and their libraries; no tests, no benchmarks), then run the
+#                       main job: build a signed bundle from the embedded default manifest on the CPU
+#                       OpenCL device, verify it and install it into out/root
+#   ./setup.sh test     install dependencies, build everything (tests and benchmarks too), run the
+#                       test suite (ctest): every
 #                       test except the label "slow" (the container image that compiles prewarm
 #                       itself with buildah), which `./setup.sh test-all` adds
 #   ./setup.sh deps     only install the Debian packages
 #   ./setup.sh build    only configure and build
-# Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors).
+# Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors),
+# SETUP_DRY_RUN=1 (print the commands that install, configure, build and test instead of running them).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -27,11 +30,16 @@ PACKAGES=(
   clang libclang-rt-dev
   python3 python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
-  strace clang-15 bc openssl
+  strace clang-15 bc openssl help2man
 )
 
+# Runs a command, or prints it under SETUP_DRY_RUN=1.
+run() {
+  if [ "${SETUP_DRY_RUN:-}" = 1 ]; then echo "+ $*"; else "$@"; fi
+}
+
 as_root() {
-  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+  if [ "$(id -u)" -eq 0 ]; then run "$@"; else run sudo "$@"; fi
 }
 
 install_deps() {
@@ -51,21 +59,30 @@ install_deps() {
 configure_and_build() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  run cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DPREWARM_WERROR="$werror" "$@"
-  cmake --build "$BUILD_DIR" -j "$JOBS"
+  run cmake --build "$BUILD_DIR" -j "$JOBS"
 }
+
+# What the main job runs: the two programs and their libraries (tests and benchmarks are about
+# a third of a full build).
+main_build_options=(-DPREWARM_BUILD_TESTS=OFF -DPREWARM_BUILD_BENCH=OFF)
+test_build_options=(-DPREWARM_BUILD_TESTS=ON -DPREWARM_BUILD_BENCH=ON)
 
 main_job() {
   local prewarm="$BUILD_DIR/prewarm/cli/prewarm"
   local runtime="$BUILD_DIR/runtime/cli/prewarm-runtime"
+  if [ "${SETUP_DRY_RUN:-}" = 1 ]; then
+    echo "+ main job: $prewarm keygen, targets, build, inspect; $runtime verify, install, status"
+    return
+  fi
   mkdir -p keys out
   # A development key: production keys live in the CI secret store, never in the tree.
   [ -f keys/dev.key ] || "$prewarm" keygen --out keys/dev
   "$prewarm" targets
-  # A fresh serial per build: the runtime refuses an older serial, or the same serial with another
-  # manifest, under a root that already holds an install (rollback protection).
-  "$prewarm" build --key keys/dev.key --out out/default.bundle --serial "$(date +%s)"
+  # The default serial is the build time, so a rebuild installs over the last one (the runtime
+  # refuses an older serial, or the same serial with another manifest: rollback protection).
+  "$prewarm" build --key keys/dev.key --out out/default.bundle
   "$prewarm" inspect out/default.bundle --trust keys/dev.pub
   "$runtime" verify out/default.bundle --trust keys/dev.pub
   "$runtime" install out/default.bundle --trust keys/dev.pub --root out/root
@@ -76,14 +93,14 @@ main_job() {
 
 case "${1:-all}" in
   deps) install_deps ;;
-  build) install_deps; configure_and_build ;;
+  build) install_deps; configure_and_build "${main_build_options[@]}" ;;
   test | test-all)
     install_deps
-    configure_and_build -DPREWARM_BUILD_TESTS=ON
+    configure_and_build "${test_build_options[@]}"
     exclude=()
     [ "$1" = test ] && exclude=(-LE slow)
-    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 "${exclude[@]}"
+    run ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 "${exclude[@]}"
     ;;
-  all) install_deps; configure_and_build; main_job ;;
+  all) install_deps; configure_and_build "${main_build_options[@]}"; main_job ;;
   *) echo "usage: ./setup.sh [all|test|test-all|deps|build]" >&2; exit 2 ;;
 esac

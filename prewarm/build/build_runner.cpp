@@ -2,8 +2,11 @@
 #include "build/build_runner.hpp"
 
 #include "base/digest.hpp"
+#include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
+#include "build/bundle_serial.hpp"
+#include "build/job_logs.hpp"
 #include "build/slice_identity.hpp"
 
 #include <fmt/format.h>
@@ -206,7 +209,8 @@ BuildResult::to_json() const
     }
     slices.push_back({{"id", s.id}, {"requirements", requirements}, {"jobs", s.jobs}});
   }
-  return nlohmann::json{{"shard", plan.shard.to_string()},
+  return nlohmann::json{{k_json_schema_version_key, k_json_schema_version},
+                        {"shard", plan.shard.to_string()},
                         {"total_jobs", plan.total_jobs},
                         {"failed", failed},
                         {"jobs", jobs},
@@ -260,6 +264,8 @@ run_build(const BuildOptions& options,
     }
   }
 
+  std::vector<std::filesystem::path> log_files(total); // kept logs (options.log_dir)
+  auto progress = std::make_unique<ProgressBoard>(options.progress);
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex report_mutex;
@@ -280,11 +286,21 @@ run_build(const BuildOptions& options,
                                    model->is_builtin() ? "built-in" : "command"));
       } else {
         const auto work_dir = root / "jobs" / safe_directory_name(i, record.job.id);
+        JobContext context{parsed, record.job, *model, *target, work_dir, {}};
+        if (options.log_dir) {
+          context.log_file = job_log_path(*options.log_dir, record.job.id);
+          log_files[i] = context.log_file;
+        }
         if (auto made = make_directory(work_dir); !made) {
           outcome = fail(made.error());
+        } else if (auto prepared = options.log_dir ? prepare_job_log(context.log_file) : Status{}; !prepared) {
+          outcome = fail(prepared.error());
         } else {
-          const JobContext context{parsed, record.job, *model, *target, work_dir};
+          progress->job_started(i, record.job.id,
+                               fmt::format("{} ({})", manifest::to_string(record.job.strategy), record.job.reason),
+                               context.log_file);
           outcome = chosen[i]->run(context);
+          progress->job_finished(i);
         }
       }
       std::lock_guard lock(report_mutex);
@@ -298,7 +314,11 @@ run_build(const BuildOptions& options,
           stop.store(true);
         }
       }
-      log::info("{}", job_report_line(record, i + 1, total));
+      const auto line = job_report_line(record, i + 1, total);
+      if (!log_files[i].empty()) {
+        append_to_job_log(log_files[i], fmt::format("{}: {}\n", log::program_name(), line));
+      }
+      log::info("{}", line);
     }
   };
   const std::size_t threads =
@@ -312,6 +332,7 @@ run_build(const BuildOptions& options,
   for (auto& thread : pool) {
     thread.join();
   }
+  progress.reset(); // erases the live lines before the summary
 
   for (const auto& record : result.records) {
     result.failed += record.state == JobState::failed ? 1 : 0;
@@ -362,7 +383,8 @@ run_build(const BuildOptions& options,
 
   auto& spec = result.spec;
   spec.channel = options.channel.value_or(parsed.bundle.channel);
-  spec.serial = options.serial.value_or(parsed.bundle.serial);
+  PW_ASSIGN(const auto serial, choose_serial(options.serial, parsed));
+  spec.serial = serial.value;
   PW_ASSIGN(const auto epoch, source_date_epoch());
   spec.issued_at = epoch.value_or(now_seconds());
   spec.expires = spec.issued_at + parsed.bundle.expires;

@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "base/files.hpp"
 #include "build/executor.hpp"
+#include "build/progress_board.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/plan.hpp"
 #include "pack/bundle_writer.hpp"
@@ -38,6 +39,8 @@ struct BuildOptions
   FailurePolicy on_failure = FailurePolicy::stop;
   std::optional<std::string> channel;  // overrides bundle.channel
   std::optional<std::uint64_t> serial; // overrides bundle.serial
+  std::optional<std::filesystem::path> log_dir; // jobs' full logs kept here (build/job_logs.hpp)
+  ProgressOptions progress;            // stderr progress while jobs run (default off)
 };
 
 // Everything `prewarm build` needs before running a job; loading it is the

@@ -113,14 +113,15 @@ BuiltinExecutor::run(const JobContext& context)
     spec.argv.insert(spec.argv.end(), {"--targets", m_options.targets_file->string()});
   }
   spec.environment = std::move(env);
-  spec.log_file = context.work_dir / "job.log";
+  spec.log_file = context.log_file_or("job.log");
   spec.working_directory = staging;
   spec.timeout = m_options.timeout;
   log::verbose("{}: {}", job.id, fmt::join(spec.argv, " "));
   PW_ASSIGN(const auto child, run_child(spec));
   if (child.exit_code != 0 || child.timed_out) {
-    return fail(Errc::failed, fmt::format("{}: the job {} after {:.1f} s; its output ends with:\n{}", job.id,
-                                          child.describe(), child.seconds, file_tail(spec.log_file)));
+    return fail(Errc::failed, fmt::format("{}: the job {} after {:.1f} s; full log: {}; its output ends with:\n{}",
+                                          job.id, child.describe(), child.seconds, spec.log_file.string(),
+                                          file_tail(spec.log_file)));
   }
   PW_ASSIGN_CTX(const auto report_text, fmt::format("{}: reading the job report", job.id),
                 read_file(report_file.string(), 64 << 20));

@@ -37,6 +37,14 @@ struct JobContext
   const manifest::ModelSpec& model;
   const manifest::Target& target;
   std::filesystem::path work_dir; // private, empty, removed by the builder
+  // Where the job's full output goes: kept after the build (build/job_logs.hpp).
+  // Empty: `default_name` in work_dir (removed with it).
+  std::filesystem::path log_file = {};
+
+  std::filesystem::path log_file_or(std::string_view default_name) const
+  {
+    return log_file.empty() ? work_dir / default_name : log_file;
+  }
 };
 
 // One group of cache kinds that share their requirements: one slice.

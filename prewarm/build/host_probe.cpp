@@ -3,13 +3,18 @@
 
 #include "aot/ocloc.hpp"
 #include "base/log.hpp"
+#include "host/host_description_file.hpp"
+#include "host/private_home.hpp"
+#include "host/probe_host.hpp"
 #include "host/subprocess.hpp"
 #include "opencl/device.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 namespace prewarm::build {
 namespace {
@@ -24,6 +29,7 @@ probe_opencl(manifest::HostCapabilities& host)
 {
   const auto listing = host::run_isolated(
     [] {
+      const host::PrivateHomeIfUnusable home; // PoCL needs one (host/private_home.hpp)
       nlohmann::json out = nlohmann::json::object();
       auto devices = opencl::enumerate_devices();
       if (!devices) {
@@ -95,13 +101,61 @@ probe_ocloc(manifest::HostCapabilities& host, const manifest::TargetRegistry& re
   }
 }
 
+// The OpenCL devices with what the runtime's host probe adds to them: the
+// PCI device id and SM of NVIDIA GPUs (nvidia-smi, sysfs), which OpenCL does
+// not report and which tell an H100 from an H200 (host/probe_host.hpp).
+void
+add_gpu_identity(manifest::HostCapabilities& host)
+{
+  std::vector<host::HostDevice> records;
+  for (const auto& device : host.devices) {
+    records.push_back({device.description, device.properties});
+  }
+  const auto merged = host::with_gpu_identity(std::move(records));
+  for (std::size_t i = 0; i < host.devices.size() && i < merged.size(); ++i) {
+    host.devices[i].properties = merged[i].properties;
+  }
+}
+
+// TEST DOUBLE: PREWARM_HOST_DEVICES (host/host_description_file.hpp) names
+// the devices instead of the probe, so that plans for hardware this machine
+// lacks can be tested. Device N of the file is `--device N`.
+bool
+use_host_description(manifest::HostCapabilities& host)
+{
+  const char* file = std::getenv(std::string(host::k_host_devices_variable).c_str());
+  if (file == nullptr || *file == '\0') {
+    return false;
+  }
+  log::warn("using test host description from {} ({} is a test double; the host was not probed)", file,
+            host::k_host_devices_variable);
+  auto devices = host::load_host_description(file);
+  if (!devices) {
+    host.devices_error = devices.error().message();
+    log::error("{}", host.devices_error);
+    return true;
+  }
+  int index = 0;
+  for (const auto& device : *devices) {
+    const auto vendor = device.properties.find(prop::vendor);
+    const bool is_gpu = vendor == device.properties.end() || vendor->second != "cpu";
+    host.devices.push_back(manifest::HostDevice{index, fmt::format("{}: {}", index, device.description),
+                                                device.properties, is_gpu});
+    ++index;
+  }
+  return true;
+}
+
 } // namespace
 
 manifest::HostCapabilities
 probe_host_capabilities(const manifest::TargetRegistry& registry)
 {
   manifest::HostCapabilities host;
-  probe_opencl(host);
+  if (!use_host_description(host)) {
+    probe_opencl(host);
+    add_gpu_identity(host);
+  }
   probe_ocloc(host, registry);
   return host;
 }

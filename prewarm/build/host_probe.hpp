@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What this build host can do for each target (the input of the plan):
-// its OpenCL devices (runtime/opencl) and, for Intel targets, which devices
+// its OpenCL devices (runtime/opencl) with the PCI identity the runtime's host
+// probe adds (runtime/host: NVIDIA PCI id and SM), or the PREWARM_HOST_DEVICES
+// test double; and, for Intel targets, which devices
 // the installed ocloc knows (prewarm/aot). Probing never fails: a missing
 // OpenCL platform or ocloc is recorded, and the plan says "skip" with why.
 #pragma once

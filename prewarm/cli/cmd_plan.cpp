@@ -3,6 +3,7 @@
 // The jobs `prewarm build` would run on this host, with their strategy.
 #include "cli/commands.hpp"
 
+#include "base/json_schema.hpp"
 #include "build/build_runner.hpp"
 #include "build/host_probe.hpp"
 #include "manifest/ci_matrix.hpp"
@@ -74,7 +75,8 @@ run_plan(const PlanArgs& args)
       }
       jobs.push_back(std::move(entry));
     }
-    const nlohmann::json out{{"manifest", inputs.manifest.source_name},
+    const nlohmann::json out{{k_json_schema_version_key, k_json_schema_version},
+                             {"manifest", inputs.manifest.source_name},
                              {"manifest_sha256", inputs.manifest.bytes_sha256},
                              {"shard", plan.shard.to_string()},
                              {"total_jobs", plan.total_jobs},

@@ -9,6 +9,7 @@
 // SPIR-V the store lacks is made with ocloc for the device's PCI id.
 #include "aot/spirv_compiler.hpp"
 #include "base/encoding.hpp"
+#include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "engine/workload.hpp"
@@ -109,7 +110,9 @@ run(const RunOptions& options)
   }
   PW_ASSIGN(const auto report, engine::run_workload(request));
   if (options.json) {
-    fmt::print("{}\n", engine::to_json(report).dump(2));
+    auto out = engine::to_json(report);
+    out[k_json_schema_version_key] = k_json_schema_version;
+    fmt::print("{}\n", out.dump(2));
   } else {
     fmt::print("{}", engine::to_text(report));
   }

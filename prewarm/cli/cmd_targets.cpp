@@ -4,6 +4,7 @@
 // device is here), aot (ocloc can compile for it) or skip (and why).
 #include "cli/commands.hpp"
 
+#include "base/json_schema.hpp"
 #include "build/host_probe.hpp"
 #include "manifest/plan.hpp"
 #include "manifest/target_registry.hpp"
@@ -65,7 +66,8 @@ run_targets(const TargetsArgs& args)
       }
       targets.push_back(std::move(entry));
     }
-    nlohmann::json out{{"registry", registry.source_name()},
+    nlohmann::json out{{k_json_schema_version_key, k_json_schema_version},
+                       {"registry", registry.source_name()},
                        {"ocloc", {{"path", host.ocloc.path}, {"version", host.ocloc.version}}},
                        {"targets", targets}};
     fmt::print("{}\n", out.dump(2));

@@ -2,6 +2,8 @@
 // prewarm: fills GPU kernel caches with representative inferences and packs
 // them into a signed bundle. Everything testable lives in the libraries.
 #include "base/log.hpp"
+#include "frontend/bash_completion.hpp"
+#include "frontend/parse_error.hpp"
 #include "cli/commands.hpp"
 
 #include <exception>
@@ -25,10 +27,11 @@ main(int argc, char** argv)
     cli::add_merge_command(app, action);
     cli::add_inspect_command(app, action);
     cli::add_run_command(app, action);
+    frontend::add_completion_command(app, action);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      return app.exit(e) == 0 ? 0 : exit_code(Errc::usage);
+      return frontend::report_parse_error(app, e);
     }
     if (const auto status = action(); !status) {
       log::error("{}", status.error().describe());

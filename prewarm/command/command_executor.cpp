@@ -135,6 +135,7 @@ CommandExecutor::run(const build::JobContext& context)
   request.workload.environment.emplace("PREWARM_TARGET", job.target);
   request.workload.environment.emplace("PREWARM_PRECISION", request.precision);
   request.work_dir = context.work_dir / "capture";
+  request.log_file = context.log_file;
   request.home = m_options.home;
   request.frameworks = m_options.frameworks;
   std::error_code ec;

@@ -190,7 +190,7 @@ run_command_job(const CommandJobRequest& request)
   PW_ASSIGN(auto capture, CacheCapture::prepare(request.work_dir, kinds,
                                                 CaptureOptions{request.home, selection}));
   result.staging_root = capture.staging_root();
-  result.log_file = request.work_dir / "command.log";
+  result.log_file = request.log_file.empty() ? request.work_dir / "command.log" : request.log_file;
 
   Environment base = inherited_environment();
   for (const auto& [name, value] : workload.environment) {

@@ -43,6 +43,7 @@ struct CommandJobRequest
   CommandWorkload workload;
   std::string precision;            // "fp32", "fp16", "int8"
   std::filesystem::path work_dir;   // an existing empty directory owned by this job
+  std::filesystem::path log_file;   // the program's full output; empty: <work_dir>/command.log
   HomeMode home = HomeMode::private_home;
   // The OpenCL devices of this host as runtime/opencl reports them (pocl,
   // neo and sycl identity); null: none known.

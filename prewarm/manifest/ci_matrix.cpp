@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "manifest/ci_matrix.hpp"
 
+#include "base/json_schema.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -71,7 +73,8 @@ shard_slug(const Shard& shard)
 std::string
 format_json(const CiMatrix& matrix)
 {
-  std::string out = fmt::format("{{\"shards\":{},\"total_jobs\":{},\"include\":[", matrix.shards.size(),
+  std::string out = fmt::format("{{\"{}\":{},\"shards\":{},\"total_jobs\":{},\"include\":[",
+                                k_json_schema_version_key, k_json_schema_version, matrix.shards.size(),
                                 matrix.total_jobs);
   for (std::size_t i = 0; i < matrix.shards.size(); ++i) {
     const auto& s = matrix.shards[i];

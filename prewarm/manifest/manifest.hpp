@@ -25,7 +25,8 @@
 //   bundle:                               optional
 //     channel: NAME                       default "default"
 //     expires: DURATION                   default 90d
-//     serial: N                           default 1 (--serial overrides)
+//     serial: N                           default: the build time (build/bundle_serial.hpp;
+//                                         --serial overrides)
 #pragma once
 
 #include "base/error.hpp"
@@ -87,7 +88,7 @@ struct BundleOptions
   std::string channel = "default";
   std::chrono::seconds expires{std::chrono::hours(24 * 90)};
   std::string expires_text = "90d";
-  std::uint64_t serial = 1;
+  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (build/bundle_serial.hpp)
 };
 
 struct Manifest

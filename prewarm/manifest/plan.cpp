@@ -76,11 +76,19 @@ assess_nvidia(const Target& target, const HostCapabilities& host)
     }
     const std::string pci = property(device, prop::pci_id);
     // The SM decides the binary; the PCI id tells an H100 from an H200 (both
-    // sm 90). A device that reports no PCI id is matched on the SM alone.
+    // sm 90), so a target that lists PCI ids runs only on a device whose id
+    // is known and listed: a cache made on an H100 is no H200 cache.
     const bool sm_matches = property(device, prop::nvidia_sm) == wanted_sm;
-    const bool pci_matches = pci.empty() || target.pci_ids.empty() || lists(target.pci_ids, pci);
+    const bool pci_matches = target.pci_ids.empty() || lists(target.pci_ids, pci);
     if (sm_matches && pci_matches) {
       return {Strategy::run, fmt::format("device {}", device.description), device};
+    }
+    if (sm_matches && pci.empty()) {
+      return {Strategy::skip,
+              fmt::format("{}: this host's NVIDIA device {} (sm {}) reports no PCI device id, so it cannot be "
+                          "told from another sm {} GPU (install nvidia-smi, or make /sys/bus/pci visible)",
+                          target.name, device.description, wanted_sm, wanted_sm),
+              std::nullopt};
     }
     if (other == nullptr) {
       other = &device;

@@ -2,6 +2,7 @@
 #include "pack/inspect.hpp"
 
 #include "base/digest.hpp"
+#include "base/json_schema.hpp"
 #include "bundle/bundle_files.hpp"
 #include "bundle/signature.hpp"
 
@@ -92,7 +93,12 @@ format_text(const BundleDescription& d)
                        d.envelope_key_ids.size() == 1 ? "" : "s", fmt::join(d.envelope_key_ids, ", "));
   }
   out += fmt::format("channel    {}\n", m.channel);
-  out += fmt::format("serial     {}\n", m.serial);
+  // prewarm build's default serial is the build time, issued-at's source
+  // too; say so, since the next bundle on this channel needs a higher one.
+  const auto issued = static_cast<std::uint64_t>(m.issued_at.time_since_epoch().count());
+  const bool build_time = m.serial + 60 >= issued && m.serial <= issued + 60;
+  out += fmt::format("serial     {}{}\n", m.serial,
+                     build_time ? " (the build time: prewarm build's default; a later build gets a higher one)" : "");
   out += fmt::format("issued-at  {}\n", format_rfc3339(m.issued_at));
   out += fmt::format("expires    {}\n", format_rfc3339(m.expires));
   out += fmt::format("producer   {}\n", m.producer);
@@ -125,6 +131,7 @@ format_json(const BundleDescription& d)
   using nlohmann::ordered_json;
   const auto& m = d.manifest;
   ordered_json j;
+  j[k_json_schema_version_key] = k_json_schema_version;
   j["bundle"] = d.dir.string();
   j["manifest_sha256"] = d.manifest_sha256;
   j["signature"] = d.signature == SignatureCheck::verified ? "verified" : "not checked";

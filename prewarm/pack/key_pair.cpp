@@ -128,7 +128,26 @@ Result<PrivateKey>
 PrivateKey::load(const std::filesystem::path& key_file)
 {
   const std::string name = key_file.string();
-  PW_ASSIGN_CTX(UniqueFd fd, fmt::format("private key {}", in_quotes(name)), open_regular_file(name));
+  auto opened = open_regular_file(name);
+  if (!opened) {
+    return fail(Error(Errc::usage, opened.error().message() +
+                                                   " (--key takes the private key NAME.key that "
+                                                   "`prewarm keygen --out NAME` writes)",
+                      "E_KEY")
+                  .wrap(fmt::format("private key {}", in_quotes(name))));
+  }
+  UniqueFd fd = std::move(*opened);
+  // Before the mode check: a public key is 0644 on purpose, and "chmod 600"
+  // would send the user the wrong way.
+  if (auto head = read_file(name, k_max_key_file);
+      key_file.extension() == ".pub" || (head && head->find("BEGIN PUBLIC KEY") != std::string::npos)) {
+    auto private_name = key_file;
+    private_name.replace_extension(".key");
+    return fail(Errc::usage,
+                fmt::format("private key {}: this is a public key; --key takes the private key NAME.key ({}?)",
+                            in_quotes(name), private_name.string()),
+                "E_KEY");
+  }
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) {
     return fail(Errc::failed, fmt::format("cannot stat {}: {}", in_quotes(name), errno_message(errno)));

@@ -12,7 +12,15 @@ namespace {
 std::string g_program = "prewarm";
 std::atomic<Level> g_level{Level::normal};
 std::mutex g_mutex; // one line at a time from parallel jobs
+LineSink g_sink;    // empty: stderr
 } // namespace
+
+void
+set_line_sink(LineSink sink)
+{
+  const std::lock_guard lock(g_mutex);
+  g_sink = std::move(sink);
+}
 
 void
 set_program_name(std::string_view name)
@@ -48,11 +56,13 @@ void
 write(std::string_view kind, std::string_view message)
 {
   const std::lock_guard lock(g_mutex);
-  if (kind.empty()) {
-    fmt::print(stderr, "{}: {}\n", g_program, message);
-  } else {
-    fmt::print(stderr, "{}: {}: {}\n", g_program, kind, message);
+  const auto line = kind.empty() ? fmt::format("{}: {}\n", g_program, message)
+                                 : fmt::format("{}: {}: {}\n", g_program, kind, message);
+  if (g_sink) {
+    g_sink(line);
+    return;
   }
+  std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <string_view>
 
 namespace prewarm::log {
@@ -18,6 +19,12 @@ Level level();
 bool enabled(Level at);
 
 void write(std::string_view kind, std::string_view message); // kind: "error", "warning", ""
+
+// Where finished lines ("prog: kind: message\n") go instead of stderr while
+// set: a live progress display (prewarm build on a terminal) prints them
+// above its status lines. An empty function restores stderr.
+using LineSink = std::function<void(std::string_view line)>;
+void set_line_sink(LineSink sink);
 
 template<typename... Args>
 void

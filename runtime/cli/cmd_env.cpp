@@ -2,6 +2,7 @@
 // prewarm-runtime env --root DIR [--format sh|json]
 // The variables that point an application at the installed caches:
 //   eval "$(prewarm-runtime env --root /var/cache/prewarm)"
+#include "base/json_schema.hpp"
 #include "cli/runtime_commands.hpp"
 #include "install/environment.hpp"
 
@@ -23,10 +24,11 @@ struct EnvCommand
   {
     PW_ASSIGN(const auto settings, install::environment(root));
     if (format == "json") {
-      nlohmann::json out = nlohmann::json::object();
+      nlohmann::json variables = nlohmann::json::object();
       for (const auto& s : settings) {
-        out[s.name] = s.value;
+        variables[s.name] = s.value;
       }
+      const nlohmann::json out{{k_json_schema_version_key, k_json_schema_version}, {"environment", variables}};
       std::cout << out.dump(2) << "\n";
     } else {
       std::cout << install::format_shell_exports(settings);

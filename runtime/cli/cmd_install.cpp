@@ -5,6 +5,7 @@
 // wrong (a bad signature, a full disk, no matching slice), the reason is
 // printed and the exit status is 0, so the application starts and compiles
 // its kernels itself. fail (the default here) exits 1, 3 or 4.
+#include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "cli/runtime_commands.hpp"
 #include "cli/trust_options.hpp"
@@ -82,6 +83,7 @@ struct InstallCommand
                            {"files_kept", c.files_kept}});
       }
       nlohmann::json out = {
+        {k_json_schema_version_key, k_json_schema_version},
         {"installed", true},
         {"outcome", r.outcome == install::InstallOutcome::installed ? "installed" : "already-installed"},
         {"root", r.root.string()},
@@ -127,7 +129,8 @@ struct InstallCommand
       // Exit 0 on purpose: the application must start, and JIT still works.
       log::warn("not installed: {}; the application will compile kernels itself (JIT)", report.error().describe());
       if (json) {
-        std::cout << nlohmann::json({{"installed", false},
+        std::cout << nlohmann::json({{k_json_schema_version_key, k_json_schema_version},
+                                     {"installed", false},
                                      {"code", report.error().code()},
                                      {"category", to_string(report.error().category())},
                                      {"reason", report.error().message()}})

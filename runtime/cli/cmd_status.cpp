@@ -2,6 +2,7 @@
 // prewarm-runtime status --root DIR [--json]
 // What is installed, what it was made for, and warnings where this host's
 // GPU or driver differs from that.
+#include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "cli/runtime_commands.hpp"
 #include "host/host_description_file.hpp"
@@ -32,6 +33,7 @@ struct StatusCommand
     PW_ASSIGN(const auto status, install::read_install_status(root, *devices));
     if (json) {
       auto out = install::to_json(status);
+      out[k_json_schema_version_key] = k_json_schema_version;
       out["host_devices"] = nlohmann::json::parse(host::host_description_json(*devices));
       std::cout << out.dump(2) << "\n";
     } else {

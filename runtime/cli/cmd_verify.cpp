@@ -2,6 +2,7 @@
 // prewarm-runtime verify BUNDLE --trust PUB [--json]
 // Signature, manifest, validity period and every slice's payload digest;
 // nothing is extracted or written. Exit 0 or 3 (verification failed).
+#include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "cli/runtime_commands.hpp"
 #include "cli/trust_options.hpp"
@@ -41,10 +42,11 @@ struct VerifyCommand
                           {"uncompressed_size", s.uncompressed_size},
                           {"files", s.files.size()}});
       }
-      nlohmann::json out = {{"bundle", bundle_dir},
+      nlohmann::json out = {{k_json_schema_version_key, k_json_schema_version},
+                            {"bundle", bundle_dir},
                             {"verified", true},
                             {"manifest_sha256", verified.manifest_sha256},
-                            {"signers", verified.signer_key_ids},
+                            {"signer_key_ids", verified.signer_key_ids},
                             {"channel", m.channel},
                             {"serial", m.serial},
                             {"issued_at", format_rfc3339(m.issued_at)},

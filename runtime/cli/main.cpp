@@ -3,6 +3,8 @@
 // and points applications at the installed caches. It ships in production
 // images: it links the runtime libraries only (no signing, no builder code).
 #include "base/log.hpp"
+#include "frontend/bash_completion.hpp"
+#include "frontend/parse_error.hpp"
 #include "cli/runtime_commands.hpp"
 
 #include <exception>
@@ -25,10 +27,11 @@ main(int argc, char** argv)
     runtime_cli::add_env_command(app, action);
     runtime_cli::add_exec_command(app, action);
     runtime_cli::add_status_command(app, action);
+    frontend::add_completion_command(app, action);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      return app.exit(e) == 0 ? 0 : exit_code(Errc::usage);
+      return frontend::report_parse_error(app, e);
     }
     if (const auto status = action(); !status) {
       log::error("{}", status.error().describe());

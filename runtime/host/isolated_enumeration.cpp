@@ -3,6 +3,7 @@
 
 #include "base/log.hpp"
 #include "host/host_description_file.hpp"
+#include "host/private_home.hpp"
 #include "host/subprocess.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@ enumerate_isolated(std::string_view source, const std::function<Result<std::vect
 {
   PW_ASSIGN(const std::string json, run_isolated(
                                       [&] {
+                                        const PrivateHomeIfUnusable home; // PoCL needs one
                                         auto found = enumerate();
                                         return found ? host_description_json(*found) : "!" + found.error().message();
                                       },

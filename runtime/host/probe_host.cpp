@@ -161,6 +161,43 @@ merge_host_findings(const HostFindings& findings)
   return devices;
 }
 
+namespace {
+
+// The NVIDIA driver, nvidia-smi's GPUs and sysfs PCI GPUs: the sources of PCI
+// identity, shared by probe_host() and with_gpu_identity().
+void
+collect_gpu_identity(HostFindings& findings, const HostProbeOptions& options)
+{
+  const auto version_file = options.proc_root / "driver/nvidia/version";
+  if (auto text = read_file(version_file.string(), 64 * 1024)) {
+    findings.nvidia_driver = parse_nvidia_driver_version(*text);
+    if (!findings.nvidia_driver) {
+      log::warn("{}: no driver version found in it", version_file.string());
+    }
+  } // absent: no NVIDIA kernel driver, the common case
+
+  if (findings.nvidia_driver && !options.nvidia_smi.empty()) {
+    if (auto csv = run_command(nvidia_smi_query_argv(options.nvidia_smi), options.timeout)) {
+      findings.nvidia_gpus = parse_nvidia_smi_query(*csv);
+    } else {
+      log::verbose("nvidia-smi not used: {}", csv.error().message());
+    }
+  }
+
+  findings.pci_gpus = scan_pci_display_devices(options.sys_root);
+}
+
+} // namespace
+
+std::vector<HostDevice>
+with_gpu_identity(std::vector<HostDevice> opencl_devices, const HostProbeOptions& options)
+{
+  HostFindings findings;
+  findings.opencl_devices = std::move(opencl_devices);
+  collect_gpu_identity(findings, options);
+  return merge_host_findings(findings);
+}
+
 Result<std::vector<HostDevice>>
 probe_host(const HostProbeOptions& options)
 {
@@ -187,23 +224,7 @@ probe_host(const HostProbeOptions& options)
     }
   }
 
-  const auto version_file = options.proc_root / "driver/nvidia/version";
-  if (auto text = read_file(version_file.string(), 64 * 1024)) {
-    findings.nvidia_driver = parse_nvidia_driver_version(*text);
-    if (!findings.nvidia_driver) {
-      log::warn("{}: no driver version found in it", version_file.string());
-    }
-  } // absent: no NVIDIA kernel driver, the common case
-
-  if (findings.nvidia_driver && !options.nvidia_smi.empty()) {
-    if (auto csv = run_command(nvidia_smi_query_argv(options.nvidia_smi), options.timeout)) {
-      findings.nvidia_gpus = parse_nvidia_smi_query(*csv);
-    } else {
-      log::verbose("nvidia-smi not used: {}", csv.error().message());
-    }
-  }
-
-  findings.pci_gpus = scan_pci_display_devices(options.sys_root);
+  collect_gpu_identity(findings, options);
 
   if (!options.python.empty()) {
     if (auto versions = probe_framework_versions(options.python, options.timeout)) {

@@ -75,6 +75,13 @@ std::vector<HostDevice> merge_host_findings(const HostFindings& findings);
 // double file; real probe failures are warnings.
 Result<std::vector<HostDevice>> probe_host(const HostProbeOptions& options = {});
 
+// The PCI identity sources alone (NVIDIA driver, nvidia-smi, sysfs) merged
+// into OpenCL device records enumerated elsewhere (the builder enumerates in
+// its own child), by the rules above. The first records of the result are
+// `opencl_devices`, in order, with what was merged into them.
+std::vector<HostDevice> with_gpu_identity(std::vector<HostDevice> opencl_devices,
+                                          const HostProbeOptions& options = {});
+
 // One line per device, "description: key=value, ..." (for messages).
 std::string describe_host(const std::vector<HostDevice>& devices);
 

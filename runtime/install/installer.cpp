@@ -27,10 +27,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What to do about a cache root this user may not write.
+std::string
+permission_hint(int error_number)
+{
+  if (error_number == EACCES || error_number == EPERM) {
+    return fmt::format(" (the cache root must be writable by this user, uid {}: choose another --root, or make it "
+                       "writable, e.g. chown {} DIR in the image)",
+                       ::getuid(), ::getuid());
+  }
+  if (error_number == EROFS) {
+    return " (a read-only file system: point --root at a writable volume, e.g. an emptyDir or tmpfs)";
+  }
+  return {};
+}
+
 Error
 io_error(std::string_view what, const fs::path& path, int error_number)
 {
-  return Error(Errc::failed, fmt::format("{} {}: {}", what, in_quotes(path.string()), errno_message(error_number)),
+  return Error(Errc::failed,
+               fmt::format("{} {}: {}{}", what, in_quotes(path.string()), errno_message(error_number),
+                           permission_hint(error_number)),
                "E_IO");
 }
 
@@ -42,7 +59,9 @@ prepare_root(const fs::path& root)
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) {
-    return fail(Errc::failed, fmt::format("cannot create the cache root {}: {}", in_quotes(root.string()), ec.message()),
+    return fail(Errc::failed,
+                fmt::format("cannot create the cache root {}: {}{}", in_quotes(root.string()), ec.message(),
+                            permission_hint(ec.value())),
                 "E_IO");
   }
   UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -108,15 +127,18 @@ check_rollback(const ChannelState& state, const VerifiedBundle& verified)
   if (m.serial < high.serial) {
     return fail(Errc::verify,
                 fmt::format("channel {}: the bundle has serial {}, but serial {} was already installed here "
-                            "(an older bundle; refusing to roll back)",
-                            m.channel, m.serial, high.serial),
+                            "(an older bundle; refusing to roll back) (rebuild with --serial {} or higher, or install into a "
+                            "fresh --root)",
+                            m.channel, m.serial, high.serial, high.serial + 1),
                 "E_ROLLBACK");
   }
   if (m.serial == high.serial && verified.manifest_sha256 != high.manifest_sha256) {
     return fail(Errc::verify,
                 fmt::format("channel {}: serial {} was installed here with manifest sha256 {}, this bundle has the "
-                            "same serial with manifest sha256 {} (two different bundles signed with one serial)",
-                            m.channel, m.serial, high.manifest_sha256, verified.manifest_sha256),
+                            "same serial with manifest sha256 {} (two different bundles signed with one serial) (rebuild "
+                            "with --serial {} or higher: the default serial is the build time, SOURCE_DATE_EPOCH when "
+                            "set, so a rebuild with the same SOURCE_DATE_EPOCH keeps the serial)",
+                            m.channel, m.serial, high.manifest_sha256, verified.manifest_sha256, high.serial + 1),
                 "E_ROLLBACK_EQUIVOCATION");
   }
   return {};

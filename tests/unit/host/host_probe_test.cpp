@@ -5,6 +5,7 @@
 #include "host/opencl_probe.hpp"
 #include "host/pci_probe.hpp"
 #include "host/framework_probe.hpp"
+#include "host/private_home.hpp"
 #include "host/probe_host.hpp"
 
 #include <gtest/gtest.h>
@@ -348,4 +349,55 @@ TEST(ProbeHost, RealOpenclFindsThePoclCpuDevice)
                   d.properties.contains("opencl.device"));
   }
   EXPECT_TRUE(cpu) << describe_host(*devices);
+}
+
+// The builder enumerates OpenCL in its own child and adds the PCI identity
+// through with_gpu_identity(): an NVIDIA OpenCL device that reports no PCI id
+// gets sysfs's, so an H100 is told from an H200 (both sm 90).
+TEST(GpuIdentity, PciIdGoesIntoTheBuildersOpenclRecords)
+{
+  auto dir = scratch();
+  write(dir.path() / "proc/driver/nvidia/version",
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Wed Jul 16 2025\n");
+  add_pci_device(dir.path() / "sys", "0000:18:00.0", "0x10de", "0x2330", "0xa1", "0x030200");
+  HostProbeOptions options;
+  options.proc_root = dir.path() / "proc";
+  options.sys_root = dir.path() / "sys";
+  options.nvidia_smi = "prewarm-test-no-such-nvidia-smi";
+  std::vector<HostDevice> opencl{{"OpenCL 0: pocl", {{"vendor", "cpu"}}},
+                                 {"OpenCL 1: NVIDIA H100", {{"vendor", "nvidia"}, {"nvidia.sm", "90"}}}};
+  const auto merged = with_gpu_identity(opencl, options);
+  ASSERT_GE(merged.size(), 2u);
+  EXPECT_EQ(merged[0].description, "OpenCL 0: pocl");
+  EXPECT_FALSE(merged[0].properties.contains("pci-id"));
+  EXPECT_EQ(merged[1].description, "OpenCL 1: NVIDIA H100");
+  EXPECT_EQ(merged[1].properties.at("pci-id"), "0x2330");
+  EXPECT_EQ(merged[1].properties.at("nvidia.driver"), "580.159.04");
+}
+
+// PoCL reports no device when it cannot make its cache under HOME; the probe
+// child gets a private home then, and only then.
+TEST(PrivateHome, OnlyWhenHomeIsUnusableAndRemovedAfter)
+{
+  auto dir = scratch();
+  const ScopedEnv no_pocl_cache("POCL_CACHE_DIR", "");
+  {
+    const ScopedEnv home("HOME", dir.path().string());
+    const PrivateHomeIfUnusable probe_home;
+    EXPECT_TRUE(probe_home.directory().empty());
+    EXPECT_EQ(std::string(std::getenv("HOME")), dir.path().string());
+  }
+  write(dir.path() / "file", "not a directory\n");
+  const ScopedEnv home("HOME", (dir.path() / "file").string());
+  const ScopedEnv xdg("XDG_CACHE_HOME", "");
+  fs::path made;
+  {
+    const PrivateHomeIfUnusable probe_home;
+    made = probe_home.directory();
+    ASSERT_FALSE(made.empty());
+    EXPECT_EQ(std::string(std::getenv("HOME")), made.string());
+    EXPECT_EQ(std::string(std::getenv("POCL_CACHE_DIR")), (made / ".cache/pocl").string());
+    EXPECT_TRUE(home_is_usable(std::getenv("HOME")));
+  }
+  EXPECT_FALSE(fs::exists(made));
 }

@@ -95,7 +95,9 @@ TEST(PlanStrategy, NvidiaNeedsTheDeviceWithTheRightSmAndId)
 
   HostCapabilities no_pci;
   no_pci.devices.push_back(nvidia_device(0, "90", ""));
-  EXPECT_EQ(assess_target(target("h100"), no_pci).strategy, Strategy::run); // SM alone when no id is reported
+  const auto unknown = assess_target(target("h100"), no_pci); // the SM alone cannot tell an H100 from an H200
+  EXPECT_EQ(unknown.strategy, Strategy::skip);
+  EXPECT_THAT(unknown.reason, HasSubstr("reports no PCI device id"));
 }
 
 TEST(PlanStrategy, IntelRunsWhenPresentCompilesAheadWhenOclocKnowsElseSkips)
