@@ -112,16 +112,14 @@ resolved_settings(const BuildArgs& args, const build::BuildOptions& options, con
 // Everything the build will write, checked before a job runs (item by item,
 // so the message names the one to fix).
 Status
-check_outputs(const BuildArgs& args, const build::BuildOptions& options)
+check_outputs(const BuildArgs& args, const std::filesystem::path& log_dir)
 {
   PW_TRY(build::check_output_path(args.out, build::OutputKind::bundle_directory, "--out"));
   if (!args.json_file.empty()) {
     PW_TRY(build::check_output_path(args.json_file, build::OutputKind::file, "--json"));
   }
-  if (options.log_dir) {
-    PW_TRY(build::check_output_path(*options.log_dir, build::OutputKind::directory,
-                                    args.log_dir.empty() ? "the job log directory (--log-dir)" : "--log-dir"));
-  }
+  PW_TRY(build::check_output_path(log_dir, build::OutputKind::directory,
+                                  args.log_dir.empty() ? "the job log directory (--log-dir)" : "--log-dir"));
   return {};
 }
 
@@ -168,6 +166,9 @@ run_build_command(const BuildArgs& args)
     options.log_dir = build::default_log_dir(absolute_path(args.out));
   }
   PW_ASSIGN(options.progress, build::progress_options_from_environment());
+  // Messages name the log directory as the user would type it.
+  const auto log_dir_shown =
+    (!args.log_dir.empty() ? std::filesystem::path(args.log_dir) : build::default_log_dir(args.out)).string();
 
   // Everything that can be wrong with the inputs is found before a job runs.
   PW_ASSIGN(const auto inputs, build::load_build_inputs(options));
@@ -184,7 +185,7 @@ run_build_command(const BuildArgs& args)
                                                    : "--out is"),
                 "E_USAGE");
   }
-  PW_TRY(check_outputs(args, options));
+  PW_TRY(check_outputs(args, log_dir_shown));
   std::vector<pack::PrivateKey> keys;
   for (const auto& file : args.key_files) {
     PW_ASSIGN(auto key, pack::PrivateKey::load(file));
@@ -207,7 +208,7 @@ run_build_command(const BuildArgs& args)
 
   log::info("building {} ({} targets, {} models, {} precisions) on this host, shard {}; job logs in {}",
             inputs.manifest.source_name, inputs.manifest.targets.size(), inputs.manifest.models.size(),
-            inputs.manifest.precisions.size(), options.shard.to_string(), options.log_dir->string());
+            inputs.manifest.precisions.size(), options.shard.to_string(), log_dir_shown);
   PW_ASSIGN(const auto result, build::run_build(options, inputs, host, executors));
   if (!args.json_file.empty()) {
     PW_TRY_CTX(fmt::format("writing the report {}", args.json_file), make_parent_directories(args.json_file));
@@ -215,18 +216,18 @@ run_build_command(const BuildArgs& args)
                write_file_atomic(args.json_file, result.to_json() + "\n", 0644, Durability::none));
   }
   log::info("{}", result.summary());
-  log::info("job logs: {}/", options.log_dir->string());
+  log::info("job logs: {}/", log_dir_shown);
   if (result.spec.slices.empty()) {
     return fail(Errc::failed, fmt::format("no job produced a cache, so there is nothing to package; no bundle "
                                           "written ({}; job logs in {}/)",
-                                          result.summary(), options.log_dir->string()));
+                                          result.summary(), log_dir_shown));
   }
   PW_ASSIGN(const auto written, pack::write_bundle(result.spec, keys, args.out));
   fmt::print("{}  {}/manifest\n", written.manifest_sha256, written.dir.string());
   if (result.failed > 0) {
     return fail(Errc::failed, fmt::format("{} of {} jobs failed (the bundle {} holds the others; job logs in {}/)",
                                           result.failed, result.records.size(), written.dir.string(),
-                                          options.log_dir->string()));
+                                          log_dir_shown));
   }
   return {};
 }

@@ -35,7 +35,7 @@ option_words(const CLI::App& app)
     }
     for (const auto& s : spellings) {
       words.all.push_back(s);
-      if (option->get_type_size() != 0) {
+      if (option->get_items_expected_max() > 0) { // flags expect none
         words.with_value.push_back(s);
       }
     }

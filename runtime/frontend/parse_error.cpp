@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 namespace prewarm::frontend {
 namespace {
@@ -63,6 +64,18 @@ usage_error(const CLI::App& app, const CLI::ParseError& error)
   const std::string help = path.empty() ? fmt::format("{} --help", program)
                                         : fmt::format("{} {} --help", program, path);
   std::string what = path.empty() ? std::string("command line") : path;
+  // An unknown subcommand reaches CLI11 as a stray argument ("a subcommand is
+  // required"): name it, and the commands there are.
+  if (path.empty() && app.remaining_size() > 0) {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
+      names.push_back(sub->get_name());
+    }
+    return Error(Errc::usage,
+                 fmt::format("'{}' is not a {} command (one of: {}; see '{}')", app.remaining().front(), program,
+                             fmt::join(names, ", "), help),
+                 "E_USAGE");
+  }
   return Error(Errc::usage, fmt::format("{}: {} (see '{}')", what, tidy(error.what()), help), "E_USAGE");
 }
 

@@ -2,16 +2,15 @@
 # (snake_case; signer_key_ids in both inspect and verify). Golden: each
 # command's top-level fields.
 source "$CASE_DIR/lib.bash"; key
-export SOURCE_DATE_EPOCH=1700000000
 "$PREWARM" build "$CASE_DIR/quick.yaml" --key keys/test_only_first_hour.key --out b --json report.json \
   >/dev/null 2>&1 || exit 99
 trust=(--trust keys/test_only_first_hour.pub)
 fields() {
   python3 -c '
 import json, sys
-name = sys.argv[1]
 doc = json.loads(sys.stdin.read())
-print(f"{name}: schema_version={doc.get(\"schema_version\")}: {\" \".join(sorted(k for k in doc if k != \"schema_version\"))}")
+keys = " ".join(sorted(k for k in doc if k != "schema_version"))
+print("%s: schema_version=%s: %s" % (sys.argv[1], doc.get("schema_version"), keys))
 ' "$1"
 }
 "$PREWARM" targets --json | fields "targets --json"
