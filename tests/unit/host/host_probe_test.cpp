@@ -46,6 +46,21 @@ add_pci_device(const fs::path& sys, std::string_view address, std::string_view v
   write(dir / "class", std::string(class_code) + "\n");
 }
 
+// /proc and /sys of a host with one H100 (driver 580.159.04, PCI id 0x2330)
+// and no nvidia-smi (absent: must not fail).
+HostProbeOptions
+fake_h100_host(const fs::path& dir)
+{
+  write(dir / "proc/driver/nvidia/version",
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Wed Jul 16 2025\n");
+  add_pci_device(dir / "sys", "0000:18:00.0", "0x10de", "0x2330", "0xa1", "0x030200");
+  HostProbeOptions options;
+  options.proc_root = dir / "proc";
+  options.sys_root = dir / "sys";
+  options.nvidia_smi = "prewarm-test-no-such-nvidia-smi";
+  return options;
+}
+
 // Restores an environment variable on scope exit.
 class ScopedEnv
 {
@@ -315,13 +330,7 @@ TEST(ProbeHost, TestDoubleReplacesTheProbe)
 TEST(ProbeHost, FakeProcAndSysWithoutOpencl)
 {
   auto dir = scratch();
-  write(dir.path() / "proc/driver/nvidia/version",
-        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Wed Jul 16 2025\n");
-  add_pci_device(dir.path() / "sys", "0000:18:00.0", "0x10de", "0x2330", "0xa1", "0x030200");
-  HostProbeOptions options;
-  options.proc_root = dir.path() / "proc";
-  options.sys_root = dir.path() / "sys";
-  options.nvidia_smi = "prewarm-test-no-such-nvidia-smi"; // absent: must not fail
+  auto options = fake_h100_host(dir.path());
   options.opencl = OpenclProbe::disabled;
   options.level_zero = LevelZeroProbe::disabled;
   auto devices = probe_host(options);
@@ -357,13 +366,7 @@ TEST(ProbeHost, RealOpenclFindsThePoclCpuDevice)
 TEST(GpuIdentity, PciIdGoesIntoTheBuildersOpenclRecords)
 {
   auto dir = scratch();
-  write(dir.path() / "proc/driver/nvidia/version",
-        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Wed Jul 16 2025\n");
-  add_pci_device(dir.path() / "sys", "0000:18:00.0", "0x10de", "0x2330", "0xa1", "0x030200");
-  HostProbeOptions options;
-  options.proc_root = dir.path() / "proc";
-  options.sys_root = dir.path() / "sys";
-  options.nvidia_smi = "prewarm-test-no-such-nvidia-smi";
+  const auto options = fake_h100_host(dir.path());
   std::vector<HostDevice> opencl{{"OpenCL 0: pocl", {{"vendor", "cpu"}}},
                                  {"OpenCL 1: NVIDIA H100", {{"vendor", "nvidia"}, {"nvidia.sm", "90"}}}};
   const auto merged = with_gpu_identity(opencl, options);

@@ -12,4 +12,4 @@ cmake -S "$PREWARM_SOURCE_DIR" -B main-build -G Ninja -DPREWARM_BUILD_TESTS=OFF 
   >configure.log 2>&1 || { cat configure.log; exit 1; }
 ninja -C main-build -t targets all | sed 's/:.*//' >targets.txt
 for t in prewarm prewarm-runtime prewarm_shell_docs prewarm-runtime_shell_docs; do grep -qx "$t" targets.txt && echo "has $t"; done
-grep -ciE '(_test|_tests|bench_[a-z]+|_bench)$' targets.txt
+echo "test or benchmark targets: $(grep -ciE '(_test|_tests|bench_[a-z]+|_bench)$' targets.txt)"
