@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/ops/device_tensor.hpp"
 
+#include "engine/ops/bfloat16.hpp"
 #include "engine/ops/half.hpp"
 #include "engine/session.hpp"
 
@@ -8,14 +9,31 @@
 
 namespace prewarm::engine::ops {
 
+namespace {
+
+// The 16-bit patterns of `values` in a 2-byte storage format.
+std::vector<std::uint16_t>
+narrow(std::span<const float> values, Storage storage)
+{
+  return storage == Storage::bf16 ? to_bf16(values) : to_half(values);
+}
+
+std::vector<float>
+widen(std::span<const std::uint16_t> bits, Storage storage)
+{
+  return storage == Storage::bf16 ? from_bf16(bits) : from_half(bits);
+}
+
+} // namespace
+
 Result<DeviceBuffer>
 upload(Session& session, std::span<const float> values, Storage storage)
 {
   if (storage == Storage::fp32) {
     return upload_raw(session, values);
   }
-  const std::vector<std::uint16_t> halves = to_half(values);
-  return upload_raw(session, std::span<const std::uint16_t>(halves));
+  const std::vector<std::uint16_t> narrowed = narrow(values, storage);
+  return upload_raw(session, std::span<const std::uint16_t>(narrowed));
 }
 
 Result<std::vector<float>>
@@ -26,9 +44,9 @@ download(Session& session, const DeviceBuffer& buffer, std::size_t count, Storag
     PW_TRY(session.read(buffer, std::span<float>(out)));
     return out;
   }
-  std::vector<std::uint16_t> halves(count);
-  PW_TRY(session.read(buffer, std::span<std::uint16_t>(halves)));
-  return from_half(halves);
+  std::vector<std::uint16_t> narrowed(count);
+  PW_TRY(session.read(buffer, std::span<std::uint16_t>(narrowed)));
+  return widen(narrowed, storage);
 }
 
 std::vector<float>
@@ -37,11 +55,8 @@ round_to_storage(std::span<const float> values, Storage storage)
   if (storage == Storage::fp32) {
     return {values.begin(), values.end()};
   }
-  std::vector<float> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out[i] = half_to_float(float_to_half(values[i]));
-  }
-  return out;
+  const std::vector<std::uint16_t> narrowed = narrow(values, storage);
+  return widen(narrowed, storage);
 }
 
 Status
