@@ -24,24 +24,4 @@ bf16_to_float(std::uint16_t bits)
   return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
 
-std::vector<std::uint16_t>
-to_bf16(std::span<const float> values)
-{
-  std::vector<std::uint16_t> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out[i] = float_to_bf16(values[i]);
-  }
-  return out;
-}
-
-std::vector<float>
-from_bf16(std::span<const std::uint16_t> bits)
-{
-  std::vector<float> out(bits.size());
-  for (std::size_t i = 0; i < bits.size(); ++i) {
-    out[i] = bf16_to_float(bits[i]);
-  }
-  return out;
-}
-
 } // namespace prewarm::engine::ops

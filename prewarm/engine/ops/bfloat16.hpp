@@ -9,15 +9,10 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
-#include <vector>
 
 namespace prewarm::engine::ops {
 
 std::uint16_t float_to_bf16(float value);
 float bf16_to_float(std::uint16_t bits);
-
-std::vector<std::uint16_t> to_bf16(std::span<const float> values);
-std::vector<float> from_bf16(std::span<const std::uint16_t> bits);
 
 } // namespace prewarm::engine::ops

@@ -7,21 +7,27 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace prewarm::engine::ops {
 
 namespace {
 
-// The 16-bit patterns of `values` in a 2-byte storage format.
+// The 16-bit patterns of `values` in a 2-byte storage format, and back.
 std::vector<std::uint16_t>
 narrow(std::span<const float> values, Storage storage)
 {
-  return storage == Storage::bf16 ? to_bf16(values) : to_half(values);
+  std::vector<std::uint16_t> out(values.size());
+  std::ranges::transform(values, out.begin(), storage == Storage::bf16 ? float_to_bf16 : float_to_half);
+  return out;
 }
 
 std::vector<float>
 widen(std::span<const std::uint16_t> bits, Storage storage)
 {
-  return storage == Storage::bf16 ? from_bf16(bits) : from_half(bits);
+  std::vector<float> out(bits.size());
+  std::ranges::transform(bits, out.begin(), storage == Storage::bf16 ? bf16_to_float : half_to_float);
+  return out;
 }
 
 } // namespace

@@ -15,8 +15,8 @@
 //                                      rounding is up to u = 2^-8 (3.9e-3) relative, 8x
 //                                      fp16's 2^-11; a bf16 op rounds once (inputs exact,
 //                                      float math, one store), so 8e-3 ~ 2u allows that
-//                                      rounding twice over and no more: a store that kept
-//                                      a bit less (2^-7) would show past it
+//                                      rounding twice over (the op tests' worst: 3.9e-3);
+//                                      bit-exact rounding is tested apart (Bf16Store)
 //   + W8A8             2e-3    2e-3    at most a few activations one step apart where
 //                                      the device's 127/max rounds differently
 //   + GPTQ int4        2e-3    2e-3    scale * (dot - zero * sum) cancels
