@@ -28,7 +28,8 @@ render_options(const std::map<std::string, std::string>& defines)
 
 namespace {
 
-// Intel GPUs have cl_khr_fp16: the engine computes in half there.
+// Intel GPUs have cl_khr_fp16: the engine computes fp16 in half there (bf16
+// computes in float on every device).
 constexpr auto k_intel_half_compute = engine::ops::Compute::fp16;
 
 void
@@ -71,16 +72,14 @@ workload_variants(const engine::ModelArchitecture& model, engine::Precision prec
         append(variants, engine::ops::cnn_forward_programs(arch, precision, k_intel_half_compute));
       } else {
         // As the run path (engine/workload.cpp run_gptq): no int8; fp16 stores
-        // and (on Intel) computes half.
+        // and (on Intel) computes half; bf16 stores bf16 and computes float.
         if (precision == engine::Precision::int8) {
-          status = fail(Errc::usage, "GPTQ models run fp16 or fp32, not int8 (as `prewarm run`)",
+          status = fail(Errc::usage, "GPTQ models run fp16, bf16 or fp32, not int8 (as `prewarm run`)",
                         "E_UNSUPPORTED_PRECISION");
           return;
         }
-        const auto format = precision == engine::Precision::fp16
-                              ? engine::ops::FloatFormat{engine::ops::Storage::fp16, k_intel_half_compute}
-                              : engine::ops::FloatFormat::fp32();
-        append(variants, engine::ops::gptq_stack_forward_programs(format));
+        append(variants, engine::ops::gptq_stack_forward_programs(
+                           engine::ops::FloatFormat::for_precision(precision, k_intel_half_compute)));
       }
     },
     model.body);

@@ -4,8 +4,9 @@
 // every program the run path builds. They come from the engine itself
 // (engine/ops/forward_programs.hpp lists a forward pass's programs without
 // running it, and tests/unit/ops checks the lists against real runs), for the
-// manifest's architecture, precision and shapes, with half-precision compute:
-// every Intel GPU target reports cl_khr_fp16.
+// manifest's architecture, precision and shapes, with half-precision compute
+// for fp16: every Intel GPU target reports cl_khr_fp16 (bf16 computes in float
+// on every device, so its variants are those of any run).
 #pragma once
 
 #include "base/error.hpp"

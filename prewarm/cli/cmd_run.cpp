@@ -44,16 +44,10 @@ struct RunOptions
 Result<engine::Precision>
 parse_precision(std::string_view text)
 {
-  if (text == "fp32") {
-    return engine::Precision::fp32;
+  if (const auto precision = engine::parse_precision(text)) {
+    return *precision;
   }
-  if (text == "fp16") {
-    return engine::Precision::fp16;
-  }
-  if (text == "int8") {
-    return engine::Precision::int8;
-  }
-  return fail(Errc::usage, fmt::format("--precision {}: expected fp32, fp16 or int8", in_quotes(text)));
+  return fail(Errc::usage, fmt::format("--precision {}: expected one of {}", in_quotes(text), engine::precision_names()));
 }
 
 // A store this process may fill, or one it may only read (a shared,
@@ -128,7 +122,7 @@ add_run_command(CLI::App& app, Action& action)
   auto options = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "run one representative inference on an OpenCL or Level Zero device, with timings");
   cmd->add_option("model", options->model, "model preset (manifests/presets.yaml: qwen2.5-0.5b, lprnet, gptq-linear)")->required();
-  cmd->add_option("--precision", options->precision, "fp32 | fp16 | int8")->required();
+  cmd->add_option("--precision", options->precision, "fp32 | fp16 | bf16 | int8")->required();
   cmd->add_option("--backend", options->backend, "opencl (default) | level-zero")
     ->check(CLI::IsMember({"opencl", "level-zero"}));
   cmd->add_option("--device", options->device,

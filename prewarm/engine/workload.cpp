@@ -129,11 +129,11 @@ run_gptq(Session& session, const GptqStackArchitecture& arch, const WorkloadRequ
 {
   if (request.precision == Precision::int8) {
     return fail(Errc::usage,
-                "GPTQ models are 4-bit weights with float activations: use --precision fp16 (what they run with) or fp32",
+                "GPTQ models are 4-bit weights with float activations: use --precision fp16 (what they run with), bf16 "
+                "or fp32",
                 "E_UNSUPPORTED_PRECISION");
   }
-  const auto format =
-    request.precision == Precision::fp16 ? ops::FloatFormat::fp16_for(session) : ops::FloatFormat::fp32();
+  const auto format = ops::FloatFormat::for_precision(request.precision, session);
   const auto tolerance = ops::tolerance_for(format, ops::Quantization::gptq_int4);
   report.tolerance_abs = tolerance.abs;
   report.tolerance_rel = tolerance.rel;

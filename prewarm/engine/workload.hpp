@@ -10,7 +10,7 @@
 //            steps; representative = 1 layer (all layers share one shape) and
 //            a vocabulary capped at 4096 rows; full = every layer, whole vocabulary
 //   cnn      per batch size: every layer (a CNN's layers differ in shape)
-//   gptq     per batch size x prefill length rows: every layer; fp16 or fp32
+//   gptq     per batch size x prefill length rows: every layer; fp16, bf16 or fp32
 //            activations (int8 is refused: the weights are 4-bit)
 //
 // The caller sets the driver cache variables (POCL_CACHE_DIR, CUDA_CACHE_PATH,

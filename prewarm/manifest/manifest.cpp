@@ -52,26 +52,13 @@ Manifest::find_model(std::string_view name) const
 std::string_view
 precision_name(engine::Precision precision)
 {
-  switch (precision) {
-  case engine::Precision::fp32:
-    return "fp32";
-  case engine::Precision::fp16:
-    return "fp16";
-  case engine::Precision::int8:
-    return "int8";
-  }
-  return "?";
+  return engine::to_string(precision);
 }
 
 std::optional<engine::Precision>
 parse_precision(std::string_view text)
 {
-  for (auto p : {engine::Precision::fp32, engine::Precision::fp16, engine::Precision::int8}) {
-    if (precision_name(p) == text) {
-      return p;
-    }
-  }
-  return std::nullopt;
+  return engine::parse_precision(text);
 }
 
 std::vector<std::string>
@@ -257,12 +244,15 @@ parse_manifest(std::string_view text,
 
   PW_ASSIGN(auto precisions_node, top.required("precisions"));
   PW_ASSIGN(auto precision_names, yaml::read_unique_strings(source, precisions_node, "precisions"));
-  static const std::vector<std::string> known_precisions{"fp32", "fp16", "int8"};
+  std::vector<std::string> known_precisions;
+  for (const auto precision : engine::k_precisions) {
+    known_precisions.emplace_back(precision_name(precision));
+  }
   for (std::size_t i = 0; i < precision_names.size(); ++i) {
     const auto precision = parse_precision(precision_names[i]);
     if (!precision) {
       return fail(yaml::error_at(source, std::as_const(precisions_node)[i].Mark(), yaml::index_path("precisions", i),
-                                 fmt::format("unknown precision '{}' (known: fp32, fp16, int8){}", precision_names[i],
+                                 fmt::format("unknown precision '{}' (known: {}){}", precision_names[i], engine::precision_names(),
                                              did_you_mean(precision_names[i], known_precisions))));
     }
     manifest.precisions.push_back(*precision);

@@ -15,7 +15,7 @@
 //         timeout: DURATION               "30m" (default 1h)
 //         shell: false                    true: argv is joined and run by /bin/sh -c
 //         kinds: [pocl, cuda, ...]        cache kinds to collect (default: all)
-//   precisions: [fp32, fp16, int8]        non-empty, unique
+//   precisions: [fp32, fp16, bf16, int8]  non-empty, unique
 //   shapes:                               optional; defaults from engine::Shapes
 //     batch_sizes: [1]                    non-empty, unique, >= 1
 //     prefill_lengths: [16]               non-empty, unique, >= 1
@@ -106,7 +106,7 @@ struct Manifest
   const ModelSpec* find_model(std::string_view name) const;
 };
 
-// The precision names in manifests and job ids: "fp32", "fp16", "int8".
+// The precision names in manifests and job ids (engine::to_string): "fp32", "fp16", "bf16", "int8".
 std::string_view precision_name(engine::Precision precision);
 std::optional<engine::Precision> parse_precision(std::string_view text);
 

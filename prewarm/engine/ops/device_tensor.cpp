@@ -1,12 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/ops/device_tensor.hpp"
 
+#include "engine/ops/bfloat16.hpp"
 #include "engine/ops/half.hpp"
 #include "engine/session.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace prewarm::engine::ops {
+
+namespace {
+
+// The 16-bit patterns of `values` in a 2-byte storage format, and back.
+std::vector<std::uint16_t>
+narrow(std::span<const float> values, Storage storage)
+{
+  std::vector<std::uint16_t> out(values.size());
+  std::ranges::transform(values, out.begin(), storage == Storage::bf16 ? float_to_bf16 : float_to_half);
+  return out;
+}
+
+std::vector<float>
+widen(std::span<const std::uint16_t> bits, Storage storage)
+{
+  std::vector<float> out(bits.size());
+  std::ranges::transform(bits, out.begin(), storage == Storage::bf16 ? bf16_to_float : half_to_float);
+  return out;
+}
+
+} // namespace
 
 Result<DeviceBuffer>
 upload(Session& session, std::span<const float> values, Storage storage)
@@ -14,8 +38,8 @@ upload(Session& session, std::span<const float> values, Storage storage)
   if (storage == Storage::fp32) {
     return upload_raw(session, values);
   }
-  const std::vector<std::uint16_t> halves = to_half(values);
-  return upload_raw(session, std::span<const std::uint16_t>(halves));
+  const std::vector<std::uint16_t> narrowed = narrow(values, storage);
+  return upload_raw(session, std::span<const std::uint16_t>(narrowed));
 }
 
 Result<std::vector<float>>
@@ -26,9 +50,9 @@ download(Session& session, const DeviceBuffer& buffer, std::size_t count, Storag
     PW_TRY(session.read(buffer, std::span<float>(out)));
     return out;
   }
-  std::vector<std::uint16_t> halves(count);
-  PW_TRY(session.read(buffer, std::span<std::uint16_t>(halves)));
-  return from_half(halves);
+  std::vector<std::uint16_t> narrowed(count);
+  PW_TRY(session.read(buffer, std::span<std::uint16_t>(narrowed)));
+  return widen(narrowed, storage);
 }
 
 std::vector<float>
@@ -37,11 +61,8 @@ round_to_storage(std::span<const float> values, Storage storage)
   if (storage == Storage::fp32) {
     return {values.begin(), values.end()};
   }
-  std::vector<float> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out[i] = half_to_float(float_to_half(values[i]));
-  }
-  return out;
+  const std::vector<std::uint16_t> narrowed = narrow(values, storage);
+  return widen(narrowed, storage);
 }
 
 Status

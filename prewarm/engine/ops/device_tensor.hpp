@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Moving float tensors between the host (always float) and device buffers in
-// an op's storage format (fp32 as is, fp16 rounded to nearest even), plus the
+// an op's storage format (fp32 as is, fp16 and bf16 rounded to nearest even), plus the
 // size checks every op runs on its arguments before a launch.
 #pragma once
 

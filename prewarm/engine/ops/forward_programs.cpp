@@ -16,12 +16,6 @@ namespace prewarm::engine::ops {
 
 namespace {
 
-FloatFormat
-format_for(Precision precision, Compute half_compute)
-{
-  return precision == Precision::fp32 ? FloatFormat::fp32() : FloatFormat{Storage::fp16, half_compute};
-}
-
 Defines
 precision_only(FloatFormat format)
 {
@@ -61,7 +55,7 @@ std::vector<ProgramVariant>
 decoder_forward_programs(const DecoderArchitecture& architecture, Precision precision, Compute half_compute,
                          const DecoderForwardOptions& options)
 {
-  const FloatFormat format = format_for(precision, half_compute);
+  const FloatFormat format = FloatFormat::for_precision(precision, half_compute);
   ProgramSet set;
   set.add("embedding.cl",
           EmbeddingGather(format, precision == Precision::int8 ? TableFormat::int8 : TableFormat::float_rows).defines());
@@ -82,7 +76,7 @@ decoder_forward_programs(const DecoderArchitecture& architecture, Precision prec
 std::vector<ProgramVariant>
 cnn_forward_programs(const CnnArchitecture& architecture, Precision precision, Compute half_compute)
 {
-  const FloatFormat format = format_for(precision, half_compute);
+  const FloatFormat format = FloatFormat::for_precision(precision, half_compute);
   ProgramSet set;
   for (const ConvLayer& layer : architecture.layers) {
     set.add("conv.cl", Conv2d(format, static_cast<std::size_t>(layer.kernel), Activation::relu).defines());

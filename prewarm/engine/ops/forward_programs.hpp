@@ -28,7 +28,8 @@ inline constexpr int rmsnorm_work_group = 64;
 inline constexpr int linear_gemm_tile = 16;
 
 // half_compute: Compute::fp16 for a target with cl_khr_fp16 (Intel GPUs),
-// Compute::fp32 without (NVIDIA, PoCL). Sorted, without duplicates.
+// Compute::fp32 without (NVIDIA, PoCL); fp16 and int8 only (bf16 computes in
+// float everywhere). Sorted, without duplicates.
 std::vector<ProgramVariant> decoder_forward_programs(const DecoderArchitecture& architecture, Precision precision,
                                                      Compute half_compute, const DecoderForwardOptions& options);
 std::vector<ProgramVariant> cnn_forward_programs(const CnnArchitecture& architecture, Precision precision,

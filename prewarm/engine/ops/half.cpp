@@ -68,24 +68,4 @@ half_to_float(std::uint16_t bits)
   return std::bit_cast<float>(out);
 }
 
-std::vector<std::uint16_t>
-to_half(std::span<const float> values)
-{
-  std::vector<std::uint16_t> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out[i] = float_to_half(values[i]);
-  }
-  return out;
-}
-
-std::vector<float>
-from_half(std::span<const std::uint16_t> bits)
-{
-  std::vector<float> out(bits.size());
-  for (std::size_t i = 0; i < bits.size(); ++i) {
-    out[i] = half_to_float(bits[i]);
-  }
-  return out;
-}
-
 } // namespace prewarm::engine::ops

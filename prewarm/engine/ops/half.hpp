@@ -5,15 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
-#include <vector>
 
 namespace prewarm::engine::ops {
 
 std::uint16_t float_to_half(float value);
 float half_to_float(std::uint16_t bits);
-
-std::vector<std::uint16_t> to_half(std::span<const float> values);
-std::vector<float> from_half(std::span<const std::uint16_t> bits);
 
 } // namespace prewarm::engine::ops

@@ -11,8 +11,15 @@ Tolerance
 tolerance_for(FloatFormat format, Quantization quantization)
 {
   Tolerance base{1e-4, 1e-4};
-  if (format.storage == Storage::fp16) {
+  switch (format.storage) {
+  case Storage::fp32:
+    break;
+  case Storage::fp16:
     base = format.compute == Compute::fp16 ? Tolerance{1e-2, 1e-2} : Tolerance{2e-3, 2e-3};
+    break;
+  case Storage::bf16: // ~2 roundings of 2^-8 (8 significant bits), see the header
+    base = Tolerance{8e-3, 8e-3};
+    break;
   }
   Tolerance quantized{0, 0};
   switch (quantization) {

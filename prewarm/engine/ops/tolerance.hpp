@@ -11,6 +11,12 @@
 //   fp32               1e-4    1e-4    float sums in another order (K up to ~4k)
 //   fp16 storage       2e-3    2e-3    output rounded to half (2^-11), inputs exact
 //   fp16 compute       1e-2    1e-2    products and element-wise math rounded to half
+//   bf16               8e-3    8e-3    output rounded to bf16: 8 significant bits, so one
+//                                      rounding is up to u = 2^-8 (3.9e-3) relative, 8x
+//                                      fp16's 2^-11; a bf16 op rounds once (inputs exact,
+//                                      float math, one store), so 8e-3 ~ 2u allows that
+//                                      rounding twice over (the op tests' worst: 3.9e-3);
+//                                      bit-exact rounding is tested apart (Bf16Store)
 //   + W8A8             2e-3    2e-3    at most a few activations one step apart where
 //                                      the device's 127/max rounds differently
 //   + GPTQ int4        2e-3    2e-3    scale * (dot - zero * sum) cancels

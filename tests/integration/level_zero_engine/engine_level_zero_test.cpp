@@ -61,8 +61,8 @@ count(std::string_view text, std::string_view what)
   return n;
 }
 
-// One AOT store (acm-g11, every program of the small decoder at fp32) for the
-// whole suite: compiling it is most of the suite's time.
+// One AOT store (acm-g11, every program of the small decoder at fp32 and at
+// bf16) for the whole suite: compiling it is most of the suite's time.
 class EngineLevelZeroTest : public ::testing::Test
 {
 protected:
@@ -72,7 +72,11 @@ protected:
     const auto request = small_decoder_request();
     auto variants = aot::workload_variants(request.model, Precision::fp32, request.shapes, request.coverage);
     ASSERT_TRUE(variants) << variants.error().message();
+    auto bf16 = aot::workload_variants(request.model, Precision::bf16, request.shapes, request.coverage);
+    ASSERT_TRUE(bf16) << bf16.error().message();
     s_programs = variants->size();
+    s_bf16_programs = bf16->size();
+    variants->insert(variants->end(), bf16->begin(), bf16->end());
     const aot::AotTargetSpec targets[] = {prewarm::testing::k_arc_a380};
     s_store.emplace(prewarm::testing::SuiteAotStore::build("test_only_engine_ze-", targets, *variants,
                                                            kernels::embedded_files()));
@@ -97,7 +101,8 @@ protected:
   }
 
   static inline std::optional<prewarm::testing::SuiteAotStore> s_store;
-  static inline std::size_t s_programs = 0;
+  static inline std::size_t s_programs = 0;      // fp32
+  static inline std::size_t s_bf16_programs = 0;
 };
 
 TEST_F(EngineLevelZeroTest, DecoderRunsFromNativeAotModulesAndEveryOpChecks)
@@ -127,6 +132,32 @@ TEST_F(EngineLevelZeroTest, DecoderRunsFromNativeAotModulesAndEveryOpChecks)
   EXPECT_EQ(count(calls, "module-create format=spirv"), 0u);
   EXPECT_EQ(count(calls, "executed=yes"), report->launches);
   EXPECT_EQ(to_json(*report)["device"]["backend"], "level-zero");
+}
+
+// bf16 through Level Zero: the bf16 variants AOT compiled (ocloc accepts the
+// bf16 prelude) are the ones the run asks for, each served NATIVE, and every op
+// of the forward pass agrees with its CPU reference at bf16's tolerance.
+TEST_F(EngineLevelZeroTest, Bf16DecoderRunsFromNativeAotModulesAndEveryOpChecks)
+{
+  level_zero::testing::CallLog log;
+  auto request = small_decoder_request();
+  request.precision = Precision::bf16;
+  request.shapes.batch_sizes = {2};
+  request.program_store = store();
+  auto report = run_workload(request);
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->checks.size(), 1u);
+  EXPECT_TRUE(report->checks[0].passed);
+  EXPECT_GT(report->checks[0].op_checks, 10u);
+  EXPECT_EQ(to_json(*report)["precision"], "bf16");
+  EXPECT_EQ(report->aot_served, s_bf16_programs);
+  EXPECT_EQ(report->aot_fallbacks, 0u);
+  for (const auto& line : report->aot_programs) {
+    EXPECT_NE(line.find("-DPRECISION_BF16"), std::string::npos) << line;
+  }
+  const auto calls = log.text();
+  EXPECT_EQ(count(calls, "module-create format=native"), s_bf16_programs) << calls;
+  EXPECT_EQ(count(calls, "executed=yes"), report->launches);
 }
 
 TEST_F(EngineLevelZeroTest, DeviceNoTargetServesBuildsFromTheStoresSpirvWithTheReason)

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <span>
 
 namespace prewarm::kernels {
@@ -95,9 +96,42 @@ TEST(KernelVariants, ComeFromTheEngineForEachPrecision)
   EXPECT_TRUE(std::ranges::is_sorted(*fp32));
 }
 
+TEST(KernelVariants, Bf16HasAVariantForEveryFileFp16HasAndComputesInFloat)
+{
+  auto fp16 = qwen_variants(engine::Precision::fp16);
+  auto bf16 = qwen_variants(engine::Precision::bf16);
+  ASSERT_TRUE(fp16 && bf16) << (bf16 ? "" : bf16.error().message());
+  std::set<std::string> fp16_files, bf16_files;
+  for (const auto& v : *fp16) {
+    fp16_files.insert(v.source_name);
+  }
+  for (const auto& v : *bf16) {
+    bf16_files.insert(v.source_name);
+    EXPECT_NE(v.options.find("-DPRECISION_BF16"), std::string::npos) << v.source_name << " " << v.options;
+    // Not the Intel half-compute variant: bf16 has no arithmetic of its own.
+    EXPECT_EQ(v.options.find("COMPUTE_HALF"), std::string::npos) << v.options;
+    EXPECT_EQ(v.options.find("PRECISION_FP16"), std::string::npos) << v.options;
+  }
+  EXPECT_EQ(bf16_files, fp16_files);
+  EXPECT_EQ(bf16->size(), fp16->size());
+
+  // The CNN and GPTQ presets too (GPTQ refuses only int8).
+  auto presets = manifest::PresetLibrary::embedded();
+  ASSERT_TRUE(presets);
+  for (const char* name : {"lprnet", "gptq-linear"}) {
+    const auto* model = presets->find(name);
+    ASSERT_NE(model, nullptr) << name;
+    auto variants = workload_variants(*model, engine::Precision::bf16, engine::Shapes{}, engine::Coverage::representative);
+    ASSERT_TRUE(variants) << name << ": " << variants.error().message();
+    for (const auto& v : *variants) {
+      EXPECT_NE(v.options.find("-DPRECISION_BF16"), std::string::npos) << name << " " << v.options;
+    }
+  }
+}
+
 TEST(KernelVariants, EverySourceIsEmbedded)
 {
-  for (auto precision : {engine::Precision::fp32, engine::Precision::fp16, engine::Precision::int8}) {
+  for (auto precision : engine::k_precisions) {
     auto variants = qwen_variants(precision);
     ASSERT_TRUE(variants);
     for (const auto& v : *variants) {

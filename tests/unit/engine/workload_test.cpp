@@ -119,7 +119,7 @@ TEST(Workload, SecondRunIsServedFromTheProgramStore)
   EXPECT_EQ(second->variants, first->variants);
 }
 
-TEST(Workload, Fp16AndInt8RunWithTheirOwnKernelVariants)
+TEST(Workload, Fp16Bf16AndInt8RunWithTheirOwnKernelVariants)
 {
   if (!has_device()) {
     GTEST_SKIP() << "no OpenCL device";
@@ -129,16 +129,18 @@ TEST(Workload, Fp16AndInt8RunWithTheirOwnKernelVariants)
   request.shapes.decode_steps = 1;
   auto fp32 = run_workload(request);
   ASSERT_TRUE(fp32) << fp32.error().message();
-  for (auto precision : {Precision::fp16, Precision::int8}) {
+  for (auto precision : {Precision::fp16, Precision::bf16, Precision::int8}) {
     request.precision = precision;
     auto report = run_workload(request);
     ASSERT_TRUE(report) << to_string(precision) << ": " << report.error().message();
     EXPECT_EQ(report->precision, precision);
-    bool has_half_variant = false;
+    const std::string define = precision == Precision::bf16 ? "-DPRECISION_BF16" : "-DPRECISION_FP16";
+    bool has_own_variant = false;
     for (const auto& v : report->variants) {
-      has_half_variant = has_half_variant || v.find("-DPRECISION_FP16") != std::string::npos;
+      has_own_variant = has_own_variant || v.find(define) != std::string::npos;
     }
-    EXPECT_TRUE(has_half_variant) << to_string(precision);
+    EXPECT_TRUE(has_own_variant) << to_string(precision);
+    EXPECT_TRUE(std::ranges::all_of(report->checks, [](const auto& check) { return check.passed; }));
     if (precision == Precision::int8) {
       bool has_w8a8 = false;
       for (const auto& v : report->variants) {
@@ -176,6 +178,12 @@ TEST(Workload, CnnAndGptqStackRun)
   auto gptq_report = run_workload(request);
   ASSERT_TRUE(gptq_report) << gptq_report.error().message();
   EXPECT_TRUE(std::ranges::any_of(gptq_report->variants, [](const std::string& v) { return v.find("gptq.cl") != std::string::npos; }));
+  request.precision = Precision::bf16; // GPTQ's activations in bf16, as fp16
+  auto gptq_bf16 = run_workload(request);
+  ASSERT_TRUE(gptq_bf16) << gptq_bf16.error().message();
+  EXPECT_TRUE(std::ranges::any_of(gptq_bf16->variants, [](const std::string& v) {
+    return v.find("gptq.cl") != std::string::npos && v.find("-DPRECISION_BF16") != std::string::npos;
+  }));
   request.precision = Precision::int8;
   auto refused = run_workload(request);
   ASSERT_FALSE(refused);

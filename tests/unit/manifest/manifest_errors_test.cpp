@@ -87,8 +87,28 @@ TEST(ManifestErrors, WrongTypeNamesTheField)
 TEST(ManifestErrors, UnknownPrecisionWithSuggestion)
 {
   const auto message = error_of(replace(k_valid, "[fp32, fp16]", "[fp32, fp166]"));
-  EXPECT_THAT(message, StartsWith("test.yaml:5:20: precisions[1]: unknown precision 'fp166' (known: fp32, fp16, int8)"));
+  EXPECT_THAT(message,
+              StartsWith("test.yaml:5:20: precisions[1]: unknown precision 'fp166' (known: fp32, fp16, bf16, int8)"));
   EXPECT_THAT(message, HasSubstr("did you mean 'fp16'"));
+  // bf16 is among the suggestions too.
+  EXPECT_THAT(error_of(replace(k_valid, "[fp32, fp16]", "[fp32, bf61]")), HasSubstr("did you mean 'bf16'"));
+}
+
+TEST(ManifestParse, Bf16IsAPrecisionInTheListAndInCommandArguments)
+{
+  auto m = parse(replace(k_valid, "[fp32, fp16]", "[bf16, fp16]"));
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(m->precisions, (std::vector{engine::Precision::bf16, engine::Precision::fp16}));
+  EXPECT_EQ(precision_name(engine::Precision::bf16), "bf16");
+  EXPECT_EQ(parse_precision("bf16"), engine::Precision::bf16);
+  EXPECT_EQ(parse_precision("BF16"), std::nullopt); // names are exact, as in job ids
+  for (const auto precision : engine::k_precisions) {
+    EXPECT_EQ(parse_precision(precision_name(precision)), precision) << precision_name(precision);
+  }
+  CommandWorkload command;
+  command.argv = {"python3", "warmup.py", "--dtype", "{precision}", "--tag={precision}-{precision}"};
+  EXPECT_EQ(command.argv_for(engine::Precision::bf16),
+            (std::vector<std::string>{"python3", "warmup.py", "--dtype", "bf16", "--tag=bf16-bf16"}));
 }
 
 TEST(ManifestErrors, UnknownTargetWithSuggestion)

@@ -88,7 +88,7 @@ TEST_P(AttentionTest, HeadDimOtherThanTheSpecialisationIsRejected)
   EXPECT_EQ(status.error().code(), "E_OP_ARGUMENT");
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, AttentionTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, AttentionTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

@@ -109,7 +109,7 @@ TEST_P(Conv2dTest, W8A8ConvolutionOfAFoldedLayer)
                Conv2d::reference_unfolded(shape, input, weights, {}, norm, Activation::relu), {3e-2, 0});
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, Conv2dTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, Conv2dTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "engine/ops/bfloat16.hpp"
 #include "engine/ops/elementwise.hpp"
 #include "op_fixture.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace prewarm::engine::ops::testing {
 namespace {
@@ -63,7 +68,46 @@ TEST_P(Elementwise, ShortBufferIsRejectedBeforeLaunch)
   EXPECT_EQ(status.error().code(), "E_OP_ARGUMENT");
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, Elementwise, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, Elementwise, every_format(), format_name);
+
+// The kernels' bf16 STORE rounds as the host's float_to_bf16, bit for bit:
+// the device adds two bf16 values in float as the host does, then stores. The
+// first pairs (all bf16 values, their sums exact in float) fall on ties (even
+// and odd), just above and below one, on a tie at the top that overflows to
+// infinity, and on NaN; random pairs follow.
+class Bf16Store : public OpTest
+{};
+
+TEST_F(Bf16Store, RoundsToNearestEvenExactlyAsTheHost)
+{
+  const float one = 1.0f;
+  const float tie = std::ldexp(1.0f, -8); // half a bf16 ulp at 1
+  const float bf16_max = bf16_to_float(0x7F7F);
+  std::vector<float> a{one, one + 2 * tie, one, one, -(one + 2 * tie), bf16_max, NAN};
+  std::vector<float> b{tie, tie, tie + std::ldexp(1.0f, -15), tie - std::ldexp(1.0f, -16), -tie,
+                       std::ldexp(1.0f, 119), 1.0f};
+  const std::vector<std::uint16_t> expected_special{0x3F80, 0x3F82, 0x3F81, 0x3F80, 0xBF82, 0x7F80};
+  const auto random_a = random_in(Storage::bf16, 1000, -100, 100);
+  const auto random_b = random_in(Storage::bf16, 1000, -1, 1);
+  a.insert(a.end(), random_a.begin(), random_a.end());
+  b.insert(b.end(), random_b.begin(), random_b.end());
+
+  const FloatFormat bf16 = FloatFormat::bf16();
+  const auto out = allocate(a.size() * bf16.element_bytes());
+  must(ResidualAdd(bf16).run(session(), a.size(), upload(a, Storage::bf16), upload(b, Storage::bf16), out));
+  const auto got = download(out, a.size(), Storage::bf16);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::uint16_t want = float_to_bf16(a[i] + b[i]);
+    if (i < expected_special.size()) {
+      ASSERT_EQ(want, expected_special[i]) << "host rounding of case " << i;
+    }
+    if (std::isnan(a[i] + b[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << i;
+      continue;
+    }
+    EXPECT_EQ(float_to_bf16(got[i]), want) << "element " << i << ": " << a[i] << " + " << b[i];
+  }
+}
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

@@ -52,7 +52,7 @@ TEST_P(EmbeddingTest, IdOutsideTheVocabularyIsRejected)
   EXPECT_NE(status.error().message().find("id 10"), std::string::npos) << status.error().message();
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, EmbeddingTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, EmbeddingTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

@@ -75,10 +75,9 @@ TEST_P(ForwardPrograms, CnnListMatchesTheRun)
   EXPECT_EQ(ran, listed) << "ran:\n" << describe(ran) << "listed:\n" << describe(listed);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, ForwardPrograms, ::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Ops, ForwardPrograms, every_precision(), precision_name);
 
-// GPTQ runs with fp32 or fp16 activations; there is no int8 case.
+// GPTQ runs with fp32, fp16 or bf16 activations; there is no int8 case.
 class GptqForwardPrograms : public OpFormatTest
 {};
 
@@ -88,13 +87,12 @@ TEST_P(GptqForwardPrograms, GptqListMatchesTheRun)
   stack.layers = {{.in_features = 64, .out_features = 32}};
   stack.group_size = 32;
   Session s = must(Session::open({}));
-  const FloatFormat format =
-    GetParam() == Format::fp32 ? FloatFormat::fp32() : FloatFormat::fp16_for(s);
+  const FloatFormat format = format_on(GetParam(), s);
   must(run_gptq_stack_forward(s, stack, format, 2, 5));
   EXPECT_EQ(programs_of(s.stats().variants), gptq_stack_forward_programs(format));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GptqForwardPrograms, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GptqForwardPrograms, every_format(), format_name);
 
 TEST(ProgramsOf, ParsesSessionVariantNames)
 {

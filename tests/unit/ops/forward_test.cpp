@@ -49,8 +49,7 @@ TEST_P(CnnForwardTest, ALayerWithNoOutputIsAUsageError)
   EXPECT_EQ(result.error().category(), Errc::usage);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, CnnForwardTest, ::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Ops, CnnForwardTest, every_precision(), precision_name);
 
 using DecoderCase = std::tuple<Precision, DecoderArchitecture::Norm>;
 
@@ -91,7 +90,7 @@ TEST_P(DecoderForwardTest, PrefillAndDecodeStepsMatchOpByOp)
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, DecoderForwardTest,
-                         ::testing::Combine(::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
+                         ::testing::Combine(every_precision(),
                                             ::testing::Values(DecoderArchitecture::Norm::rmsnorm,
                                                               DecoderArchitecture::Norm::layernorm)),
                          [](const auto& info) {
@@ -129,8 +128,7 @@ TEST_P(DecoderRealShapes, DISABLED_Qwen25HalfBillionOneLayer)
             << summary.max_rel_error << "\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, DecoderRealShapes, ::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Ops, DecoderRealShapes, every_precision(), precision_name);
 
 class GptqStackForwardTest : public OpFormatTest
 {};
@@ -157,7 +155,7 @@ TEST_P(GptqStackForwardTest, MismatchedLayerSizesAreAUsageError)
   EXPECT_NE(result.error().message().find("layer 1"), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GptqStackForwardTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GptqStackForwardTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

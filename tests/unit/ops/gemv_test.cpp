@@ -23,7 +23,7 @@ TEST_P(GemvTest, DecodeRowsMatchReference)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GemvTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GemvTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

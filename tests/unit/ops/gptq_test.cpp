@@ -56,7 +56,7 @@ TEST_P(GptqTest, SequentialGroupsNeedNoReorderButStillMatch)
   run_layer(3, 256, 40, 128, GroupOrder::sequential);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GptqTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GptqTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

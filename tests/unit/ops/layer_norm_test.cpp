@@ -25,7 +25,7 @@ TEST_P(LayerNormTest, MatchesReferenceOnRowsNotAMultipleOfTheLocalSize)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, LayerNormTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, LayerNormTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

@@ -41,7 +41,7 @@ linear_case_name(const ::testing::TestParamInfo<LinearCase>& info)
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, LinearTest,
-                         ::testing::Combine(::testing::Values(Precision::fp32, Precision::fp16, Precision::int8),
+                         ::testing::Combine(every_precision(),
                                             ::testing::Values(Phase::prefill, Phase::decode)),
                          linear_case_name);
 
@@ -62,7 +62,7 @@ TEST_P(GptqLayerTest, LoadsShufflesAndRunsBothGroupOrders)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GptqLayerTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GptqLayerTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

@@ -47,7 +47,35 @@ shared_session()
 std::string
 format_name(const ::testing::TestParamInfo<Format>& info)
 {
-  return info.param == Format::fp32 ? "fp32" : "fp16";
+  switch (info.param) {
+  case Format::fp32:
+    return "fp32";
+  case Format::fp16:
+    return "fp16";
+  case Format::bf16:
+    break;
+  }
+  return "bf16";
+}
+
+FloatFormat
+format_on(Format format, const Session& session)
+{
+  switch (format) {
+  case Format::fp32:
+    return FloatFormat::fp32();
+  case Format::fp16:
+    return FloatFormat::fp16_for(session);
+  case Format::bf16:
+    break;
+  }
+  return FloatFormat::bf16();
+}
+
+std::string
+precision_name(const ::testing::TestParamInfo<Precision>& info)
+{
+  return std::string(to_string(info.param));
 }
 
 void
@@ -128,7 +156,7 @@ OpTest::expect_close(std::string_view what, std::span<const float> got, std::spa
 FloatFormat
 OpFormatTest::format()
 {
-  return GetParam() == Format::fp32 ? FloatFormat::fp32() : FloatFormat::fp16_for(session());
+  return format_on(GetParam(), session());
 }
 
 } // namespace prewarm::engine::ops::testing

@@ -21,9 +21,26 @@
 
 namespace prewarm::engine::ops::testing {
 
-enum class Format { fp32, fp16 };
+enum class Format { fp32, fp16, bf16 };
 
+// The op tests run in every storage format: INSTANTIATE_TEST_SUITE_P(Ops, T, every_format(), format_name).
+inline auto
+every_format()
+{
+  return ::testing::Values(Format::fp32, Format::fp16, Format::bf16);
+}
 std::string format_name(const ::testing::TestParamInfo<Format>& info);
+
+// fp32; fp16 = half storage, half compute where `session`'s device has cl_khr_fp16; bf16.
+FloatFormat format_on(Format format, const Session& session);
+
+// The forward-pass tests run at every model precision (engine::k_precisions).
+inline auto
+every_precision()
+{
+  return ::testing::ValuesIn(k_precisions);
+}
+std::string precision_name(const ::testing::TestParamInfo<Precision>& info);
 
 // Unwraps a Result in a test; an error becomes a test failure (gtest reports
 // the exception with the error's message).
@@ -54,7 +71,7 @@ protected:
   std::mt19937& rng() { return m_rng; }
 
   std::vector<float> random(std::size_t n, float low = -1.0f, float high = 1.0f);
-  // Random values as the device will see them in `storage` (rounded through half for fp16).
+  // Random values as the device will see them in `storage` (rounded through half or bf16).
   std::vector<float> random_in(Storage storage, std::size_t n, float low = -1.0f, float high = 1.0f);
   std::vector<std::int32_t> random_ints(std::size_t n, std::int32_t low, std::int32_t high);
 
@@ -76,8 +93,7 @@ private:
   std::mt19937 m_rng;
 };
 
-// Parameterised over fp32 / fp16 (fp16 = half storage; half compute where the
-// device has cl_khr_fp16).
+// Parameterised over fp32 / fp16 / bf16 (format_on).
 class OpFormatTest
   : public OpTest
   , public ::testing::WithParamInterface<Format>

@@ -49,7 +49,7 @@ TEST_P(RopeTest, OddHeadDimIsRejected)
   EXPECT_EQ(status.error().code(), "E_OP_ARGUMENT");
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, RopeTest, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, RopeTest, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing

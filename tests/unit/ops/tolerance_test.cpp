@@ -26,9 +26,25 @@ TEST(Tolerance, LoosensWithPrecision)
   EXPECT_LT(fp32.rel, std::ldexp(1.0, -11));
 }
 
+TEST(Tolerance, Bf16AllowsItsOwnRoundingAndLittleMore)
+{
+  // bf16 keeps 8 significant bits: one rounding is up to 2^-8 relative, eight
+  // times fp16's 2^-11. It must pass at bf16 and fail at fp16 storage (the two
+  // are told apart), and bf16 allows about two such roundings, not more.
+  const Tolerance bf16 = tolerance_for(FloatFormat::bf16());
+  const double rounding = std::ldexp(1.0, -8);
+  EXPECT_GT(bf16.rel, rounding);
+  EXPECT_GT(bf16.abs, rounding);
+  EXPECT_LT(tolerance_for(fp16_storage).rel, rounding);
+  EXPECT_LT(bf16.rel, 2.1 * rounding);
+  EXPECT_LT(bf16.abs, 2.1 * rounding);
+  // bf16 never computes in half: W8A8 and GPTQ keep bf16's own bound.
+  EXPECT_EQ(tolerance_for(FloatFormat::bf16(), Quantization::gptq_int4).rel, bf16.rel);
+}
+
 TEST(Tolerance, QuantizedIsNeverTighterThanItsFloatFormat)
 {
-  for (FloatFormat f : {FloatFormat::fp32(), fp16_storage, fp16_compute}) {
+  for (FloatFormat f : {FloatFormat::fp32(), fp16_storage, fp16_compute, FloatFormat::bf16()}) {
     for (Quantization q : {Quantization::w8a8, Quantization::gptq_int4}) {
       EXPECT_GE(tolerance_for(f, q).abs, tolerance_for(f).abs);
       EXPECT_GE(tolerance_for(f, q).rel, tolerance_for(f).rel);

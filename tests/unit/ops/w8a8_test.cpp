@@ -84,7 +84,7 @@ TEST_P(W8A8Test, DecodeGemv)
   expect_close("w8a8_gemv vs float", got, linear_reference(shape, x, w), {3e-2, 0});
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, W8A8Test, ::testing::Values(Format::fp32, Format::fp16), format_name);
+INSTANTIATE_TEST_SUITE_P(Ops, W8A8Test, every_format(), format_name);
 
 } // namespace
 } // namespace prewarm::engine::ops::testing
