@@ -333,6 +333,14 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
   }
   if (recorded) {
     recorded = write_marker(root, marker);
+    // The rename is the commit point: a failure after it (syncing the
+    // directory) leaves the new marker in place, so the new caches stay too;
+    // undoing them would leave a marker that names what is not there.
+    if (auto now_marked = read_marker(root); !recorded && now_marked && *now_marked &&
+                                             serialize(**now_marked) == serialize(marker)) {
+      log::warn("{} (the install is recorded; it may not survive a power loss)", recorded.error().message());
+      recorded = {};
+    }
   }
   if (!recorded) {
     return undo(std::move(recorded).error());

@@ -18,6 +18,7 @@
 #include "security_support.hpp"
 
 #include "bundle/bundle_files.hpp"
+#include "bundle_test_support.hpp"
 #include "install/install_layout.hpp"
 
 #include <sys/mount.h>
@@ -288,7 +289,7 @@ TEST_F(ContainerStart, ReadOnlyRootThatHoldsTheBundleIsAlreadyInstalled)
 {
   const auto mount_point = dir.path() / "ro";
   fs::create_directories(mount_point);
-  if (::geteuid() != 0 || ::mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=16m") != 0) {
+  if (::geteuid() != 0 || ::mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=64m") != 0) {
     GTEST_SKIP() << "needs root to mount a tmpfs";
   }
   const auto ro_root = mount_point / "cache";
@@ -310,7 +311,7 @@ TEST_F(ContainerStart, CorruptOrEmptyMarkerIsReinstalledAndSaidSo)
 {
   const auto marker = install::meta_dir(root) / install::k_marker_file;
   const auto good_marker = slurp(marker);
-  for (const std::string bad : {std::string(), std::string("garbage\n"), good_marker.substr(0, 20)}) {
+  for (const auto& bad : std::vector<std::string>{"", "garbage\n", good_marker.substr(0, 20)}) {
     SCOPED_TRACE(bad);
     write_text(marker, bad);
     const auto run = install(baseline_bundle);
