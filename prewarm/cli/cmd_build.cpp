@@ -299,6 +299,9 @@ add_build_command(CLI::App& app, Action& action)
       // default action ends the process as the caller expects.
       command::catch_interruptions();
       auto status = run_build_command(*args);
+      if (!status && command::interruption_signal() != 0) {
+        log::error("{}", status.error().describe());
+      }
       command::reraise_interruption();
       return status;
     };
