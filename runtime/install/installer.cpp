@@ -394,14 +394,18 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   };
 
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
-  // Before the lock: a read-only root (a volume mounted ro) that already
-  // holds this bundle needs no lock file, which could not be created there.
-  // The marker is replaced atomically, so reading it unlocked is sound.
-  if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::quiet)) {
-    report.outcome = InstallOutcome::already_installed;
-    return finish();
+  auto locked = InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout);
+  if (!locked) {
+    // A read-only root (a volume mounted ro) that already holds this bundle
+    // needs no lock, whose file cannot be opened there. The marker is
+    // replaced atomically, so reading it unlocked is sound.
+    if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::quiet)) {
+      report.outcome = InstallOutcome::already_installed;
+      return finish();
+    }
+    return fail(std::move(locked).error());
   }
-  PW_ASSIGN(auto lock, InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout));
+  auto lock = std::move(*locked);
   remove_stale_staging(root);
   end_phase("lock");
 

@@ -140,9 +140,11 @@ errors_for(const std::string& syscall)
                                                  "fdatasync", "poll", "ppoll"};
   // Calls the kernel never fails with an errno: brk reports failure by
   // returning the old break (glibc would take -EIO for a break address), the
-  // id getters cannot fail. Only the kill applies to them.
+  // id getters cannot fail. futex: glibc aborts by design on an error the
+  // kernel does not return for that operation (EIO, EAGAIN on a wake), and
+  // prewarm never calls it itself. Only the kill applies to them.
   static const std::set<std::string> never_fail = {"brk", "getpid", "gettid", "getppid", "getuid", "geteuid",
-                                                   "getgid", "getegid", "umask", "set_tid_address"};
+                                                   "getgid", "getegid", "umask", "set_tid_address", "futex"};
   if (never_fail.contains(syscall)) {
     return {"KILL"};
   }
