@@ -8,6 +8,7 @@
 #include "build/bundle_serial.hpp"
 #include "build/job_logs.hpp"
 #include "build/slice_identity.hpp"
+#include "command/interruption.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -272,7 +273,7 @@ run_build(const BuildOptions& options,
   const auto worker = [&] {
     for (;;) {
       const std::size_t n = next.fetch_add(1);
-      if (n >= runnable.size() || stop.load()) {
+      if (n >= runnable.size() || stop.load() || command::interruption_signal() != 0) {
         return;
       }
       const std::size_t i = runnable[n];
@@ -334,6 +335,10 @@ run_build(const BuildOptions& options,
   }
   progress.reset(); // erases the live lines before the summary
 
+  if (command::interruption_signal() != 0) {
+    // Nothing packaged; the staging directory goes with `result`.
+    return fail(command::interrupted_error("prewarm build"));
+  }
   for (const auto& record : result.records) {
     result.failed += record.state == JobState::failed ? 1 : 0;
   }

@@ -2,6 +2,7 @@
 #include "build/child_process.hpp"
 
 #include "base/files.hpp"
+#include "command/interruption.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -92,12 +93,19 @@ run_child(const ChildSpec& spec)
   ChildResult result;
   int status = 0;
   for (;;) {
-    const pid_t done = ::waitpid(pid, &status, spec.timeout.count() > 0 ? WNOHANG : 0);
+    // Never a blocking wait: SIGTERM to the builder must be seen within 20 ms.
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) {
       break;
     }
     if (done < 0 && errno != EINTR) {
       return fail(Errc::failed, fmt::format("waiting for {}: {}", spec.argv[0], errno_message(errno)));
+    }
+    if (command::interruption_signal() != 0) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return fail(command::interrupted_error(spec.argv[0]));
     }
     if (spec.timeout.count() > 0 && std::chrono::steady_clock::now() - start > spec.timeout && !result.timed_out) {
       result.timed_out = true;

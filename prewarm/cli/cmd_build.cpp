@@ -21,6 +21,7 @@
 #include "build/output_preflight.hpp"
 #include "build/progress_board.hpp"
 #include "command/command_executor.hpp"
+#include "command/interruption.hpp"
 #include "pack/bundle_writer.hpp"
 #include "pack/key_pair.hpp"
 
@@ -291,7 +292,20 @@ add_build_command(CLI::App& app, Action& action)
               "Progress on stderr: live lines on a terminal, else a heartbeat every 10 s\n"
               "(PREWARM_PROGRESS=live|heartbeat|off, PREWARM_PROGRESS_INTERVAL=SECONDS; -q: none).\n"
               "Exit: 0 ok, 1 a job failed (or nothing to package), 2 usage or manifest error.");
-  cmd->callback([&action, args] { action = [args] { return run_build_command(*args); }; });
+  cmd->callback([&action, args] {
+    action = [args] {
+      // SIGTERM/SIGINT: the running commands are killed and the temporary
+      // directories removed (run_build_command returns), then the signal's
+      // default action ends the process as the caller expects.
+      command::catch_interruptions();
+      auto status = run_build_command(*args);
+      if (!status && command::interruption_signal() != 0) {
+        log::error("{}", status.error().describe());
+      }
+      command::reraise_interruption();
+      return status;
+    };
+  });
   add_run_job_command(app, action);
 }
 

@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "command/interruption.hpp"
 
 #include <fmt/format.h>
 
@@ -16,8 +17,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 extern char** environ;
 
@@ -47,34 +50,52 @@ child_fail(int status_fd, int stage)
 class OutputSink
 {
 public:
-  OutputSink(int log_fd, std::string log_path, std::size_t tail_bytes)
-    : m_log_fd(log_fd), m_log_path(std::move(log_path)), m_tail_bytes(tail_bytes)
+  OutputSink(int log_fd, std::string log_path, std::size_t tail_bytes, std::uint64_t log_cap)
+    : m_log_fd(log_fd), m_log_path(std::move(log_path)), m_tail_bytes(tail_bytes), m_log_head_cap(log_cap / 2),
+      m_log_tail_cap(log_cap - log_cap / 2)
   {
   }
 
-  void append(const char* data, std::size_t size)
+  void append(const char* const all, const std::size_t all_size)
   {
-    if (m_log_fd >= 0 && !m_log_failed) {
-      std::size_t done = 0;
-      while (done < size) {
-        const ssize_t n = ::write(m_log_fd, data + done, size - done);
-        if (n < 0 && errno == EINTR) {
-          continue;
-        }
-        if (n <= 0) {
-          // Keep running the program: the log is for people, the tail still
-          // carries the end of the output into the report.
-          log::warn("cannot write log {}: {}", in_quotes(m_log_path), errno_message(errno));
-          m_log_failed = true;
-          break;
-        }
-        done += static_cast<std::size_t>(n);
+    const char* data = all;
+    std::size_t size = all_size;
+    if (m_log_written < m_log_head_cap) {
+      const auto head = static_cast<std::size_t>(std::min<std::uint64_t>(size, m_log_head_cap - m_log_written));
+      write_log(data, head);
+      data += head;
+      size -= head;
+    }
+    if (size > 0) {
+      // Past the head: keep only the last m_log_tail_cap bytes for the end.
+      m_log_dropped += size;
+      m_log_tail.append(data, size);
+      if (m_log_tail.size() > 2 * m_log_tail_cap + 4096) {
+        m_log_tail.erase(0, m_log_tail.size() - m_log_tail_cap);
       }
     }
-    m_tail.append(data, size);
+    m_tail.append(all, all_size);
     if (m_tail.size() > 2 * m_tail_bytes + 4096) {
       m_tail.erase(0, m_tail.size() - m_tail_bytes);
     }
+  }
+
+  // The end of the output, after a line saying how much of the middle was
+  // not logged.
+  void finish_log()
+  {
+    if (m_log_tail.size() > m_log_tail_cap) {
+      m_log_tail.erase(0, m_log_tail.size() - m_log_tail_cap);
+    }
+    const std::uint64_t dropped = m_log_dropped - m_log_tail.size();
+    if (dropped > 0) {
+      const auto note = fmt::format("\n[prewarm: {} bytes of output dropped here: the log keeps the first and the "
+                                    "last {} bytes]\n",
+                                    dropped, m_log_head_cap);
+      write_log(note.data(), note.size());
+    }
+    write_log(m_log_tail.data(), m_log_tail.size());
+    m_log_tail.clear();
   }
 
   std::string take_tail()
@@ -86,12 +107,98 @@ public:
   }
 
 private:
+  void write_log(const char* data, std::size_t size)
+  {
+    if (m_log_fd < 0 || m_log_failed) {
+      return;
+    }
+    std::size_t done = 0;
+    while (done < size) {
+      const ssize_t n = ::write(m_log_fd, data + done, size - done);
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        // Keep running the program: the log is for people, the tail still
+        // carries the end of the output into the report.
+        log::warn("cannot write log {}: {}", in_quotes(m_log_path), errno_message(errno));
+        m_log_failed = true;
+        break;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    m_log_written += size;
+  }
+
   int m_log_fd;
   std::string m_log_path;
   std::size_t m_tail_bytes;
+  std::uint64_t m_log_head_cap;
+  std::uint64_t m_log_tail_cap;
+  std::uint64_t m_log_written = 0;
+  std::uint64_t m_log_dropped = 0;
+  std::string m_log_tail;
   bool m_log_failed = false;
   std::string m_tail;
 };
+
+constexpr std::string_view k_session_variable = "PREWARM_COMMAND_SESSION";
+
+// Whether /proc/PID/environ holds `entry` ("NAME=value").
+bool
+environment_holds(const std::string& pid, const std::string& entry)
+{
+  const int fd = ::open(("/proc/" + pid + "/environ").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  std::string text;
+  std::array<char, 65536> buffer{};
+  for (ssize_t n; text.size() < (std::size_t{4} << 20) && (n = ::read(fd, buffer.data(), buffer.size())) > 0;) {
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto end = text.find('\0', at);
+    if (std::string_view(text).substr(at, end == std::string::npos ? std::string::npos : end - at) == entry) {
+      return true;
+    }
+    if (end == std::string::npos) {
+      break;
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
+// SIGKILL to every process (other than this one) whose environment carries
+// `entry`, a few rounds, since one being killed may have just forked.
+void
+kill_session(const std::string& entry)
+{
+  const std::string self = std::to_string(::getpid());
+  for (int round = 0; round < 5; ++round) {
+    int found = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec)) {
+      const auto name = it->path().filename().string();
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+          name == self) {
+        continue;
+      }
+      if (environment_holds(name, entry)) {
+        ::kill(static_cast<pid_t>(std::stol(name)), SIGKILL);
+        ++found;
+      }
+    }
+    if (found == 0) {
+      return;
+    }
+    ::usleep(10'000);
+  }
+}
 
 // Reads what is available; returns false at EOF.
 bool
@@ -221,6 +328,12 @@ run_subprocess(const SubprocessSpec& spec)
   for (auto& e : env_entries) {
     env_pointers.push_back(e.data());
   }
+  // Marks every process of this run, whatever session or group it moves to.
+  static std::atomic<unsigned> runs{0};
+  const std::string session_entry =
+    fmt::format("{}={}-{}-{}", k_session_variable, ::getpid(), runs.fetch_add(1), Clock::now().time_since_epoch().count());
+  std::string session_entry_copy = session_entry;
+  env_pointers.push_back(session_entry_copy.data());
   env_pointers.push_back(nullptr);
   const std::string working_directory = spec.working_directory.string();
 
@@ -297,7 +410,7 @@ run_subprocess(const SubprocessSpec& spec)
   }
 
   ::fcntl(output_read.get(), F_SETFL, ::fcntl(output_read.get(), F_GETFL) | O_NONBLOCK);
-  OutputSink sink(log_fd.get(), spec.log_file.string(), spec.tail_bytes);
+  OutputSink sink(log_fd.get(), spec.log_file.string(), spec.tail_bytes, spec.log_cap_bytes);
 
   SubprocessResult result;
   const bool has_timeout = spec.timeout.count() > 0;
@@ -305,6 +418,7 @@ run_subprocess(const SubprocessSpec& spec)
   Clock::time_point kill_deadline{};
   bool terminated = false;
   bool killed = false;
+  bool interrupted = false;
   bool output_open = true;
   int wait_status = 0;
 
@@ -317,6 +431,11 @@ run_subprocess(const SubprocessSpec& spec)
       break;
     }
     const auto now = Clock::now();
+    if (interruption_signal() != 0 && !interrupted) {
+      ::kill(-pid, SIGKILL);
+      kill_session(session_entry);
+      interrupted = true;
+    }
     if (has_timeout && !terminated && now >= deadline) {
       ::kill(-pid, SIGTERM);
       terminated = true;
@@ -348,6 +467,7 @@ run_subprocess(const SubprocessSpec& spec)
   // Whatever the program left running in its group would go on writing into
   // the cache directories after we measured them.
   ::kill(-pid, SIGKILL);
+  kill_session(session_entry);
   while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
   // Output still in the pipe; a process that left our group (setsid) may hold
@@ -360,6 +480,10 @@ run_subprocess(const SubprocessSpec& spec)
     }
   }
 
+  sink.finish_log();
+  if (interrupted) {
+    return fail(interrupted_error(fmt::format("{}", quote_argv(spec.argv))));
+  }
   result.duration = end - start;
   result.output_tail = sink.take_tail();
   if (terminated) {

@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -39,6 +40,10 @@ struct SubprocessSpec
   // After the timeout: SIGTERM to the group, then SIGKILL after this grace.
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
   std::filesystem::path log_file;            // appended to; empty: no log file
+  // At most this much of the output goes to log_file: the first half as it
+  // comes, the last half at the end, and between them a line saying how many
+  // bytes were dropped (a chatty program must not fill the build's disk).
+  std::uint64_t log_cap_bytes = std::uint64_t{16} << 20;
   std::size_t tail_bytes = 16 * 1024;        // how much output to keep in memory
 };
 
@@ -61,8 +66,12 @@ struct SubprocessResult
 // Starts the program and waits for it. An error means it could not be
 // started at all (missing program, bad working directory, no fork); a
 // program that runs and fails is a successful call whose result says how.
-// Processes the program leaves behind in its process group are killed once
-// it has exited, so nothing keeps writing into a cache after it is measured.
+// Processes the program leaves behind are killed once it has exited (or timed
+// out), so nothing keeps writing into a cache after it is measured: its
+// process group, and every process that carries the run's session token in
+// its environment (a `setsid` daemon leaves the group but keeps the
+// environment). SIGTERM/SIGINT to the builder (interruption.hpp) kills them
+// too and returns E_INTERRUPTED.
 Result<SubprocessResult> run_subprocess(const SubprocessSpec& spec);
 
 // "a b 'c d'": argv as a shell-quoted line, for logs and job descriptions.

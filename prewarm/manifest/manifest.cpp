@@ -328,7 +328,7 @@ parse_manifest(std::string_view text,
 Result<Manifest>
 load_manifest_file(const std::filesystem::path& path, const ManifestInputs& inputs)
 {
-  PW_ASSIGN_CTX(auto text, fmt::format("reading manifest {}", path.string()), read_file(path.string(), 4 << 20));
+  PW_ASSIGN_CTX(auto text, fmt::format("reading manifest {}", path.string()), read_input_file(path.string(), 4 << 20));
   std::error_code ec;
   auto absolute = std::filesystem::absolute(path, ec);
   const auto base = ec ? path.parent_path() : absolute.parent_path();

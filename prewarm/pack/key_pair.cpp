@@ -156,7 +156,7 @@ PrivateKey::load(const std::filesystem::path& key_file)
     return fail(Errc::usage, fmt::format("private key {} is readable by group or others (mode {:04o}); refusing to use it "
                                          "(hint: chmod 600 {})", in_quotes(name), st.st_mode & 07777, name));
   }
-  PW_ASSIGN_CTX(const auto pem, fmt::format("private key {}", in_quotes(name)), read_file(name, k_max_key_file));
+  PW_ASSIGN_CTX(const auto pem, fmt::format("private key {}", in_quotes(name)), read_input_file(name, k_max_key_file));
   return from_pem(pem, name);
 }
 

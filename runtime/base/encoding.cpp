@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "base/encoding.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstdint>
 
@@ -161,10 +163,26 @@ base64_decode(std::string_view text)
 std::string
 in_quotes(std::string_view text)
 {
+  // Control bytes are escaped: a name from a bundle (a tar entry, a slice id)
+  // must not be able to end the line and forge another log line, or move the
+  // terminal's cursor.
   std::string out;
   out.reserve(text.size() + 2);
   out.push_back('"');
-  out.append(text);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out.push_back(c);
+    }
+  }
   out.push_back('"');
   return out;
 }

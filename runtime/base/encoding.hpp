@@ -17,7 +17,8 @@ std::string base64_encode(std::string_view bytes); // RFC 4648, with padding
 // Canonical RFC 4648 only: no whitespace, correct padding, zero unused bits.
 std::optional<std::string> base64_decode(std::string_view text);
 
-// `"text"`, for paths and values in messages.
+// `"text"`, for paths and values in messages; control bytes escaped as \n,
+// \t, \r, \xHH.
 std::string in_quotes(std::string_view text);
 
 inline constexpr std::string_view k_whitespace = " \t\r\n\v\f";

@@ -54,14 +54,37 @@ UniqueFd::reset(int fd)
   m_fd = fd;
 }
 
+std::string_view
+file_type_name(unsigned mode)
+{
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFLNK: return "a symbolic link";
+    default: return "not a regular file";
+  }
+}
+
 Result<UniqueFd>
 open_regular_file(const std::string& path)
 {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait, without a
+  // deadline, for a writer that never comes (the open of a device node may
+  // wait too). A regular file ignores the flag; it is cleared below anyway.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd) {
     const int e = errno;
     if (e == ELOOP) {
       return fail(Errc::verify, fmt::format("{}: is a symbolic link", in_quotes(path)), "E_NOT_REGULAR");
+    }
+    if (struct stat st{}; e == ENXIO && ::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      // A socket (or a FIFO with O_NONBLOCK on some kernels) cannot be opened.
+      return fail(Errc::verify, fmt::format("{}: not a regular file ({})", in_quotes(path), file_type_name(st.st_mode)),
+                  "E_NOT_REGULAR");
     }
     return fail(Errc::failed, fmt::format("cannot open {}: {}", in_quotes(path), errno_message(e)));
   }
@@ -70,7 +93,11 @@ open_regular_file(const std::string& path)
     return fail(Errc::failed, fmt::format("cannot stat {}: {}", in_quotes(path), errno_message(errno)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return fail(Errc::verify, fmt::format("{}: not a regular file", in_quotes(path)), "E_NOT_REGULAR");
+    return fail(Errc::verify, fmt::format("{}: not a regular file ({})", in_quotes(path), file_type_name(st.st_mode)),
+                "E_NOT_REGULAR");
+  }
+  if (const int flags = ::fcntl(fd.get(), F_GETFL); flags >= 0) {
+    (void)::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
   }
   return fd;
 }
@@ -119,6 +146,16 @@ read_file(const std::string& path, std::uint64_t max_bytes)
     out.append(buf.data(), static_cast<std::size_t>(got));
   }
   return out;
+}
+
+Result<std::string>
+read_input_file(const std::string& path, std::uint64_t max_bytes)
+{
+  auto text = read_file(path, max_bytes);
+  if (!text && text.error().category() == Errc::verify) {
+    return fail(Error(Errc::usage, text.error().message(), text.error().code()));
+  }
+  return text;
 }
 
 namespace {

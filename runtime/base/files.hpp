@@ -37,14 +37,24 @@ private:
   int m_fd = -1;
 };
 
+// "a FIFO", "a directory", ... for an st_mode (messages that name what a
+// path turned out to be).
+std::string_view file_type_name(unsigned mode);
+
 // Opens `path` read-only without following a final symlink; it must be a
-// regular file.
+// regular file (E_NOT_REGULAR names what it is). Never blocks: a FIFO or a
+// device node is refused, not waited on.
 Result<UniqueFd> open_regular_file(const std::string& path);
 Result<std::uint64_t> file_size(int fd);
 
 // Reads a whole regular file; more than `max_bytes` is an error (E_LIMIT).
 Result<std::string> read_file(const std::string& path,
                               std::uint64_t max_bytes = std::uint64_t{256} << 20);
+
+// read_file() for a file a person named on the command line or in a config
+// (the builder's manifest, a signing key): over the limit or not a regular
+// file is their mistake, a usage error (exit 2), not a verification failure.
+Result<std::string> read_input_file(const std::string& path, std::uint64_t max_bytes);
 
 enum class Durability { none, fsync };
 

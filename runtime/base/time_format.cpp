@@ -78,6 +78,13 @@ parse_duration(std::string_view text)
   if (text.size() < 2 || !parse_uint(text.substr(0, text.size() - 1), n)) {
     return fail(Errc::usage, fmt::format("{}: not a duration such as 90d, 12h, 15m or 30s", in_quotes(text)));
   }
+  // 100 years: longer is a mistake, and `now + skew` must not overflow (a
+  // wrapped sum would turn a generous skew into a negative one).
+  constexpr long long k_max_seconds = 36500LL * 86400;
+  const long long unit = text.back() == 'd' ? 86400 : text.back() == 'h' ? 3600 : text.back() == 'm' ? 60 : 1;
+  if (n > k_max_seconds / unit) {
+    return fail(Errc::usage, fmt::format("{}: longer than 100 years (36500d)", in_quotes(text)));
+  }
   switch (text.back()) {
   case 'd':
     return std::chrono::seconds(n * 86400);

@@ -18,6 +18,7 @@
 #include "base/digest.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "base/log.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -39,6 +40,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -148,6 +150,13 @@ public:
       return std::nullopt;
     }
     return std::vector<char>{};
+  }
+
+  // No more back-pressure: the producer runs alone, before the consumer.
+  void unbound()
+  {
+    std::lock_guard lock(m_mutex);
+    m_max_blocks = std::numeric_limits<std::size_t>::max();
   }
 
   // The reader stopped early (an error of its own).
@@ -546,10 +555,18 @@ struct FileJob
 class FilePipeline
 {
 public:
+  // Fewer workers than asked when threads cannot be created (a pids limit:
+  // EAGAIN); with none, the reader writes each file itself (inline mode).
   FilePipeline(const Slice& slice, std::size_t workers) : m_slice(slice)
   {
     for (std::size_t i = 0; i < workers; ++i) {
-      m_threads.emplace_back([this] { work(); });
+      try {
+        m_threads.emplace_back([this] { work(); });
+      } catch (const std::system_error& e) {
+        log::verbose("slice {}: {} of {} file writer threads ({}); going on with those",
+                     in_quotes(m_slice.id), i, workers, e.what());
+        break;
+      }
     }
   }
   ~FilePipeline() { finish(); }
@@ -558,6 +575,9 @@ public:
 
   void start(std::shared_ptr<FileJob> job)
   {
+    if (inline_mode()) {
+      return; // complete() writes it
+    }
     std::lock_guard lock(m_mutex);
     m_pending.push_back(std::move(job));
     m_work.notify_one();
@@ -569,7 +589,11 @@ public:
   {
     std::vector<char> chunk(data, data + size);
     std::unique_lock lock(m_mutex);
-    m_space.wait(lock, [&] { return m_stopped || m_in_flight == 0 || m_in_flight + size <= k_max_bytes_in_flight; });
+    // Inline mode never waits: no worker would make room. One file's bytes
+    // are held until complete() (bounded by the file size limit).
+    m_space.wait(lock, [&] {
+      return m_stopped || inline_mode() || m_in_flight == 0 || m_in_flight + size <= k_max_bytes_in_flight;
+    });
     if (m_stopped) {
       return false;
     }
@@ -581,10 +605,24 @@ public:
 
   void complete(FileJob& job)
   {
-    std::lock_guard lock(m_mutex);
-    job.complete = true;
-    m_work.notify_all();
+    {
+      std::lock_guard lock(m_mutex);
+      job.complete = true;
+      m_work.notify_all();
+    }
+    if (inline_mode()) {
+      if (auto written = write_job(job); !written) {
+        std::lock_guard lock(m_mutex);
+        release(job);
+        if (!m_first_error || job.index < m_first_error->first) {
+          m_first_error.emplace(job.index, std::move(written).error());
+        }
+        m_stopped = true;
+      }
+    }
   }
+
+  bool inline_mode() const { return m_threads.empty(); }
 
   // The reader failed at entry `index`: jobs after it are dropped, the one
   // being streamed is aborted, the ones before it still finish.
@@ -679,7 +717,7 @@ private:
       // hashed. Still no link is followed, and it must be that file: regular,
       // empty, with no other name (a hard link planted in staging would point
       // the write elsewhere).
-      out.reset(::openat(job.parent->get(), job.leaf.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC));
+      out.reset(::openat(job.parent->get(), job.leaf.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
       if (!out) {
         if (errno == ELOOP) {
           return job_error("E_PATH", fmt::format("{} in staging became a symlink", in_quotes(name)));
@@ -1184,7 +1222,7 @@ fsync_tree_at(int dirfd, std::size_t depth)
       }
       PW_TRY_CTX(n, fsync_tree_at(child.get(), depth + 1));
     } else if (S_ISREG(st.st_mode)) {
-      UniqueFd file(::openat(dirfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      UniqueFd file(::openat(dirfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
       if (!file || ::fsync(file.get()) != 0) {
         return io_error(fmt::format("fsync {}: {}", in_quotes(n), errno_message(errno)));
       }
@@ -1240,6 +1278,21 @@ check_payload_unchanged(int fd, const Slice& slice, const PayloadIdentity& befor
   return {};
 }
 
+// A thread running `work`, or, where none can be created (EAGAIN under a
+// pids limit), `work` done here and an empty (not joinable) thread.
+template<typename Work>
+std::thread
+start_thread_or_run_here(Work&& work)
+{
+  try {
+    return std::thread(work);
+  } catch (const std::system_error& e) {
+    log::verbose("cannot start a thread ({}); doing the work on the calling thread", e.what());
+    work();
+    return {};
+  }
+}
+
 // fstat size == slice.payload_size, SHA-256 of exactly those bytes, fstat
 // again (E_PAYLOAD_CHANGED when the file was written meanwhile).
 Result<PayloadIdentity>
@@ -1278,9 +1331,13 @@ extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const Extra
 {
   PW_TRY(check_declared_limits(slice, limits));
   PreparedEntries prepared;
-  std::thread prepare([&] { prepare_entries(staging_dirfd, slice, prepared); });
+  // Where no thread can be created (a pids limit), each step runs on this
+  // thread instead: slower, never a failure of its own.
+  auto prepare = start_thread_or_run_here([&] { prepare_entries(staging_dirfd, slice, prepared); });
   auto verified = verify_payload_identity(payload_fd, slice);
-  prepare.join();
+  if (prepare.joinable()) {
+    prepare.join();
+  }
   if (!verified) {
     unprepare_entries(staging_dirfd, slice, prepared);
     return fail(std::move(verified).error());
@@ -1290,14 +1347,27 @@ extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const Extra
   // audits, this thread extracts what the audit has passed.
   BlockSink sink(k_max_audited_blocks);
   Status audited;
-  std::thread audit([&] {
+  const auto run_audit = [&] {
     audited = audit_structure(payload_fd, slice, limits, &sink);
     sink.close(audited.has_value());
-  });
+  };
+  std::thread audit;
+  try {
+    audit = std::thread(run_audit);
+  } catch (const std::system_error& e) {
+    // Without an audit thread the whole audited stream is queued before the
+    // extraction reads it (memory up to the declared size, which the limits
+    // already bound).
+    log::verbose("cannot start the audit thread ({}); auditing the whole stream first", e.what());
+    sink.unbound();
+    run_audit();
+  }
   Extractor extractor(slice, staging_dirfd, limits, prepared.files);
   Status extracted = extractor.run(sink);
   sink.abandon(); // the audit goes on alone to the end of the stream
-  audit.join();
+  if (audit.joinable()) {
+    audit.join();
+  }
   if (!audited || !extracted) {
     unprepare_entries(staging_dirfd, slice, prepared);
   }

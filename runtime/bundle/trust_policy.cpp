@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace prewarm::bundle {
 
@@ -17,6 +18,38 @@ namespace {
 
 // yaml-cpp throws; everything here runs inside one try block in
 // parse_trust_policy() and turns a throw into Errc::usage.
+// yaml-cpp keeps both pairs of a duplicated key and `node[key]` returns the
+// first, so `revoked: []` followed by `revoked: [ID]` would silently keep the
+// weaker rule. Every mapping in the document is checked, as the builder's
+// manifest reader does (prewarm/manifest/yaml_reader.cpp).
+Status
+refuse_duplicate_keys(const YAML::Node& node, std::string_view origin, const std::string& path)
+{
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      PW_TRY(refuse_duplicate_keys(node[i], origin, fmt::format("{}[{}]", path, i)));
+    }
+    return {};
+  }
+  if (!node.IsMap()) {
+    return {};
+  }
+  std::map<std::string, YAML::Mark, std::less<>> first_seen;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+    const auto field = path.empty() ? name : path + "." + name;
+    const auto mark = it->first.Mark();
+    if (const auto seen = first_seen.find(name); seen != first_seen.end()) {
+      return fail(Errc::usage, fmt::format("{}:{}:{}: {}: duplicate key (first at line {}; a policy rule must be "
+                                           "written once)",
+                                           origin, mark.line + 1, mark.column + 1, field, seen->second.line + 1));
+    }
+    first_seen.emplace(name, mark);
+    PW_TRY(refuse_duplicate_keys(it->second, origin, field));
+  }
+  return {};
+}
+
 struct PolicyReader
 {
   std::string origin;
@@ -307,6 +340,9 @@ parse_trust_policy(std::string_view yaml_text, const std::filesystem::path& base
     const auto root = YAML::Load(std::string(yaml_text));
     if (!root.IsMap()) {
       return fail(Errc::usage, fmt::format("{}: must be a YAML mapping (version:, keys:, ...)", origin));
+    }
+    if (auto unique = refuse_duplicate_keys(root, origin, ""); !unique) {
+      return fail(std::move(unique).error());
     }
     policy = reader.read(root);
   } catch (const YAML::Exception& e) {

@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -28,12 +29,18 @@ struct ExecCommand
 
   Status run() const
   {
-    if (auto settings = install::environment(root)) {
-      for (const auto& s : *settings) {
-        ::setenv(s.name.c_str(), s.value.c_str(), 1);
+    // Whatever goes wrong here (even out of memory), the application starts.
+    try {
+      if (auto settings = install::environment(root)) {
+        for (const auto& s : *settings) {
+          ::setenv(s.name.c_str(), s.value.c_str(), 1);
+        }
+      } else {
+        log::warn("{}; starting {} without prewarm caches (it will compile kernels itself)",
+                  settings.error().describe(), command.front());
       }
-    } else {
-      log::warn("{}; starting {} without prewarm caches (it will compile kernels itself)", settings.error().describe(),
+    } catch (const std::exception& e) {
+      log::warn("cannot read the install under {} ({}); starting {} without prewarm caches", root, e.what(),
                 command.front());
     }
     std::vector<char*> argv;

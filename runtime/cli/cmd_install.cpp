@@ -10,6 +10,7 @@
 #include "cli/runtime_commands.hpp"
 #include "cli/trust_options.hpp"
 #include "host/probe_host.hpp"
+#include "install/environment.hpp"
 #include "install/installer.hpp"
 
 #include <fmt/format.h>
@@ -127,7 +128,14 @@ struct InstallCommand
     }
     if (on_failure == "warn") {
       // Exit 0 on purpose: the application must start, and JIT still works.
-      log::warn("not installed: {}; the application will compile kernels itself (JIT)", report.error().describe());
+      // True to what `exec` will do next: serve what an earlier install left
+      // (when `env` would export it), or nothing.
+      if (!root.empty() && install::environment(root)) {
+        log::warn("not installed: {}; the caches installed earlier under {} stay in use", report.error().describe(),
+                  root);
+      } else {
+        log::warn("not installed: {}; the application will compile kernels itself (JIT)", report.error().describe());
+      }
       if (json) {
         std::cout << nlohmann::json({{k_json_schema_version_key, k_json_schema_version},
                                      {"installed", false},

@@ -9,6 +9,7 @@
 #include "host/probe_host.hpp"
 #include "install/install_status.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -39,6 +40,11 @@ struct StatusCommand
     } else {
       std::cout << install::to_text(status);
       std::cout << "host:\n" << host::describe_host(*devices) << "\n";
+    }
+    if (status.interrupted) {
+      return fail(Errc::failed, fmt::format("an install under {} was interrupted; run the install again",
+                                            status.root.string()),
+                  "E_INTERRUPTED");
     }
     return {};
   }

@@ -67,10 +67,30 @@ collect(pid_t pid, int read_fd, std::chrono::milliseconds timeout, std::size_t m
     }
     outcome.output.append(buffer, static_cast<std::size_t>(got));
   }
+  // The exit is waited for with the same deadline (a child may close its
+  // output and go on), and after SIGKILL for a short grace only: a process
+  // stuck in a driver (uninterruptible sleep) cannot be reaped, and container
+  // start must not wait for it.
+  const auto reaped = [&](Clock::time_point until) {
+    for (;;) {
+      const pid_t done = ::waitpid(pid, &outcome.wait_status, WNOHANG);
+      if (done == pid || (done < 0 && errno != EINTR)) {
+        return true;
+      }
+      if (Clock::now() >= until) {
+        return false;
+      }
+      ::usleep(2000);
+    }
+  };
+  if (!outcome.timed_out && !outcome.truncated && !reaped(deadline)) {
+    outcome.timed_out = true;
+  }
   if (outcome.timed_out || outcome.truncated) {
     ::kill(pid, SIGKILL);
-  }
-  while (::waitpid(pid, &outcome.wait_status, 0) < 0 && errno == EINTR) {
+    if (!reaped(Clock::now() + std::chrono::seconds(2))) {
+      outcome.wait_status = 0; // left behind unreaped: stuck in the kernel
+    }
   }
   return outcome;
 }

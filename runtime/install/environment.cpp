@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 namespace prewarm::install {
@@ -16,6 +18,15 @@ environment(const std::filesystem::path& root_in)
 {
   std::error_code ec;
   const auto root = std::filesystem::absolute(root_in, ec).lexically_normal();
+  if (struct stat st{}; ::lstat((meta_dir(root) / k_committing_file).c_str(), &st) == 0) {
+    // Killed between two kinds' swaps: some kinds may be the new bundle's and
+    // some the old one's, and the marker names only one of them.
+    return fail(Errc::failed,
+                fmt::format("an install under {} was interrupted while swapping caches in; they may mix two "
+                            "bundles, so none is exported (the next install repairs it)",
+                            in_quotes(root.string())),
+                "E_INTERRUPTED");
+  }
   PW_ASSIGN(const auto marker, read_marker(root));
   if (!marker) {
     return fail(Errc::failed, fmt::format("nothing is installed under {} (no {}/{})", in_quotes(root.string()),

@@ -18,7 +18,9 @@ inline constexpr std::string_view k_root_variable = "PREWARM_ROOT";
 // nothing when it is missing (kernel-caches.md §2), so an installed neo
 // directory that has disappeared is created again here (best effort).
 // Nothing installed under ROOT (no marker) is Errc::failed E_NOT_INSTALLED;
-// `exec` turns that into a warning and starts the application anyway.
+// An interrupted install (ROOT/.prewarm/committing left) is E_INTERRUPTED:
+// its caches may mix two bundles. `exec` turns both into a warning and
+// starts the application anyway.
 // Sorted by variable name; ROOT is made absolute.
 Result<std::vector<bundle::EnvSetting>> environment(const std::filesystem::path& root);
 

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <thread>
@@ -17,11 +18,18 @@ namespace prewarm::install {
 Result<InstallLock>
 InstallLock::acquire(const std::filesystem::path& lock_file, std::chrono::milliseconds timeout)
 {
-  UniqueFd fd(::open(lock_file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644));
+  // O_NONBLOCK: a FIFO planted as the lock file must not hold the open.
+  UniqueFd fd(::open(lock_file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644));
   if (!fd) {
     return fail(Errc::failed,
                 fmt::format("cannot open the lock file {}: {}", in_quotes(lock_file.string()), errno_message(errno)),
                 "E_IO");
+  }
+  if (struct stat st{}; ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return fail(Errc::failed,
+                fmt::format("the lock file {} is {}, not a regular file (remove it)", in_quotes(lock_file.string()),
+                            file_type_name(st.st_mode)),
+                "E_NOT_REGULAR");
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool announced = false;

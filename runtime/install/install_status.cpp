@@ -46,7 +46,8 @@ read_install_status(const std::filesystem::path& root_in, std::span<const host::
   struct stat st{};
   status.interrupted = ::lstat((meta_dir(root) / k_committing_file).c_str(), &st) == 0;
   if (status.interrupted) {
-    status.warnings.push_back("an install was interrupted; the caches may be incomplete until the next install");
+    status.warnings.push_back("an install was interrupted while swapping caches in: the caches may mix two bundles "
+                              "and `env`/`exec` export none of them until the next install repairs it");
   }
   if (!status.marker) {
     return status;
@@ -112,6 +113,9 @@ std::string
 to_text(const InstallStatus& status)
 {
   std::string out = fmt::format("root: {}\n", status.root.string());
+  if (status.interrupted) {
+    out += "installed: INTERRUPTED install (the marker below may not describe the caches)\n";
+  }
   if (!status.marker) {
     out += "installed: nothing\n";
   } else {

@@ -115,6 +115,46 @@ exists_no_follow(const fs::path& path)
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+enum class Announce { quiet, why_not };
+
+// Whether this bundle's selection is what ROOT holds: the marker names it, no
+// install was interrupted, and every kind directory is there (one fstatat per
+// kind: a cache directory someone removed since is installed again rather
+// than reported as present). A marker that does not parse counts as nothing
+// installed (the reinstall replaces it); the rollback state stays strict.
+bool
+installed_already(int root_fd, const fs::path& root, const VerifiedBundle& verified,
+                  const std::vector<std::string>& selected_ids, Announce announce)
+{
+  const bool say = announce == Announce::why_not;
+  if (exists_no_follow(meta_dir(root) / k_committing_file)) {
+    if (say) {
+      log::warn("a previous install under {} was interrupted; installing again", root.string());
+    }
+    return false;
+  }
+  auto marker = read_marker(root);
+  if (!marker) {
+    if (say) {
+      log::warn("{}; treating {} as holding nothing and installing again", marker.error().describe(), root.string());
+    }
+    return false;
+  }
+  if (!*marker || (*marker)->manifest_sha256 != verified.manifest_sha256 || (*marker)->slice_ids != selected_ids) {
+    return false;
+  }
+  for (const auto& kind : (*marker)->kinds) {
+    struct stat st{};
+    if (::fstatat(root_fd, kind.kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+      if (say) {
+        log::warn("an installed cache directory under {} is missing; installing again", root.string());
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
 Status
 check_rollback(const ChannelState& state, const VerifiedBundle& verified)
 {
@@ -293,6 +333,14 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
   }
   if (recorded) {
     recorded = write_marker(root, marker);
+    // The rename is the commit point: a failure after it (syncing the
+    // directory) leaves the new marker in place, so the new caches stay too;
+    // undoing them would leave a marker that names what is not there.
+    if (auto now_marked = read_marker(root); !recorded && now_marked && *now_marked &&
+                                             serialize(**now_marked) == serialize(marker)) {
+      log::warn("{} (the install is recorded; it may not survive a power loss)", recorded.error().message());
+      recorded = {};
+    }
   }
   if (!recorded) {
     return undo(std::move(recorded).error());
@@ -346,28 +394,24 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   };
 
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
-  PW_ASSIGN(auto lock, InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout));
-  remove_stale_staging(root);
-  end_phase("lock");
-
-  PW_ASSIGN(const auto marker, read_marker(root));
-  const bool interrupted = exists_no_follow(meta_dir(root) / k_committing_file);
-  if (interrupted) {
-    log::warn("a previous install under {} was interrupted; installing again", root.string());
-  } else if (marker && marker->manifest_sha256 == verified.manifest_sha256 && marker->slice_ids == selected_ids) {
-    // One fstatat per kind: a cache directory someone removed since is
-    // installed again rather than reported as present.
-    bool all_present = true;
-    for (const auto& kind : marker->kinds) {
-      struct stat st{};
-      all_present = all_present && ::fstatat(root_fd.get(), kind.kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                    S_ISDIR(st.st_mode);
-    }
-    if (all_present) {
+  auto locked = InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout);
+  if (!locked) {
+    // A read-only root (a volume mounted ro) that already holds this bundle
+    // needs no lock, whose file cannot be opened there. The marker is
+    // replaced atomically, so reading it unlocked is sound.
+    if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::quiet)) {
       report.outcome = InstallOutcome::already_installed;
       return finish();
     }
-    log::warn("an installed cache directory under {} is missing; installing again", root.string());
+    return fail(std::move(locked).error());
+  }
+  auto lock = std::move(*locked);
+  remove_stale_staging(root);
+  end_phase("lock");
+
+  if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
+    report.outcome = InstallOutcome::already_installed;
+    return finish();
   }
 
   PW_ASSIGN(auto state, read_state(root));

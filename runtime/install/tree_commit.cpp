@@ -110,7 +110,7 @@ same_content(int dir_a, const std::string& name_a, int dir_b, const std::string&
     return false;
   }
   const auto digest = [&](int dir, const std::string& name) -> Result<std::string> {
-    UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     if (!fd) {
       return fail(io_error("cannot open", where, errno));
     }

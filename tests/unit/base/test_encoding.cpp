@@ -70,5 +70,13 @@ TEST(Trim, DropsBlankAtBothEndsOnly)
   EXPECT_EQ(trim(std::string_view("\0v1\0", 4), std::string_view(" \0", 2)), "v1");
 }
 
+TEST(InQuotes, EscapesControlBytesSoANameCannotForgeALogLine)
+{
+  EXPECT_EQ(in_quotes("pocl/aa/k.bin"), "\"pocl/aa/k.bin\"");
+  EXPECT_EQ(in_quotes("a\nprewarm: installed\r\t\x1b[2K\x7f"), "\"a\\nprewarm: installed\\r\\t\\x1b[2K\\x7f\"");
+  EXPECT_EQ(in_quotes(std::string_view("a\0b", 3)), "\"a\\x00b\"");
+  EXPECT_EQ(in_quotes("caf\xc3\xa9"), "\"caf\xc3\xa9\"") << "UTF-8 stays as it is";
+}
+
 } // namespace
 } // namespace prewarm

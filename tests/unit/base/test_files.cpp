@@ -70,6 +70,26 @@ TEST(Files, TempDirRemovesItsTree)
   EXPECT_FALSE(std::filesystem::exists(kept));
 }
 
+TEST(Files, FifoOrDeviceIsRefusedWithoutBlocking)
+{
+  auto dir = TempDir::create();
+  ASSERT_TRUE(dir);
+  const auto fifo = dir->path() / "manifest";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  // Without O_NONBLOCK this open waits forever for a writer.
+  auto read = read_file(fifo);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().code(), "E_NOT_REGULAR");
+  EXPECT_NE(read.error().message().find("a FIFO"), std::string::npos) << read.error().message();
+  auto device = open_regular_file("/dev/null");
+  ASSERT_FALSE(device);
+  EXPECT_NE(device.error().message().find("a character device"), std::string::npos) << device.error().message();
+  auto directory = read_input_file(dir->path().string(), 100);
+  ASSERT_FALSE(directory);
+  EXPECT_EQ(directory.error().category(), Errc::usage) << "a person's input: exit 2";
+  EXPECT_NE(directory.error().message().find("a directory"), std::string::npos);
+}
+
 TEST(Files, RemoveTreeDoesNotFollowSymlinks)
 {
   auto outside = TempDir::create();

@@ -36,6 +36,17 @@ TEST(Duration, ParsesUnits)
   EXPECT_FALSE(parse_duration("3w"));
 }
 
+TEST(Duration, LongerThanAHundredYearsIsAUsageErrorNotAnOverflow)
+{
+  EXPECT_EQ(parse_duration("36500d")->count(), 36500LL * 86400);
+  for (const auto* text : {"36501d", "999999999999d", "876001h", "9223372036854775807s", "99999999999999999999d"}) {
+    SCOPED_TRACE(text);
+    const auto parsed = parse_duration(text);
+    ASSERT_FALSE(parsed);
+    EXPECT_EQ(parsed.error().category(), Errc::usage);
+  }
+}
+
 TEST(SourceDateEpoch, ReadsAndValidates)
 {
   ::setenv("SOURCE_DATE_EPOCH", "1700000000", 1);

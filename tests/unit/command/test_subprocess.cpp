@@ -178,6 +178,47 @@ TEST(Subprocess, LeftoverBackgroundProcessesAreKilledWhenTheProgramExits)
   EXPECT_FALSE(process_alive(background));
 }
 
+TEST(Subprocess, SetsidGrandchildIsKilledAtTheTimeout)
+{
+  auto dir = TempDir::create("test_only_subprocess-");
+  ASSERT_TRUE(dir);
+  const auto pid_file = dir->path() / "daemon.pid";
+  // setsid leaves the process group, so a kill of the group misses it.
+  auto spec = spec_for({"sh", "-c", "setsid sh -c 'echo $$ > " + pid_file.string() +
+                                      "; exec sleep 100' </dev/null >/dev/null 2>&1 & sleep 100"});
+  spec.timeout = 500ms;
+  auto run = run_subprocess(spec);
+  ASSERT_TRUE(run) << run.error().message();
+  EXPECT_EQ(run->ending, SubprocessResult::Ending::timed_out);
+  auto pid_text = read_file(pid_file);
+  ASSERT_TRUE(pid_text) << "the daemon never started";
+  const pid_t daemon = std::stoi(*pid_text);
+  std::this_thread::sleep_for(100ms);
+  const bool alive = process_alive(daemon);
+  if (alive) {
+    ::kill(daemon, SIGKILL);
+  }
+  EXPECT_FALSE(alive) << "the setsid grandchild outlived the timeout";
+}
+
+TEST(Subprocess, LogIsCappedKeepingHeadAndTailAndSaysWhatWasDropped)
+{
+  auto dir = TempDir::create("test_only_subprocess-");
+  ASSERT_TRUE(dir);
+  // 20,000 lines of 11 bytes ("line-NNNNN\n"): 220,000 bytes through a 20,000-byte cap.
+  auto spec = spec_for({"sh", "-c", "i=10000; while [ $i -lt 30000 ]; do echo line-$i; i=$((i+1)); done"});
+  spec.log_file = dir->path() / "run.log";
+  spec.log_cap_bytes = 20000;
+  auto run = run_subprocess(spec);
+  ASSERT_TRUE(run) << run.error().message();
+  auto log = read_file(spec.log_file);
+  ASSERT_TRUE(log);
+  EXPECT_LT(log->size(), 20000u + 200u);
+  EXPECT_EQ(log->substr(0, 11), "line-10000\n");
+  EXPECT_EQ(log->substr(log->size() - 11), "line-29999\n");
+  EXPECT_NE(log->find("[prewarm: 200000 bytes of output dropped here"), std::string::npos) << log->substr(9990, 300);
+}
+
 TEST(Subprocess, SignalDeathIsReported)
 {
   auto run = run_subprocess(spec_for({"sh", "-c", "kill -SEGV $$"}));
