@@ -329,6 +329,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   end_phase("lock");
 
   PW_ASSIGN(const auto marker, read_marker(root));
+  PW_TRY(check_channel_occupancy(marker, verified.manifest, root, options.channels));
   const bool interrupted = exists_no_follow(meta_dir(root) / k_committing_file);
   if (interrupted) {
     log::warn("a previous install under {} was interrupted; installing again", root.string());
