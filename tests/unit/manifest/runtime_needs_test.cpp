@@ -3,6 +3,7 @@
 // input named by FILE:LINE:COLUMN and field.
 #include "test_inputs.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -56,7 +57,7 @@ TEST(RuntimeNeeds, PythonVariablesAreDeniedToo)
 TEST(RuntimeNeeds, CustomCacheNamedLikeABuiltInKind)
 {
   const auto message = error_of(command_manifest("      caches:\n        - {name: pocl, variable: XDG_CACHE_HOME}\n"));
-  EXPECT_THAT(message, StartsWith("test.yaml:7:17: models[0].command.caches[0].name: custom cache name \"pocl\" "
+  EXPECT_THAT(message, StartsWith("test.yaml:7:18: models[0].command.caches[0].name: custom cache name \"pocl\" "
                                   "collides with a built-in cache kind"));
 }
 
