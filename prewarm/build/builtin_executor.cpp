@@ -162,7 +162,7 @@ BuiltinExecutor::run(const JobContext& context)
   if (files == 0) {
     log::warn("{}: the job wrote no cache files (nothing to package)", job.id);
   } else {
-    outcome.outputs.push_back(JobOutput{staging, run_requirements(context.target, planned), {}, {}});
+    outcome.outputs.push_back(JobOutput{staging, run_requirements(context.target, planned)});
   }
   return outcome;
 }

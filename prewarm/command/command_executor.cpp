@@ -201,7 +201,7 @@ CommandExecutor::run(const build::JobContext& context)
     for (const auto kind : group.kinds) {
       moved.emplace_back(to_string(kind));
     }
-    build::JobOutput output{staging, group.requirements, {}, {}};
+    build::JobOutput output{staging, group.requirements};
     if (!group.custom_caches.empty()) {
       fs::create_directory(staging / std::string(bundle::k_custom_kind), ec);
       for (const auto& name : group.custom_caches) {

@@ -15,6 +15,7 @@ namespace prewarm::bundle {
 namespace {
 
 using test::file_entry;
+using test::replace_once;
 
 Slice
 hashcat_slice()
@@ -37,17 +38,6 @@ hashcat_bytes()
 {
   auto manifest = test::make_manifest({hashcat_slice()});
   return serialize(manifest);
-}
-
-std::string
-replace_once(std::string text, std::string_view from, std::string_view to)
-{
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
 }
 
 TEST(RuntimeNeeds, CacheAndEnvLinesRoundTripInOrder)
