@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "bundle/custom_cache.hpp"
+#include "bundle/runtime_variable.hpp"
 
 #include <fmt/format.h>
 
@@ -134,7 +135,11 @@ custom_cache_requirements(const std::vector<DeviceProperties>& opencl_devices, s
   std::vector<bundle::Requirement> requirements;
   for (const auto key : {prop::vendor, prop::opencl_platform_version, prop::opencl_device,
                          prop::opencl_device_version, prop::opencl_driver}) {
-    if (const auto it = opencl_devices.front().find(key); it != opencl_devices.front().end()) {
+    // A value the manifest cannot spell (PoCL 3.1's platform version holds a
+    // double space) is left out, as for PoCL slices (identity.cpp); the other
+    // keys still pin device and driver.
+    if (const auto it = opencl_devices.front().find(key);
+        it != opencl_devices.front().end() && bundle::is_variable_value(it->second)) {
       requirements.push_back({std::string(key), "==", it->second});
     }
   }
