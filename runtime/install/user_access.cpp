@@ -90,6 +90,12 @@ copy_tree(const fs::path& from, const fs::path& to, CopyCounts& counts)
     if (fs::is_directory(status)) {
       fs::create_directory(target, ec);
     } else if (fs::is_regular_file(status)) {
+      // A file this user cannot read is not one the installer wrote (those
+      // are 0644): PoCL leaves 0600 tempfile_* behind in its cache directory
+      // on every run, also the installer's own runs. Skipped, not fatal.
+      if (::access(it->path().c_str(), R_OK) != 0) {
+        continue;
+      }
       fs::copy_file(it->path(), target, ec);
       ++counts.files;
     }
