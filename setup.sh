@@ -31,6 +31,7 @@ PACKAGES=(
   python3 python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
   strace clang-15 bc openssl help2man
+  hashcat
 )
 
 # Runs a command, or prints it under SETUP_DRY_RUN=1.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "build/build_runner.hpp"
+#include "pack/slice_extras.hpp"
 
 #include "base/digest.hpp"
 #include "base/json_schema.hpp"
@@ -377,6 +378,7 @@ run_build(const BuildOptions& options,
                           ? fmt::format("{} {} {}", record.job.id, manifest::to_string(record.job.strategy),
                                         record.executor)
                           : record.outcome.job_line;
+      PW_TRY(pack::join_slice_extras(slice, output.caches, output.environment, record.job.id));
       if (std::find(slice.jobs.begin(), slice.jobs.end(), line) == slice.jobs.end()) {
         slice.jobs.push_back(line);
       }

@@ -52,6 +52,8 @@ struct JobOutput
 {
   std::filesystem::path staging_dir;             // holds <kind>/... (under work_dir)
   std::vector<bundle::Requirement> requirements; // what the caches are valid for
+  std::vector<bundle::CustomCache> caches = {};     // custom caches under staging_dir/custom/
+  std::vector<bundle::EnvSetting> environment = {}; // the model's runtime_env
 };
 
 struct JobOutcome

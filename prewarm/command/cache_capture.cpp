@@ -386,7 +386,8 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
                                             ec ? error_text(ec) : "it exists already"));
     }
   }
-  return CacheCapture(staging_root, home, std::move(kinds), options);
+  PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
+  return CacheCapture(staging_root, home, std::move(kinds), std::move(options));
 }
 
 fs::path
@@ -430,6 +431,8 @@ CacheCapture::child_environment(const Environment& base) const
       env[setting.name] = std::move(setting.value);
     }
   }
+  // Last: a custom cache may be located by XDG_CACHE_HOME itself.
+  point_custom_variables(env, m_staging_root, m_options.custom_caches);
   return env;
 }
 
@@ -486,7 +489,10 @@ CacheCapture::collect() const
       }
     }
   }
-  if (summary.total_files() == 0) {
+  PW_ASSIGN(summary.custom, collect_custom_caches(m_staging_root, m_options.custom_caches, summary.warnings));
+  const bool custom_filled = std::any_of(summary.custom.begin(), summary.custom.end(),
+                                         [](const CustomCapture& c) { return c.files > 0; });
+  if (summary.total_files() == 0 && !custom_filled) {
     summary.warnings.push_back(fmt::format(
       "the command filled none of the caches expected ({}): nothing will be packaged for it (does it "
       "compile kernels on this host? is a cache switched off in its environment?)",

@@ -11,6 +11,7 @@
 //
 // Layout of the work directory:
 //   WORK/staging/<kind>/...   what goes into a slice (bundle writer layout)
+//   WORK/staging/custom/<name>/...  custom caches (custom_capture.hpp)
 //   WORK/home/                HOME for the program; XDG_CACHE_HOME=WORK/home/.cache
 //
 // Why each rule: shared/research/kernel-caches.md §2 (NEO), §4 (SYCL),
@@ -19,6 +20,7 @@
 
 #include "base/error.hpp"
 #include "bundle/cache_kind.hpp"
+#include "command/custom_capture.hpp"
 #include "command/subprocess.hpp"
 
 #include <cstdint>
@@ -45,6 +47,7 @@ struct CaptureOptions
 {
   HomeMode home = HomeMode::private_home;
   KindSelection selection = KindSelection::all_known;
+  std::vector<CustomCacheRequest> custom_caches; // custom_capture.hpp
 };
 
 struct KindCapture
@@ -59,6 +62,7 @@ struct KindCapture
 struct CaptureSummary
 {
   std::vector<KindCapture> kinds; // every selected kind, in kind order
+  std::vector<CustomCapture> custom; // every custom cache, in manifest order
   std::vector<std::string> warnings;
 
   std::uint64_t total_files() const;

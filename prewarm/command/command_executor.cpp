@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <system_error>
 
@@ -41,6 +42,11 @@ summary_line(const CommandJobResult& result)
     }
     kinds += fmt::format("{}{} {} files {} B", kinds.empty() ? "" : ", ", to_string(k.kind), k.files, k.bytes);
   }
+  for (const auto& c : result.capture.custom) {
+    if (c.files > 0) {
+      kinds += fmt::format("{}custom/{} {} files {} B", kinds.empty() ? "" : ", ", c.name, c.files, c.bytes);
+    }
+  }
   return fmt::format("command {} in {:.2f} s; captured {}", result.run.describe(),
                      std::chrono::duration<double>(result.run.duration).count(),
                      kinds.empty() ? std::string("nothing") : kinds);
@@ -71,6 +77,9 @@ to_command_workload(const manifest::CommandWorkload& workload)
     PW_ASSIGN(const auto kind, bundle::parse_cache_kind(name));
     out.kinds.push_back(kind);
   }
+  for (const auto& cache : workload.caches) {
+    out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir});
+  }
   return out;
 }
 
@@ -84,6 +93,13 @@ report_json(const CommandJobResult& result)
                      {"bytes", k.bytes},
                      {"bookkeeping_removed", k.bookkeeping_removed},
                      {"from_default_location", k.from_default_location}});
+  }
+  for (const auto& c : result.capture.custom) {
+    kinds.push_back({{"kind", fmt::format("custom/{}", c.name)},
+                     {"variable", c.variable},
+                     {"files", c.files},
+                     {"bytes", c.bytes},
+                     {"outside_subdir_removed", c.outside_subdir_removed}});
   }
   nlohmann::json identities = nlohmann::json::array();
   for (const auto& identity : result.identities) {
@@ -182,15 +198,34 @@ CommandExecutor::run(const build::JobContext& context)
       return fail(Errc::failed, fmt::format("{}: cannot create {}: {}", job.id, in_quotes(staging.string()),
                                             ec ? ec.message() : "it exists already"));
     }
+    std::vector<std::string> moved;
     for (const auto kind : group.kinds) {
-      const auto from = result.staging_root / std::string(to_string(kind));
-      const auto to = staging / std::string(to_string(kind));
+      moved.emplace_back(to_string(kind));
+    }
+    build::JobOutput output{staging, group.requirements};
+    if (!group.custom_caches.empty()) {
+      fs::create_directory(staging / std::string(bundle::k_custom_kind), ec);
+      for (const auto& name : group.custom_caches) {
+        moved.push_back(fmt::format("{}/{}", bundle::k_custom_kind, name));
+        const auto& spec = *std::find_if(context.model.command->caches.begin(), context.model.command->caches.end(),
+                                         [&](const auto& c) { return c.name == name; });
+        output.caches.push_back(bundle::CustomCache{name, spec.variable});
+      }
+    }
+    for (const auto& relative : moved) {
+      const auto from = result.staging_root / relative;
+      const auto to = staging / relative;
       if (std::rename(from.c_str(), to.c_str()) != 0) {
         return fail(Errc::failed, fmt::format("{}: cannot move {} to {}: {}", job.id, in_quotes(from.string()),
                                               in_quotes(to.string()), errno_message(errno)));
       }
     }
-    outcome.outputs.push_back(build::JobOutput{staging, group.requirements});
+    // runtime_env travels with every slice of the job: any one of them
+    // installed means the application of this model runs here.
+    for (const auto& [name, value] : context.model.command->runtime_env) {
+      output.environment.push_back({name, value});
+    }
+    outcome.outputs.push_back(std::move(output));
   }
   return outcome;
 }

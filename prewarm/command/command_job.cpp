@@ -114,9 +114,24 @@ CommandJobResult::slice_groups() const
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const SliceGroup& g) { return g.requirements == identity.requirements; });
     if (it == groups.end()) {
-      groups.push_back(SliceGroup{{identity.kind}, identity.requirements});
+      groups.push_back(SliceGroup{{identity.kind}, {}, identity.requirements});
     } else {
       it->kinds.push_back(identity.kind);
+    }
+  }
+  std::vector<std::string> custom;
+  for (const auto& c : capture.custom) {
+    if (c.files > 0) {
+      custom.push_back(c.name);
+    }
+  }
+  if (!custom.empty()) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const SliceGroup& g) { return g.requirements == custom_requirements; });
+    if (it == groups.end()) {
+      groups.push_back(SliceGroup{{}, std::move(custom), custom_requirements});
+    } else {
+      it->custom_caches = std::move(custom);
     }
   }
   return groups;
@@ -153,6 +168,9 @@ CommandJobResult::report() const
       }
       text += '\n';
     }
+    for (const auto& c : capture.custom) {
+      text += fmt::format("  custom {} (${}) {:>6} files {:>11}\n", c.name, c.variable, c.files, human_bytes(c.bytes));
+    }
     for (const auto& identity : identities) {
       text += fmt::format("  {} made for: {}\n", to_string(identity.kind), requirement_text(identity.requirements));
     }
@@ -188,7 +206,7 @@ run_command_job(const CommandJobRequest& request)
     kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
   }
   PW_ASSIGN(auto capture, CacheCapture::prepare(request.work_dir, kinds,
-                                                CaptureOptions{request.home, selection}));
+                                                CaptureOptions{request.home, selection, workload.custom_caches}));
   result.staging_root = capture.staging_root();
   result.log_file = request.log_file.empty() ? request.work_dir / "command.log" : request.log_file;
 
@@ -240,7 +258,7 @@ run_command_job(const CommandJobRequest& request)
   if (wants_nvidia) {
     facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
   }
-  const bool wants_opencl = selected(capture.kinds(), CacheKind::pocl) ||
+  const bool wants_opencl = !workload.custom_caches.empty() || selected(capture.kinds(), CacheKind::pocl) ||
                             selected(capture.kinds(), CacheKind::neo) ||
                             selected(capture.kinds(), CacheKind::sycl);
   if (wants_opencl && request.list_opencl_devices) {
@@ -253,6 +271,10 @@ run_command_job(const CommandJobRequest& request)
     auto identity = identify_kind(k.kind, facts, request.frameworks);
     result.warnings.insert(result.warnings.end(), identity.warnings.begin(), identity.warnings.end());
     result.identities.push_back(std::move(identity));
+  }
+  if (std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
+                  [](const CustomCapture& c) { return c.files > 0; })) {
+    result.custom_requirements = custom_cache_requirements(facts.opencl_devices, result.warnings);
   }
   return result;
 }

@@ -31,6 +31,7 @@ struct CommandWorkload
   std::chrono::seconds timeout{0};              // 0: no limit
   ShellMode shell = ShellMode::direct;
   std::vector<CacheKind> kinds;                 // empty: every known kind
+  std::vector<CustomCacheRequest> custom_caches; // custom_capture.hpp
 };
 
 // "{precision}" -> precision, in one string. Other braces are left alone
@@ -58,6 +59,7 @@ struct CommandJobRequest
 struct SliceGroup
 {
   std::vector<CacheKind> kinds;
+  std::vector<std::string> custom_caches; // names, under staging/custom/
   std::vector<bundle::Requirement> requirements;
 };
 
@@ -71,6 +73,7 @@ struct CommandJobResult
   std::filesystem::path staging_root;   // <kind>/... ; removed when the job failed
   CaptureSummary capture;
   std::vector<KindIdentity> identities; // captured (non-empty) kinds only
+  std::vector<bundle::Requirement> custom_requirements; // of the captured custom caches
   std::map<std::string, std::string, std::less<>> frameworks;
   std::vector<std::string> warnings;    // traps, probe problems, empty capture
 

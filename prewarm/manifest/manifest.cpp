@@ -105,7 +105,7 @@ read_command(const yaml::Source& source,
              const std::string& path,
              const std::filesystem::path& base_directory)
 {
-  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"argv", "cwd", "env", "timeout", "shell", "kinds"}));
+  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"argv", "cwd", "env", "timeout", "shell", "kinds", "runtime_env", "caches"}));
   CommandWorkload command;
   PW_ASSIGN(auto argv_node, map.required("argv"));
   PW_ASSIGN(auto argv_items, yaml::read_list(source, argv_node, map.path_of("argv"), yaml::Emptiness::rejected));
@@ -158,6 +158,12 @@ read_command(const yaml::Source& source,
                                                fmt::join(known, ", "), did_you_mean(command.kinds[i], known))));
       }
     }
+  }
+  if (auto runtime_env = map.get("runtime_env")) {
+    PW_ASSIGN(command.runtime_env, read_runtime_env(source, *runtime_env, map.path_of("runtime_env")));
+  }
+  if (auto caches = map.get("caches")) {
+    PW_ASSIGN(command.caches, read_custom_caches(source, *caches, map.path_of("caches"), command.runtime_env));
   }
   return command;
 }

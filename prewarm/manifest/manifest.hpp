@@ -15,6 +15,8 @@
 //         timeout: DURATION               "30m" (default 1h)
 //         shell: false                    true: argv is joined and run by /bin/sh -c
 //         kinds: [pocl, cuda, ...]        cache kinds to collect (default: all)
+//         runtime_env: {NAME: VALUE}      exported at run time (runtime_needs.hpp)
+//         caches: [{name, variable, subdir}]  custom caches (runtime_needs.hpp)
 //   precisions: [fp32, fp16, bf16, int8]  non-empty, unique
 //   shapes:                               optional; defaults from engine::Shapes
 //     batch_sizes: [1]                    non-empty, unique, >= 1
@@ -32,6 +34,7 @@
 #include "base/error.hpp"
 #include "engine/architecture.hpp"
 #include "manifest/presets.hpp"
+#include "manifest/runtime_needs.hpp"
 #include "manifest/target_registry.hpp"
 
 #include <chrono>
@@ -64,6 +67,8 @@ struct CommandWorkload
   std::chrono::seconds timeout{3600};
   ShellMode shell = ShellMode::direct;
   std::vector<std::string> kinds; // cache kind names; empty = all known kinds
+  std::map<std::string, std::string> runtime_env; // signed into its slices
+  std::vector<CustomCacheSpec> caches;            // custom caches
 
   // argv with every "{precision}" replaced.
   std::vector<std::string> argv_for(engine::Precision precision) const;

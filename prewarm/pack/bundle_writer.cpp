@@ -163,6 +163,8 @@ write_bundle(const BundleSpec& spec, std::span<const PrivateKey> keys, const std
     slice.uncompressed_size = written.uncompressed_size;
     slice.requirements = input.requirements;
     slice.jobs = input.jobs;
+    slice.caches = input.caches;
+    slice.environment = input.environment;
     slice.directories = std::move(written.directories);
     slice.files = std::move(written.files);
     manifest.slices.push_back(std::move(slice));

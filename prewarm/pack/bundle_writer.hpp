@@ -29,6 +29,8 @@ struct SliceInput
   std::filesystem::path staging_dir;           // <kind>/<relative paths>
   std::vector<bundle::Requirement> requirements;
   std::vector<std::string> jobs;               // what filled it, e.g. "llama3-8b fp16 bs=1"
+  std::vector<bundle::CustomCache> caches = {};     // custom caches under staging_dir/custom/
+  std::vector<bundle::EnvSetting> environment = {}; // runtime env of the models that filled it
 };
 
 struct BundleSpec

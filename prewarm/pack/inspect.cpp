@@ -118,6 +118,12 @@ format_text(const BundleDescription& d)
     for (const auto& k : d.slice_kinds[i]) {
       out += fmt::format("  kind     {:<9} {} file{}, {}\n", k.kind, k.file_count, k.file_count == 1 ? "" : "s", human_bytes(k.total_bytes));
     }
+    for (const auto& c : s.caches) {
+      out += fmt::format("  cache    custom/{} located by ${}\n", c.name, c.variable);
+    }
+    for (const auto& e : s.environment) {
+      out += fmt::format("  env      {}={}\n", e.name, e.value);
+    }
     for (const auto& job : s.jobs) {
       out += fmt::format("  job      {}\n", job);
     }
@@ -157,6 +163,18 @@ format_json(const BundleDescription& d)
       slice["requirements"].push_back({{"key", r.key}, {"op", r.op}, {"value", r.value}});
     }
     slice["jobs"] = s.jobs;
+    if (!s.caches.empty()) { // only when present: older readers' output is unchanged
+      slice["caches"] = ordered_json::array();
+      for (const auto& c : s.caches) {
+        slice["caches"].push_back({{"name", c.name}, {"variable", c.variable}});
+      }
+    }
+    if (!s.environment.empty()) {
+      slice["environment"] = ordered_json::object();
+      for (const auto& e : s.environment) {
+        slice["environment"][e.name] = e.value;
+      }
+    }
     slice["kinds"] = ordered_json::array();
     for (const auto& k : d.slice_kinds[i]) {
       slice["kinds"].push_back({{"kind", k.kind}, {"files", k.file_count}, {"bytes", k.total_bytes}});

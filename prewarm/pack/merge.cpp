@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pack/merge.hpp"
+#include "pack/slice_extras.hpp"
 
 #include "base/files.hpp"
 #include "base/log.hpp"
@@ -356,6 +357,11 @@ merge_bundles(std::span<const fs::path> partial_dirs,
     for (const auto& copy : copies) {
       PW_TRY(extract_copy(partials[copy.partial_index], *copy.slice, scratch.path(), staging, entry_times));
       input.jobs.insert(input.jobs.end(), copy.slice->jobs.begin(), copy.slice->jobs.end());
+      if (auto joined = join_slice_extras(input, copy.slice->caches, copy.slice->environment,
+                                          describe(partials[copy.partial_index].dir));
+          !joined) {
+        return fail(Error(Errc::verify, joined.error().message(), "E_MERGE_CONFLICT"));
+      }
     }
     std::sort(input.jobs.begin(), input.jobs.end());
     if (copies.size() > 1) {

@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "bundle/cache_kind.hpp"
 #include "bundle/requirement.hpp"
+#include "bundle/runtime_variable.hpp"
 
 #include <fmt/format.h>
 
@@ -151,6 +152,65 @@ split_fields(std::string_view text, std::size_t max_fields)
   return out;
 }
 
+// Custom caches and runtime environment of one slice: names, order, limits,
+// one variable per purpose, a dir line for each cache and a cache line for
+// each custom path.
+Status
+validate_caches_and_environment(const Slice& slice)
+{
+  const auto where = [&](std::string_view what) { return fmt::format("slice {}: {}", in_quotes(slice.id), what); };
+  if (slice.caches.size() > k_max_caches_per_slice) {
+    return format_error(where(fmt::format("{} custom caches (at most {})", slice.caches.size(), k_max_caches_per_slice)));
+  }
+  if (slice.environment.size() > k_max_environment_per_slice) {
+    return format_error(where(fmt::format("{} env lines (at most {})", slice.environment.size(), k_max_environment_per_slice)));
+  }
+  std::set<std::string_view> variables;
+  std::set<std::string_view> declared;
+  for (std::size_t i = 0; i < slice.caches.size(); ++i) {
+    const auto& cache = slice.caches[i];
+    PW_TRY_CTX(where("cache"), check_custom_cache(cache));
+    if (i > 0 && !(slice.caches[i - 1].name < cache.name)) {
+      return format_error(where(fmt::format("cache {} is duplicated or out of order", in_quotes(cache.name))));
+    }
+    if (!variables.insert(cache.variable).second) {
+      return format_error(where(fmt::format("cache {}: variable {} locates another cache too", in_quotes(cache.name), cache.variable)));
+    }
+    if (!std::binary_search(slice.directories.begin(), slice.directories.end(),
+                            fmt::format("{}/{}", k_custom_kind, cache.name))) {
+      return format_error(where(fmt::format("cache {} has no dir line {}/{}", in_quotes(cache.name), k_custom_kind, cache.name)));
+    }
+    declared.insert(cache.name);
+  }
+  for (std::size_t i = 0; i < slice.environment.size(); ++i) {
+    const auto& setting = slice.environment[i];
+    PW_TRY_CTX(where("env"), check_exported_variable(setting.name));
+    if (!is_variable_value(setting.value)) {
+      return format_error(where(fmt::format("env {}: value {} is not 1..1024 printable ASCII without outer or double spaces", setting.name, in_quotes(setting.value))));
+    }
+    if (i > 0 && !(slice.environment[i - 1].name < setting.name)) {
+      return format_error(where(fmt::format("env {} is duplicated or out of order", setting.name)));
+    }
+    if (variables.contains(setting.name)) {
+      return format_error(where(fmt::format("env {} is also the variable of a custom cache", setting.name)));
+    }
+  }
+  const auto check_declared = [&](std::string_view path) -> Status {
+    const auto name = custom_cache_of(path);
+    if (!name.empty() && !declared.contains(name)) {
+      return format_error(where(fmt::format("{} is under the custom cache {}, which has no cache line", in_quotes(path), in_quotes(name))));
+    }
+    return {};
+  };
+  for (const auto& dir : slice.directories) {
+    PW_TRY(check_declared(dir));
+  }
+  for (const auto& file : slice.files) {
+    PW_TRY(check_declared(file.path));
+  }
+  return {};
+}
+
 Status
 validate_slice(const Slice& slice)
 {
@@ -187,6 +247,7 @@ validate_slice(const Slice& slice)
       return format_error(where(fmt::format("job {} is duplicated or out of order", in_quotes(slice.jobs[i]))));
     }
   }
+  PW_TRY(validate_caches_and_environment(slice));
   const std::size_t entries = slice.directories.size() + slice.files.size();
   if (entries > k_max_entries_per_slice) {
     return format_error(where(fmt::format("{} entries (at most {})", entries, k_max_entries_per_slice)));
@@ -274,6 +335,12 @@ serialize(const BundleManifest& manifest)
     for (const auto& job : slice.jobs) {
       line(fmt::format("job {}", job));
     }
+    for (const auto& cache : slice.caches) {
+      line(fmt::format("cache {} {}", cache.name, cache.variable));
+    }
+    for (const auto& setting : slice.environment) {
+      line(fmt::format("env {} {}", setting.name, setting.value));
+    }
     for (const auto& dir : slice.directories) {
       line(fmt::format("dir {}", dir));
     }
@@ -293,6 +360,8 @@ normalize(BundleManifest& manifest)
     std::sort(slice.requirements.begin(), slice.requirements.end());
     std::sort(slice.jobs.begin(), slice.jobs.end());
     slice.jobs.erase(std::unique(slice.jobs.begin(), slice.jobs.end()), slice.jobs.end());
+    std::sort(slice.caches.begin(), slice.caches.end());
+    std::sort(slice.environment.begin(), slice.environment.end());
     std::sort(slice.directories.begin(), slice.directories.end());
     std::sort(slice.files.begin(), slice.files.end(),
               [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
@@ -313,8 +382,13 @@ validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t m
     return bad(fmt::format("{} bytes long (at most {})", path.size(), max_length));
   }
   const auto kind = kind_of(path);
-  if (!parse_cache_kind(kind)) {
+  if (kind != k_custom_kind && !parse_cache_kind(kind)) {
     return bad(fmt::format("does not start with a known cache kind ({} is not one)", in_quotes(kind)));
+  }
+  if (const auto custom = custom_cache_of(path); !custom.empty()) {
+    if (auto named = check_custom_cache_name(custom); !named) {
+      return bad(named.error().message());
+    }
   }
   if (kind.size() == path.size()) {
     if (kind_only == KindOnlyPath::refused) {
@@ -475,14 +549,16 @@ parse(std::string_view bytes)
   }
 
   // Sections of a slice, in the only order they may appear.
-  enum class Section { payload, require, job, dir, file };
+  enum class Section { payload, require, job, cache, env, dir, file };
   Slice* slice = nullptr;
   Section section = Section::payload;
   const auto section_index = [](std::string_view keyword) -> int {
     if (keyword == "require") return 1;
     if (keyword == "job") return 2;
-    if (keyword == "dir") return 3;
-    if (keyword == "file") return 4;
+    if (keyword == "cache") return 3;
+    if (keyword == "env") return 4;
+    if (keyword == "dir") return 5;
+    if (keyword == "file") return 6;
     return -1;
   };
   for (; n < lines.size(); ++n) {
@@ -542,7 +618,7 @@ parse(std::string_view bytes)
       return line_error(line_no, fmt::format("{} line before the first slice line", in_quotes(keyword)));
     }
     if (index < static_cast<int>(section)) {
-      return line_error(line_no, fmt::format("{} line out of order (require, job, dir, file)", in_quotes(keyword)));
+      return line_error(line_no, fmt::format("{} line out of order (require, job, cache, env, dir, file)", in_quotes(keyword)));
     }
     section = static_cast<Section>(index);
     if (slice->directories.size() + slice->files.size() >= k_max_entries_per_slice &&
@@ -571,6 +647,35 @@ parse(std::string_view bytes)
         }
         slice->jobs.emplace_back(rest);
         break;
+      case Section::cache: {
+        const auto fields = split_fields(rest, 2);
+        if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
+          return line_error(line_no, "cache line needs: NAME VARIABLE");
+        }
+        if (slice->caches.size() >= k_max_caches_per_slice) {
+          return line_error(line_no, fmt::format("more than {} custom caches", k_max_caches_per_slice));
+        }
+        CustomCache cache{std::string(fields[0]), std::string(fields[1])};
+        if (auto s = check_custom_cache(cache); !s) {
+          return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, s.error().message()), s.error().code()));
+        }
+        slice->caches.push_back(std::move(cache));
+        break;
+      }
+      case Section::env: {
+        const auto fields = split_fields(rest, 2);
+        if (fields.size() != 2) {
+          return line_error(line_no, "env line needs: VARIABLE VALUE");
+        }
+        if (slice->environment.size() >= k_max_environment_per_slice) {
+          return line_error(line_no, fmt::format("more than {} env lines", k_max_environment_per_slice));
+        }
+        if (auto s = check_exported_variable(fields[0]); !s) {
+          return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, s.error().message()), s.error().code()));
+        }
+        slice->environment.push_back(EnvSetting{std::string(fields[0]), std::string(fields[1])});
+        break;
+      }
       case Section::dir:
         if (auto s = validate_entry_path(rest, KindOnlyPath::allowed); !s) {
           return line_error(line_no, s.error().message());

@@ -26,6 +26,9 @@
 //                                  (digest, size of .tar.zst, sum of file sizes, entries)
 //                   ("require " KEY " " OP " " VALUE LF)*   sorted by (key, op, value)
 //                   ("job " TEXT LF)*                  jobs that filled it, sorted
+//                   ("cache " CNAME " " VAR LF)*       custom caches, sorted by CNAME;
+//                                                      each has "dir custom/CNAME"
+//                   ("env " VAR " " VALUE LF)*         runtime environment, sorted by VAR
 //                   ("dir " PATH LF)*                  sorted
 //                   ("file " SHA256 " " U64 " " MODE " " PATH LF)*   sorted by path
 //   ID           := [a-z0-9][a-z0-9._-]{0,127}
@@ -34,10 +37,18 @@
 //   OP           := "==" | ">=" | "<" | "in"           "in": VALUE is a comma list
 //   VALUE, TEXT  := printable ASCII, no leading/trailing space, 1..1024 bytes
 //   MODE         := "0644" | "0755"
-//   PATH         := KIND "/" REL                       KIND: cache_kind.hpp names
+//   PATH         := KIND "/" REL                       KIND: cache_kind.hpp names, or
+//                 | "custom/" CNAME "/" REL            a declared custom cache
+//   CNAME        := [a-z0-9][a-z0-9._-]{0,63}          no built-in kind name (custom_cache.hpp)
+//   VAR          := [A-Za-z_][A-Za-z0-9_]{0,127}       not denied (runtime_variable.hpp)
 //   REL          := COMPONENT ("/" COMPONENT)*         depth <= 32, length <= 1024
 //   COMPONENT    := [A-Za-z0-9._+-]{1,255} except "." and ".."
 //   SHA256       := 64 lowercase hex
+//
+// A custom cache VAR and an env VAR are distinct within a slice; `env` and
+// `exec` export a slice's env lines and cache variables only while that slice
+// is installed. A denied VAR fails parse() with E_DENIED_VARIABLE, so a
+// validly signed bundle cannot make the runtime export it.
 //
 // Entries count = dirs + files. A dir line exists for every directory that
 // holds an entry (parents before children, by sort order), kinds included.
@@ -45,6 +56,8 @@
 
 #include "base/error.hpp"
 #include "base/time_format.hpp"
+#include "bundle/cache_kind.hpp"
+#include "bundle/custom_cache.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +98,8 @@ struct Slice
   std::uint64_t entry_count = 0;       // dirs + files
   std::vector<Requirement> requirements;
   std::vector<std::string> jobs;
+  std::vector<CustomCache> caches;     // sorted by name
+  std::vector<EnvSetting> environment; // runtime_env, sorted by name
   std::vector<std::string> directories;
   std::vector<FileEntry> files;
   auto operator<=>(const Slice&) const = default;
@@ -110,7 +125,8 @@ void normalize(BundleManifest& manifest);
 
 // Strict parse of signed bytes. Errors are Errc::verify with code
 // E_MANIFEST_FORMAT and name the line number ("manifest:12: ..."), except a
-// requirement key this version does not know: E_UNKNOWN_REQUIREMENT.
+// requirement key this version does not know: E_UNKNOWN_REQUIREMENT, and a
+// denied variable: E_DENIED_VARIABLE.
 Result<BundleManifest> parse(std::string_view bytes);
 
 // Limits validate() enforces (a manifest within them still goes through the
@@ -119,6 +135,8 @@ inline constexpr std::size_t k_max_slices = 4096;
 inline constexpr std::size_t k_max_entries_per_slice = 1'000'000;
 inline constexpr std::size_t k_max_requirements_per_slice = 64;
 inline constexpr std::size_t k_max_jobs_per_slice = 4096;
+inline constexpr std::size_t k_max_caches_per_slice = 64;
+inline constexpr std::size_t k_max_environment_per_slice = 64;
 inline constexpr std::size_t k_max_path_length = 1024;
 inline constexpr std::size_t k_max_path_depth = 32; // components after KIND
 
@@ -133,6 +151,8 @@ Status validate(const BundleManifest& manifest);
 // against the PATH rule above: charset, no "."/".." or empty components,
 // known kind, length and depth. Errc::verify E_PATH naming the path and the
 // rule it breaks. `kind_only` allows the bare "<kind>" form (directories).
+// "custom/<name>/..." needs a well-formed custom cache name (whether the
+// slice declares it is validate()'s check).
 enum class KindOnlyPath { allowed, refused };
 Status validate_entry_path(std::string_view path,
                            KindOnlyPath kind_only,

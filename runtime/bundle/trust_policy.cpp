@@ -301,8 +301,7 @@ struct PolicyReader
         std::set<std::string> allowed;
         for (std::size_t i = 0; i < kinds.size(); ++i) {
           PW_ASSIGN(const auto name, scalar(kinds[i], fmt::format("install.kinds[{}]", i)));
-          auto kind = parse_cache_kind(name);
-          if (!kind) {
+          if (auto kind = check_allowed_kind_name(name); !kind) {
             return error(kinds[i], fmt::format("install.kinds[{}]", i), kind.error().message());
           }
           allowed.insert(name);
@@ -438,7 +437,7 @@ check_manifest_policy(const ManifestPolicy& policy, std::string_view manifest_sh
       PW_TRY(over(fmt::format("path length ({})", file.path), file.path.size(), limits.max_path_length));
       const auto depth = static_cast<std::uint64_t>(std::count(file.path.begin(), file.path.end(), '/'));
       PW_TRY(over(fmt::format("path depth ({})", file.path), depth, limits.max_depth));
-      if (policy.allowed_kinds && !policy.allowed_kinds->contains(std::string(kind_of(file.path)))) {
+      if (!kind_allowed(policy, file.path)) {
         std::string allowed;
         for (const auto& k : *policy.allowed_kinds) {
           allowed += allowed.empty() ? "" : ", ";
@@ -452,7 +451,7 @@ check_manifest_policy(const ManifestPolicy& policy, std::string_view manifest_sh
     }
     for (const auto& dir : slice.directories) {
       PW_TRY(over(fmt::format("path length ({})", dir), dir.size(), limits.max_path_length));
-      if (policy.allowed_kinds && !policy.allowed_kinds->contains(std::string(kind_of(dir)))) {
+      if (!kind_allowed(policy, dir)) {
         return fail(Errc::verify,
                     fmt::format("slice {}: directory {} is of cache kind '{}', which the trust policy does not allow",
                                 slice.id, dir, kind_of(dir)),
@@ -461,6 +460,48 @@ check_manifest_policy(const ManifestPolicy& policy, std::string_view manifest_sh
     }
   }
   return {};
+}
+
+Status
+check_allowed_kind_name(std::string_view name)
+{
+  if (name == k_custom_kind) {
+    return {};
+  }
+  if (name.starts_with(k_custom_kind) && name.size() > k_custom_kind.size() + 1 && name[k_custom_kind.size()] == '/') {
+    if (auto checked = check_custom_cache_name(name.substr(k_custom_kind.size() + 1)); !checked) {
+      return fail(Errc::usage, checked.error().message());
+    }
+    return {};
+  }
+  if (auto kind = parse_cache_kind(name); !kind) {
+    return fail(Errc::usage, fmt::format("{}, \"{}\" (every custom cache) or \"{}/NAME\" (one)",
+                                         kind.error().message(), k_custom_kind, k_custom_kind));
+  }
+  return {};
+}
+
+bool
+kind_allowed(const ManifestPolicy& policy, std::string_view entry_path)
+{
+  if (!policy.allowed_kinds) {
+    return true;
+  }
+  const auto& allowed = *policy.allowed_kinds;
+  const auto kind = kind_of(entry_path);
+  if (kind != k_custom_kind) {
+    return allowed.contains(std::string(kind));
+  }
+  if (allowed.contains(std::string(k_custom_kind))) {
+    return true;
+  }
+  const auto name = custom_cache_of(entry_path);
+  if (name.empty()) {
+    // The "custom" directory itself: allowed when any custom cache is.
+    return std::any_of(allowed.begin(), allowed.end(),
+                       [](const std::string& k) { return k.starts_with(std::string(k_custom_kind) + "/"); });
+  }
+  return allowed.contains(fmt::format("{}/{}", k_custom_kind, name));
 }
 
 Result<InstallOwner>

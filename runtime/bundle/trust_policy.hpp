@@ -35,8 +35,10 @@
 //     max_expansion_ratio: 2000
 //   install:
 //     root: /var/cache/prewarm                   default for --root
-//     kinds: [pocl, neo]                         cache kinds a bundle may write;
-//                                                absent: all (E_POLICY_KIND otherwise)
+//     kinds: [pocl, neo, custom/hashcat]         cache kinds a bundle may write;
+//                                                absent: all (E_POLICY_KIND otherwise).
+//                                                "custom" allows every custom cache
+//                                                (custom_cache.hpp), "custom/NAME" one
 //     owner: "1000:1000"                         UID:GID (numbers) of every installed
 //                                                file and directory when the installer
 //                                                runs as root; absent: the installer's
@@ -87,6 +89,10 @@ struct InstallOwner
   std::uint32_t gid = 0;
 };
 
+// An install.kinds entry: a built-in kind, "custom" or "custom/NAME";
+// Errc::usage otherwise.
+Status check_allowed_kind_name(std::string_view name);
+
 // "UID:GID", decimal; Errc::usage otherwise.
 Result<InstallOwner> parse_install_owner(std::string_view text);
 
@@ -122,6 +128,10 @@ Result<TrustPolicy> load_trust_policy(const std::filesystem::path& policy_file);
 // What `--trust FILE` means: a policy when FILE ends in .yaml/.yml, else a
 // public key file (a TrustPolicy with that one key and default rules).
 Result<TrustPolicy> load_trust_file(const std::filesystem::path& file);
+
+// Whether install.kinds lets an entry path ("pocl/..", "custom/hashcat/..",
+// "custom") be installed.
+bool kind_allowed(const ManifestPolicy& policy, std::string_view entry_path);
 
 // Judges a verified, parsed manifest (its digest is the sha256 of the signed
 // bytes). Codes: E_PIN, E_CHANNEL, E_ROLLBACK (below min_serial), E_LIMIT

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // prewarm-runtime install BUNDLE --trust PUB|POLICY [--root DIR] [--on-failure fail|warn] [--json]
+//                         [--owner UID:GID] [--replace-channel]
+//
+// --owner gives every installed file to the application's user when the
+// installer is root (install/user_access.hpp: why, and what happens without
+// it); it overrides the trust policy's install.owner. --replace-channel lets a
+// bundle of another channel replace the installed one (install/channel_guard.hpp).
 //
 // --on-failure warn is what a container entrypoint passes: whatever goes
 // wrong (a bad signature, a full disk, no matching slice), the reason is
@@ -30,6 +36,8 @@ struct InstallCommand
   TrustOptions trust;
   std::string on_failure = "fail";
   std::string lock_timeout = "120s";
+  std::string owner;
+  bool replace_channel = false;
   bool json = false;
 
   Result<install::InstallReport> install() const
@@ -38,6 +46,10 @@ struct InstallCommand
     install::InstallOptions options;
     PW_ASSIGN(options.verify, verify_options(trust, policy));
     options.limits = policy.manifest.limits;
+    if (!owner.empty()) {
+      PW_ASSIGN_CTX(options.verify.policy.install_owner, "--owner", bundle::parse_install_owner(owner));
+    }
+    options.channels = replace_channel ? install::ChannelReplacement::replace : install::ChannelReplacement::refuse;
     std::filesystem::path install_root = root;
     if (install_root.empty()) {
       if (!policy.install_root) {
@@ -168,6 +180,10 @@ add_install_command(CLI::App& app, Action& action)
     ->capture_default_str();
   sub->add_option("--lock-timeout", command->lock_timeout, "how long to wait for another installer (30s, 5m)")
     ->capture_default_str();
+  sub->add_option("--owner", command->owner,
+                  "UID:GID that owns the installed caches (root installers; overrides the policy's install.owner)");
+  sub->add_flag("--replace-channel", command->replace_channel,
+                "replace a bundle of another channel installed under the root (default: refuse)");
   sub->add_flag("--json", command->json, "machine-readable result on stdout");
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }

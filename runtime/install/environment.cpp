@@ -2,22 +2,99 @@
 #include "install/environment.hpp"
 
 #include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/log.hpp"
+#include "bundle/bundle_manifest.hpp"
+#include "bundle/custom_cache.hpp"
+#include "bundle/runtime_variable.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
 
 #include <fmt/format.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace prewarm::install {
 
-Result<std::vector<bundle::EnvSetting>>
-environment(const std::filesystem::path& root_in)
+namespace {
+
+namespace fs = std::filesystem;
+
+// Custom caches and env lines of the installed slices, from the manifest
+// copy the installer verified. The root is not signed, so every name is
+// checked again against this runtime's rules.
+struct SliceExtras
+{
+  std::vector<bundle::CustomCache> caches;
+  std::map<std::string, std::string> environment;
+};
+
+SliceExtras
+installed_extras(const fs::path& root, const InstalledMarker& marker, std::vector<std::string>& warnings)
+{
+  SliceExtras extras;
+  auto bytes = read_file((meta_dir(root) / k_manifest_copy_file).string());
+  if (!bytes) {
+    warnings.push_back(fmt::format("cannot read the installed manifest ({}): custom caches and runtime env are not "
+                                   "exported",
+                                   bytes.error().message()));
+    return extras;
+  }
+  auto manifest = bundle::parse(*bytes);
+  if (!manifest) {
+    warnings.push_back(fmt::format("the installed manifest under {} does not parse ({}): custom caches and runtime env "
+                                   "are not exported",
+                                   root.string(), manifest.error().describe()));
+    return extras;
+  }
+  std::map<std::string, std::string> cache_variable; // name -> variable
+  std::set<std::string> conflicting;
+  for (const auto& slice : manifest->slices) {
+    if (std::find(marker.slice_ids.begin(), marker.slice_ids.end(), slice.id) == marker.slice_ids.end()) {
+      continue;
+    }
+    for (const auto& cache : slice.caches) {
+      const auto [it, inserted] = cache_variable.emplace(cache.name, cache.variable);
+      if (inserted) {
+        extras.caches.push_back(cache);
+      } else if (it->second != cache.variable) {
+        conflicting.insert(cache.name);
+      }
+    }
+    for (const auto& setting : slice.environment) {
+      const auto [it, inserted] = extras.environment.emplace(setting.name, setting.value);
+      if (!inserted && it->second != setting.value) {
+        warnings.push_back(fmt::format("{} left unset: installed slices set it to {} and {}", setting.name,
+                                       in_quotes(it->second), in_quotes(setting.value)));
+        it->second.clear();
+      }
+    }
+  }
+  std::erase_if(extras.caches, [&](const bundle::CustomCache& c) {
+    if (conflicting.contains(c.name)) {
+      warnings.push_back(fmt::format("custom cache {} not exported: installed slices locate it with different "
+                                     "variables",
+                                     c.name));
+      return true;
+    }
+    return false;
+  });
+  std::erase_if(extras.environment, [](const auto& entry) { return entry.second.empty(); });
+  return extras;
+}
+
+} // namespace
+
+Result<ApplicationEnvironment>
+application_environment(const fs::path& root_in, const UserAccessOptions& access)
 {
   std::error_code ec;
-  const auto root = std::filesystem::absolute(root_in, ec).lexically_normal();
+  const auto root = fs::absolute(root_in, ec).lexically_normal();
   if (struct stat st{}; ::lstat((meta_dir(root) / k_committing_file).c_str(), &st) == 0) {
     // Killed between two kinds' swaps: some kinds may be the new bundle's and
     // some the old one's, and the marker names only one of them.
@@ -33,19 +110,109 @@ environment(const std::filesystem::path& root_in)
                                           k_meta_dir, k_marker_file),
                 "E_NOT_INSTALLED");
   }
-  std::vector<bundle::EnvSetting> settings;
+  ApplicationEnvironment out;
+  // The directory this user's application uses for ROOT/<relative>, or none
+  // (with the warning naming the variables left unset).
+  const auto usable_dir = [&](std::string_view relative, std::string_view variables) -> std::optional<fs::path> {
+    auto usable = usable_cache(root, relative, marker->manifest_sha256, access);
+    if (!usable) {
+      out.warnings.push_back(fmt::format("{}: {} left unset, the application compiles these kernels as without "
+                                         "prewarm: {}",
+                                         relative, variables, usable.error().message()));
+      return std::nullopt;
+    }
+    if (usable->copied_now) {
+      out.notes.push_back(fmt::format("{}: {} is not writable by uid {}; using a private copy {} ({} files in {:.3f} s)",
+                                      relative, (root / std::string(relative)).string(), ::geteuid(),
+                                      usable->dir.string(), usable->files_copied, usable->copy_seconds));
+    }
+    return usable->dir;
+  };
+  const auto names_of = [](const std::vector<bundle::EnvSetting>& settings) {
+    std::string names;
+    for (const auto& s : settings) {
+      names += names.empty() ? "" : ", ";
+      names += s.name;
+    }
+    return names;
+  };
+
+  bool has_custom = false;
   for (const auto& installed : marker->kinds) {
+    if (installed.kind == bundle::k_custom_kind) {
+      has_custom = true;
+      continue;
+    }
     PW_ASSIGN_CTX(const auto kind, fmt::format("install marker under {}", root.string()),
                   bundle::parse_cache_kind(installed.kind));
     if (kind == bundle::CacheKind::neo) {
-      std::filesystem::create_directories(root / installed.kind, ec); // see the header
+      fs::create_directories(root / installed.kind, ec); // see the header
     }
-    auto vars = bundle::cache_environment(kind, root / installed.kind, installed.bytes);
-    settings.insert(settings.end(), vars.begin(), vars.end());
+    const auto names = names_of(bundle::cache_environment(kind, root, 0));
+    const auto dir = usable_dir(installed.kind, names);
+    if (!dir) {
+      continue;
+    }
+    auto vars = bundle::cache_environment(kind, *dir, installed.bytes);
+    out.settings.insert(out.settings.end(), vars.begin(), vars.end());
   }
-  settings.push_back({std::string(k_root_variable), root.string()});
-  std::sort(settings.begin(), settings.end());
-  return settings;
+
+  const auto extras = installed_extras(root, *marker, out.warnings);
+  for (const auto& cache : extras.caches) {
+    if (auto checked = bundle::check_custom_cache(cache); !checked) {
+      out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, checked.error().describe()));
+      continue;
+    }
+    if (!has_custom) {
+      out.warnings.push_back(fmt::format("custom cache {}: {} is not installed; {} left unset", cache.name,
+                                         bundle::k_custom_kind, cache.variable));
+      continue;
+    }
+    const auto dir = usable_dir(fmt::format("{}/{}", bundle::k_custom_kind, cache.name), cache.variable);
+    if (dir) {
+      out.settings.push_back({cache.variable, dir->string()});
+    }
+  }
+  for (const auto& [name, value] : extras.environment) {
+    if (auto checked = bundle::check_exported_variable(name); !checked) {
+      out.warnings.push_back(fmt::format("runtime env {} refused: {}", name, checked.error().describe()));
+      continue;
+    }
+    if (!bundle::is_variable_value(value)) {
+      out.warnings.push_back(fmt::format("runtime env {} refused: its value is not printable ASCII", name));
+      continue;
+    }
+    out.settings.push_back({name, value});
+  }
+  out.settings.push_back({std::string(k_root_variable), root.string()});
+  std::sort(out.settings.begin(), out.settings.end());
+  // One value per variable: a custom cache variable that a runtime env line
+  // of another slice also sets is ambiguous.
+  for (std::size_t i = 1; i < out.settings.size();) {
+    if (out.settings[i].name == out.settings[i - 1].name) {
+      out.warnings.push_back(fmt::format("{} left unset: the installed slices give it two values",
+                                         out.settings[i].name));
+      const auto name = out.settings[i].name;
+      std::erase_if(out.settings, [&](const bundle::EnvSetting& s) { return s.name == name; });
+      i = 1;
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+Result<std::vector<bundle::EnvSetting>>
+environment(const fs::path& root)
+{
+  PW_ASSIGN(auto env, application_environment(root));
+  for (const auto& note : env.notes) {
+    log::info("{}", note);
+  }
+  for (const auto& warning : env.warnings) {
+    log::warn("{}", warning);
+  }
+  return std::move(env.settings);
 }
 
 std::string

@@ -409,6 +409,10 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   remove_stale_staging(root);
   end_phase("lock");
 
+  // Another channel's caches are never replaced silently (channel_guard.hpp).
+  // A marker that does not parse holds nothing, as for installed_already().
+  const auto marker = read_marker(root);
+  PW_TRY(check_channel_occupancy(marker ? *marker : std::nullopt, verified.manifest, root, options.channels));
   if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
     report.outcome = InstallOutcome::already_installed;
     return finish();

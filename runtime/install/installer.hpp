@@ -7,7 +7,8 @@
 //   verify signature -> parse -> validity period -> select slices
 //     (nothing is written anywhere before this point)
 //   mkdir ROOT (never through a symlink) -> flock ROOT/.prewarm/lock (bounded)
-//   -> remove stale staging dirs -> marker == this manifest and its slices,
+//   -> remove stale staging dirs -> another channel installed: E_CHANNEL_OCCUPIED
+//      unless --replace-channel (channel_guard.hpp) -> marker == this manifest and its slices,
 //      and every installed kind directory still there: done, nothing written
 //   -> rollback guard: serial < high-water of the channel (E_ROLLBACK), same
 //      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
@@ -28,6 +29,7 @@
 #include "bundle/trust.hpp"
 #include "host/host_device.hpp"
 #include "install/bundle_verification.hpp"
+#include "install/channel_guard.hpp"
 #include "install/slice_selection.hpp"
 #include "install/tree_commit.hpp"
 
@@ -60,6 +62,8 @@ struct InstallOptions
   // which at container start is little. each_file touches nothing else.
   SyncMethod sync = SyncMethod::filesystem;
   std::optional<SysSeconds> now; // default: the current time, read once
+  // Another channel's bundle already in the root (channel_guard.hpp).
+  ChannelReplacement channels = ChannelReplacement::refuse;
 };
 
 enum class InstallOutcome { installed, already_installed };

@@ -28,6 +28,18 @@
 
 namespace prewarm::test {
 
+// `text` with the first `from` replaced by `to` (a test failure if absent).
+inline std::string
+replace_once(std::string text, std::string_view from, std::string_view to)
+{
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 inline SysSeconds
 test_time(int days_after_2026 = 0)
 {

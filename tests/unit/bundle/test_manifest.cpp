@@ -9,6 +9,7 @@ namespace prewarm::bundle {
 namespace {
 
 using test::file_entry;
+using test::replace_once;
 
 Slice
 sample_slice(std::string id = "cpu-pocl")
@@ -38,17 +39,6 @@ expect_format_error(std::string_view bytes, std::string_view code = "E_MANIFEST_
   ASSERT_FALSE(parsed) << "accepted:\n" << bytes;
   EXPECT_EQ(parsed.error().category(), Errc::verify);
   EXPECT_EQ(parsed.error().code(), code) << parsed.error().message();
-}
-
-std::string
-replace_once(std::string text, std::string_view from, std::string_view to)
-{
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
 }
 
 TEST(BundleManifest, RoundTripIsByteExact)

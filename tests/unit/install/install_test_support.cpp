@@ -90,7 +90,7 @@ BundleFactory::write(const std::string& name, std::uint64_t serial, const std::v
   for (const auto& s : slices) {
     const auto staging = work / ("staging-" + std::to_string(counter++));
     write_tree(staging, s.files);
-    spec.slices.push_back({s.id, staging, s.requirements, {"test_only job for " + s.id}});
+    spec.slices.push_back({s.id, staging, s.requirements, {"test_only job for " + s.id}, s.caches, s.environment});
   }
   const auto out = work / name;
   const pack::PrivateKey& signer = key ? *key : test_only_key;

@@ -43,6 +43,8 @@ struct BundleFactory
     std::string id;
     Files files; // "<kind>/<rel>" -> content
     std::vector<bundle::Requirement> requirements;
+    std::vector<bundle::CustomCache> caches = {};     // custom/<name>/... in files
+    std::vector<bundle::EnvSetting> environment = {}; // runtime env
   };
 
   // Writes a bundle signed by `key` (default: the factory's test_only key).

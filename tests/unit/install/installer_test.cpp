@@ -224,10 +224,13 @@ TEST_F(InstallerTest, RollbackAndEquivocationAreRefused)
   expect_failure_left_root_unchanged(install(factory.write("b4", 4, {cpu_slice("v4")})), "E_ROLLBACK", hash);
   expect_failure_left_root_unchanged(install(factory.write("b5bis", 5, {cpu_slice("v5-other")})),
                                      "E_ROLLBACK_EQUIVOCATION", hash);
-  // Another channel has its own serials.
-  EXPECT_TRUE(install(factory.write("c1", 1, {cpu_slice("c1")}, nullptr, "other")));
+  // Another channel has its own serials (replacing the installed channel
+  // on purpose: channel_guard.hpp).
+  install::InstallOptions replace;
+  replace.channels = install::ChannelReplacement::replace;
+  EXPECT_TRUE(install(factory.write("c1", 1, {cpu_slice("c1")}, nullptr, "other"), replace));
   // ... and the guard outlives that: channel default is still at 5.
-  auto result = install(factory.write("b3", 3, {cpu_slice("v3")}));
+  auto result = install(factory.write("b3", 3, {cpu_slice("v3")}), replace);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code(), "E_ROLLBACK");
 }

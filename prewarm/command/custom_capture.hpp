@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Capturing custom caches (runtime/bundle/custom_cache.hpp): directories a
+// program finds through a variable that no built-in kind knows, such as
+// hashcat's $XDG_CACHE_HOME/hashcat/kernels. Each gets a fresh staging
+// directory WORK/staging/custom/<name>, the variable points there for the
+// warm-up (over HOME/XDG_CACHE_HOME of the private home), and afterwards only
+// `subdir` is kept when the model names one, links and special files are
+// removed, and the tree is measured.
+//
+// Identity: a custom cache's format is unknown to prewarm, so its slice
+// requires the OpenCL device the job ran on (vendor, platform, device,
+// device version, driver: the keys of a PoCL slice, with which it then
+// shares a slice); a program that keys its own cache by device (hashcat
+// does) simply misses on another one, but a program that does not would load
+// code built for another device. Without a known device the slice carries
+// no requirement and the job says so.
+#pragma once
+
+#include "base/device_properties.hpp"
+#include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
+#include "command/subprocess.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace prewarm::command {
+
+struct CustomCacheRequest
+{
+  std::string name;
+  std::string variable;
+  std::filesystem::path subdir; // empty: the whole directory
+};
+
+struct CustomCapture
+{
+  std::string name;
+  std::string variable;
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t outside_subdir_removed = 0; // top-level entries dropped for `subdir`
+};
+
+// WORK/staging/custom/<name>.
+std::filesystem::path custom_staging_dir(const std::filesystem::path& staging_root, std::string_view name);
+
+// Creates every custom staging directory.
+Status prepare_custom_staging(const std::filesystem::path& staging_root, const std::vector<CustomCacheRequest>& caches);
+
+// Points each variable at its staging directory.
+void point_custom_variables(Environment& env,
+                            const std::filesystem::path& staging_root,
+                            const std::vector<CustomCacheRequest>& caches);
+
+// After the run: subdir kept, links and special files removed (with a
+// warning), measured. A cache that stayed empty is a warning.
+Result<std::vector<CustomCapture>> collect_custom_caches(const std::filesystem::path& staging_root,
+                                                         const std::vector<CustomCacheRequest>& caches,
+                                                         std::vector<std::string>& warnings);
+
+// The requirements of a custom cache (see the header), with a warning when
+// no single OpenCL device is known.
+std::vector<bundle::Requirement> custom_cache_requirements(const std::vector<DeviceProperties>& opencl_devices,
+                                                           std::vector<std::string>& warnings);
+
+} // namespace prewarm::command

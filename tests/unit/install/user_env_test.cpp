@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+// What env/exec export from an installed bundle beyond the built-in kinds
+// (custom caches, runtime env), for whom (another user than the installer:
+// private copies, unusable caches left unset), and one channel per root.
+#include "install_test_support.hpp"
+
+#include "base/files.hpp"
+#include "install/environment.hpp"
+#include "install/install_layout.hpp"
+#include "install/installer.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+#include <map>
+
+using namespace prewarm;
+using namespace prewarm::test;
+
+namespace {
+
+constexpr uid_t k_nobody = 65534;
+
+class UserEnvTest : public ::testing::Test
+{
+protected:
+  TempDir dir = scratch();
+  BundleFactory factory{dir.path()};
+  fs::path root = dir.path() / "root";
+  std::vector<host::HostDevice> host = cpu_host();
+
+  BundleFactory::SliceSpec hashcat_slice()
+  {
+    return {"cpu",
+            {{"pocl/ab/kernel.so", "pocl kernel"}, {"custom/hashcat/hashcat/kernels/m0.kernel", "hashcat kernel"}},
+            requires_cpu(),
+            {{"hashcat", "XDG_CACHE_HOME"}},
+            {{"PYOPENCL_NO_CACHE", "1"}, {"QUOTED_VALUE", "it's $HOME"}}};
+  }
+
+  Result<install::InstallReport> install(const fs::path& bundle, install::InstallOptions options = {})
+  {
+    return install::install_bundle(bundle, factory.trust(), root, host, options);
+  }
+
+  static std::map<std::string, std::string> as_map(const std::vector<bundle::EnvSetting>& settings)
+  {
+    std::map<std::string, std::string> out;
+    for (const auto& s : settings) {
+      out[s.name] = s.value;
+    }
+    return out;
+  }
+
+  // Runs `body` in a child process as uid/gid nobody; returns its exit code.
+  static int as_nobody(const std::function<int()>& body)
+  {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::setgroups(0, nullptr) != 0 || ::setresgid(k_nobody, k_nobody, k_nobody) != 0 ||
+          ::setresuid(k_nobody, k_nobody, k_nobody) != 0) {
+        ::_exit(90);
+      }
+      ::_exit(body());
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+  }
+};
+
+} // namespace
+
+TEST_F(UserEnvTest, CustomCacheAndRuntimeEnvAreExportedWhileTheirSliceIsInstalled)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  EXPECT_EQ(read_file((root / "custom/hashcat/hashcat/kernels/m0.kernel").string()).value_or(""), "hashcat kernel");
+  auto env = install::application_environment(root);
+  ASSERT_TRUE(env) << env.error().message();
+  EXPECT_TRUE(env->warnings.empty()) << env->warnings.front();
+  const auto vars = as_map(env->settings);
+  EXPECT_EQ(vars.at("XDG_CACHE_HOME"), (root / "custom/hashcat").string());
+  EXPECT_EQ(vars.at("PYOPENCL_NO_CACHE"), "1");
+  EXPECT_EQ(vars.at("POCL_CACHE_DIR"), (root / "pocl").string());
+  const auto shell = install::format_shell_exports(env->settings);
+  EXPECT_NE(shell.find("export QUOTED_VALUE='it'\\''s $HOME'\n"), std::string::npos) << shell;
+}
+
+TEST_F(UserEnvTest, ASliceThatIsNotInstalledExportsNothing)
+{
+  auto other = hashcat_slice();
+  other.id = "gpu";
+  other.requirements = {{"vendor", "==", "nvidia"}};
+  other.environment = {{"ONLY_ON_GPU", "1"}};
+  other.caches.clear();
+  other.files = {{"cuda/x", "cuda"}};
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice(), other})));
+  auto env = install::application_environment(root);
+  ASSERT_TRUE(env);
+  const auto vars = as_map(env->settings);
+  EXPECT_FALSE(vars.contains("ONLY_ON_GPU"));
+  EXPECT_TRUE(vars.contains("PYOPENCL_NO_CACHE"));
+}
+
+TEST_F(UserEnvTest, ADeniedNameInADamagedRootIsNeverExported)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  // The root is not signed: someone rewrites the installed manifest copy.
+  const auto copy = install::meta_dir(root) / install::k_manifest_copy_file;
+  auto text = read_file(copy.string()).value();
+  const auto at = text.find("env PYOPENCL_NO_CACHE 1\n");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 24, "env LD_PRELOAD /tmp/x.so\n");
+  ASSERT_TRUE(write_file_atomic(copy, text));
+  auto env = install::application_environment(root);
+  ASSERT_TRUE(env);
+  const auto vars = as_map(env->settings);
+  EXPECT_FALSE(vars.contains("LD_PRELOAD"));
+  EXPECT_FALSE(vars.contains("XDG_CACHE_HOME")) << "nothing of a manifest copy that does not parse";
+  EXPECT_TRUE(vars.contains("POCL_CACHE_DIR")) << "the built-in kinds still work";
+  ASSERT_FALSE(env->warnings.empty());
+  EXPECT_NE(env->warnings.front().find("E_DENIED_VARIABLE"), std::string::npos) << env->warnings.front();
+}
+
+TEST_F(UserEnvTest, ASecondChannelIsRefusedUnlessReplacedOnPurpose)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()}, nullptr, "team/a")));
+  const auto before = tree_hash(root);
+  const auto other = factory.write("b2", 1, {{"cpu", {{"pocl/cd/other.so", "b"}}, requires_cpu()}}, nullptr, "team/b");
+  auto refused = install(other);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), "E_CHANNEL_OCCUPIED");
+  EXPECT_NE(refused.error().message().find("team/a serial 1"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("--replace-channel"), std::string::npos);
+  EXPECT_NE(refused.error().message().find("--root"), std::string::npos);
+  EXPECT_EQ(tree_hash(root), before) << "a refused install wrote something";
+
+  install::InstallOptions replace;
+  replace.channels = install::ChannelReplacement::replace;
+  auto replaced = install(other, replace);
+  ASSERT_TRUE(replaced) << replaced.error().message();
+  EXPECT_EQ(replaced->channel, "team/b");
+}
+
+TEST_F(UserEnvTest, AnotherUserGetsAPrivateWritableCopyOnce)
+{
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to install as one user and run as another";
+  }
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const fs::path base = dir.path() / "private";
+  fs::create_directory(base);
+  ::chown(base.c_str(), k_nobody, k_nobody);
+  const int rc = as_nobody([&] {
+    install::UserAccessOptions access{base};
+    auto first = install::application_environment(root, access);
+    if (!first || !first->warnings.empty()) {
+      return 1;
+    }
+    const auto vars = as_map(first->settings);
+    const fs::path pocl = vars.at("POCL_CACHE_DIR");
+    if (pocl.string().find(base.string()) != 0 || first->notes.size() != 2) {
+      return 2;
+    }
+    if (read_file((pocl / "ab/kernel.so").string()).value_or("") != "pocl kernel") {
+      return 3;
+    }
+    if (::access(pocl.c_str(), W_OK) != 0 || ::access(vars.at("XDG_CACHE_HOME").c_str(), W_OK) != 0) {
+      return 4;
+    }
+    auto second = install::application_environment(root, access);
+    if (!second || !second->notes.empty() || as_map(second->settings).at("POCL_CACHE_DIR") != pocl.string()) {
+      return 5; // the copy is made once, then reused
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST_F(UserEnvTest, ACacheAnotherUserCannotReadIsLeftUnsetWithAWarning)
+{
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to install as one user and run as another";
+  }
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(root / "pocl", fs::perms::owner_all);
+  const fs::path base = dir.path() / "private";
+  fs::create_directory(base);
+  ::chown(base.c_str(), k_nobody, k_nobody);
+  const int rc = as_nobody([&] {
+    auto env = install::application_environment(root, install::UserAccessOptions{base});
+    if (!env) {
+      return 1;
+    }
+    const auto vars = as_map(env->settings);
+    if (vars.contains("POCL_CACHE_DIR") || !vars.contains("XDG_CACHE_HOME")) {
+      return 2;
+    }
+    if (env->warnings.size() != 1 || env->warnings[0].find("POCL_CACHE_DIR left unset") == std::string::npos) {
+      return 3;
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST_F(UserEnvTest, OwnerOptionGivesTheTreeToTheApplicationUser)
+{
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "chown needs root";
+  }
+  install::InstallOptions options;
+  options.verify.policy.install_owner = bundle::InstallOwner{k_nobody, k_nobody};
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()}), options));
+  struct stat st{};
+  ASSERT_EQ(::stat((root / "custom/hashcat/hashcat/kernels/m0.kernel").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, k_nobody);
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const int rc = as_nobody([&] {
+    auto env = install::application_environment(root, install::UserAccessOptions{"/nonexistent"});
+    // In place: no copy needed (the private base does not even exist).
+    return env && env->notes.empty() && env->warnings.empty() &&
+               as_map(env->settings).at("POCL_CACHE_DIR") == (root / "pocl").string()
+             ? 0
+             : 1;
+  });
+  EXPECT_EQ(rc, 0);
+}
