@@ -15,6 +15,8 @@
 //         timeout: DURATION               "30m" (default 1h)
 //         shell: false                    true: argv is joined and run by /bin/sh -c
 //         kinds: [pocl, cuda, ...]        cache kinds to collect (default: all)
+//         verify: warn                    hit proof after the capture: require | warn | off
+//                                         (command/hit_proof.hpp; default warn)
 //   precisions: [fp32, fp16, int8]        non-empty, unique
 //   shapes:                               optional; defaults from engine::Shapes
 //     batch_sizes: [1]                    non-empty, unique, >= 1
@@ -55,6 +57,14 @@ struct SourcePosition
 
 enum class ShellMode { direct, shell };
 
+// The hit proof of a command workload (prewarm/command/hit_proof.hpp): run it
+// again on a copy of its capture and count reused vs new per kind.
+// warn is the default: the proof costs one more run of the warm-up, and a
+// manifest that built yesterday keeps building, with every miss, its cause
+// and its fix on the job line; require makes a miss fail the job (for CI and
+// for bundles whose whole point is one cache); off skips the second run.
+enum class VerifyMode { off, warn, require };
+
 struct CommandWorkload
 {
   std::vector<std::string> argv; // may hold "{precision}"
@@ -63,6 +73,7 @@ struct CommandWorkload
   std::chrono::seconds timeout{3600};
   ShellMode shell = ShellMode::direct;
   std::vector<std::string> kinds; // cache kind names; empty = all known kinds
+  VerifyMode verify = VerifyMode::warn;
 
   // argv with every "{precision}" replaced.
   std::vector<std::string> argv_for(engine::Precision precision) const;
