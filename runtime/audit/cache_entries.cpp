@@ -42,18 +42,6 @@ first(const std::vector<std::string_view>& parts, std::size_t n)
   return out;
 }
 
-bool
-starts_with(std::string_view text, std::string_view prefix)
-{
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-bool
-ends_with(std::string_view text, std::string_view suffix)
-{
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // The kernel names in the metadata JSON files of one Triton entry directory.
 std::set<std::string>
 triton_kernel_names(const fs::path& entry_dir)
@@ -62,7 +50,7 @@ triton_kernel_names(const fs::path& entry_dir)
   std::error_code ec;
   for (fs::directory_iterator it(entry_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const auto file = it->path().filename().string();
-    if (!ends_with(file, ".json") || starts_with(file, "__grp__")) {
+    if (!file.ends_with(".json") || file.starts_with("__grp__")) {
       continue;
     }
     const auto text = read_file(it->path().string(), 1 << 20);
@@ -138,20 +126,20 @@ is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
   const auto parts = components(relative_path);
   const auto name = parts.empty() ? std::string_view() : parts.back();
   for (const auto part : parts) {
-    if (starts_with(part, "tmp.") && (kind == "triton" || kind == "inductor")) {
+    if (part.starts_with("tmp.") && (kind == "triton" || kind == "inductor")) {
       return true;
     }
   }
   if (kind == "pocl") {
     // tempfile_* are per-process temporaries PoCL creates even on a hit;
     // last_accessed is touched on every use.
-    return starts_with(name, "tempfile_") || starts_with(name, "_UNCACHED_") || name == "last_accessed";
+    return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_") || name == "last_accessed";
   }
   if (kind == "cuda") {
     return relative_path == "index";
   }
   if (kind == "inductor" || kind == "sycl") {
-    return ends_with(name, ".lock");
+    return name.ends_with(".lock");
   }
   if (kind == "neo") {
     return name == "config.file" || name == "stats";

@@ -3,6 +3,8 @@
 // run, and opens by another process.
 #include "audit/access_watch.hpp"
 
+#include "audit_scratch.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -13,21 +15,10 @@
 
 namespace fs = std::filesystem;
 using namespace prewarm::audit;
+using prewarm::audit::testing::Scratch;
+using prewarm::audit::testing::write_file;
 
 namespace {
-struct Scratch
-{
-  fs::path dir = fs::temp_directory_path() / fs::path("prewarm-watch-" + std::to_string(::getpid()) + "-" +
-                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-};
-void
-write(const fs::path& p, const std::string& text)
-{
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 std::string
 read(const fs::path& p)
 {
@@ -39,13 +30,13 @@ read(const fs::path& p)
 TEST(AccessWatch, SeesReadsWritesAndNewDirectories)
 {
   Scratch s;
-  write(s.dir / "pocl/ab/cd/program.bc", "bc");
-  write(s.dir / "pocl/ab/cd/unused.so", "so");
+  write_file(s.dir / "pocl/ab/cd/program.bc", "bc");
+  write_file(s.dir / "pocl/ab/cd/unused.so", "so");
   auto watch = AccessWatch::start({{"pocl", s.dir / "pocl"}, {"absent", s.dir / "absent"}});
   ASSERT_TRUE(watch.has_value()) << watch.error().describe();
   EXPECT_EQ(read(s.dir / "pocl/ab/cd/program.bc"), "bc");
-  write(s.dir / "pocl/ef/gh/new/1-1-1/new.so", "so");
-  write(s.dir / "pocl/ab/cd/program.bc", "rewritten");
+  write_file(s.dir / "pocl/ef/gh/new/1-1-1/new.so", "so");
+  write_file(s.dir / "pocl/ab/cd/program.bc", "rewritten");
   const auto record = (*watch)->stop();
   EXPECT_TRUE(record.complete);
   const auto& pocl = record.kinds.at("pocl");
@@ -59,8 +50,8 @@ TEST(AccessWatch, SeesReadsWritesAndNewDirectories)
 TEST(AccessWatch, SeesOpensByAnotherProcess)
 {
   Scratch s;
-  write(s.dir / "k/a", "a");
-  write(s.dir / "k/b", "b");
+  write_file(s.dir / "k/a", "a");
+  write_file(s.dir / "k/b", "b");
   auto watch = AccessWatch::start({{"k", s.dir / "k"}});
   ASSERT_TRUE(watch.has_value());
   const pid_t child = ::fork();

@@ -4,6 +4,8 @@
 #include "audit/cache_entries.hpp"
 #include "audit/cache_usage.hpp"
 
+#include "audit_scratch.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,28 +13,17 @@
 
 namespace fs = std::filesystem;
 using namespace prewarm::audit;
+using prewarm::audit::testing::Scratch;
+using prewarm::audit::testing::write_file;
 
 namespace {
-struct Scratch
-{
-  fs::path dir = fs::temp_directory_path() / fs::path("prewarm-entries-" + std::to_string(::getpid()) + "-" +
-                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-};
-void
-write(const fs::path& p, const std::string& text)
-{
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 // A Triton entry: <hash>/<name>.json (metadata), the group file, a cubin.
 void
 triton_entry(const fs::path& root, const std::string& hash, const std::string& kernel)
 {
-  write(root / hash / (kernel + ".json"), R"({"name": ")" + kernel + R"(", "num_warps": 4})");
-  write(root / hash / ("__grp__" + kernel + ".json"), R"({"child_paths": {}})");
-  write(root / hash / (kernel + ".cubin"), "ELF");
+  write_file(root / hash / (kernel + ".json"), R"({"name": ")" + kernel + R"(", "num_warps": 4})");
+  write_file(root / hash / ("__grp__" + kernel + ".json"), R"({"child_paths": {}})");
+  write_file(root / hash / (kernel + ".cubin"), "ELF");
 }
 } // namespace
 
@@ -48,7 +39,7 @@ TEST(CacheEntries, TritonEntriesAreNamedByMetadataName)
 TEST(CacheEntries, InductorGraphKeysAndItsTritonKernels)
 {
   Scratch s;
-  write(s.dir / "fxgraph/ab/fabcdef123/entry", "pickle");
+  write_file(s.dir / "fxgraph/ab/fabcdef123/entry", "pickle");
   triton_entry(s.dir / "triton/0", "XYZ", "triton_red_fused_sum_1");
   EXPECT_EQ(entry_of("inductor", "fxgraph/ab/fabcdef123/entry"), "fxgraph/ab/fabcdef123");
   EXPECT_EQ(entry_label("inductor", s.dir, "fxgraph/ab/fabcdef123"), "graph fabcdef123");

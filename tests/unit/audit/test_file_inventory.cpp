@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "audit/file_inventory.hpp"
 
+#include "audit_scratch.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,28 +10,15 @@
 
 namespace fs = std::filesystem;
 using namespace prewarm::audit;
+using prewarm::audit::testing::Scratch;
+using prewarm::audit::testing::write_file;
 
-namespace {
-struct Scratch
-{
-  fs::path dir = fs::temp_directory_path() / fs::path("prewarm-audit-" + std::to_string(::getpid()) + "-" +
-                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-};
-void
-touch(const fs::path& p)
-{
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << "x";
-}
-} // namespace
 
 TEST(FileInventory, ListsRegularFilesRelativeAndSkipsLinks)
 {
   Scratch s;
-  touch(s.dir / "ab/cdef/program.bc");
-  touch(s.dir / "top");
+  write_file(s.dir / "ab/cdef/program.bc", "x");
+  write_file(s.dir / "top", "x");
   fs::create_symlink(s.dir / "top", s.dir / "link");
   const auto files = list_files(s.dir);
   ASSERT_TRUE(files.has_value());
