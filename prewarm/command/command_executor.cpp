@@ -47,9 +47,13 @@ summary_line(const CommandJobResult& result)
       kinds += fmt::format("{}custom/{} {} files {} B", kinds.empty() ? "" : ", ", c.name, c.files, c.bytes);
     }
   }
-  return fmt::format("command {} in {:.2f} s; captured {}", result.run.describe(),
+  std::string proof;
+  if (result.hit_proof) {
+    proof = fmt::format("; hit proof{}: {}", result.hit_proof->hit() ? "" : " MISSED", result.hit_proof->line());
+  }
+  return fmt::format("command {} in {:.2f} s; captured {}{}", result.run.describe(),
                      std::chrono::duration<double>(result.run.duration).count(),
-                     kinds.empty() ? std::string("nothing") : kinds);
+                     kinds.empty() ? std::string("nothing") : kinds, proof);
 }
 
 } // namespace
@@ -79,6 +83,17 @@ to_command_workload(const manifest::CommandWorkload& workload)
   }
   for (const auto& cache : workload.caches) {
     out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir});
+  }
+  switch (workload.verify) {
+  case manifest::VerifyMode::off:
+    out.verify = VerifyMode::off;
+    break;
+  case manifest::VerifyMode::warn:
+    out.verify = VerifyMode::warn;
+    break;
+  case manifest::VerifyMode::require:
+    out.verify = VerifyMode::require;
+    break;
   }
   return out;
 }
@@ -125,6 +140,20 @@ report_json(const CommandJobResult& result)
   };
   if (!result.succeeded()) {
     report["output_tail"] = result.run.output_tail;
+  }
+  report["verify"] = to_string(result.verify);
+  if (result.hit_proof) {
+    const auto& proof = *result.hit_proof;
+    nlohmann::json hit_proof = audit::to_json(proof.usage);
+    hit_proof["hit"] = proof.hit();
+    hit_proof["line"] = proof.line();
+    hit_proof["succeeded"] = proof.run.succeeded();
+    hit_proof["seconds"] = std::chrono::duration<double>(proof.run.duration).count();
+    hit_proof["log_file"] = result.hit_proof_log.string();
+    hit_proof["misses"] = proof.misses();
+    hit_proof["causes"] = proof.causes;
+    hit_proof["uncaptured"] = proof.uncaptured;
+    report["hit_proof"] = std::move(hit_proof);
   }
   // Output of arbitrary programs need not be UTF-8: replace, never throw.
   return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -182,6 +211,9 @@ CommandExecutor::run(const build::JobContext& context)
   }
   if (!result.succeeded()) {
     return fail(Errc::failed, result.report());
+  }
+  if (const auto failure = result.required_proof_failure()) {
+    return fail(Errc::failed, *failure);
   }
 
   build::JobOutcome outcome;

@@ -106,6 +106,28 @@ CommandJobResult::job_line() const
   return line;
 }
 
+std::optional<std::string>
+CommandJobResult::required_proof_failure() const
+{
+  if (verify != VerifyMode::require || !hit_proof || hit_proof->hit()) {
+    return std::nullopt;
+  }
+  std::string text = fmt::format("job {}: verify: require, and the captured caches do not hit:", job_id);
+  if (!hit_proof->run.succeeded()) {
+    text += fmt::format("\n  the second run {} (log: {})", hit_proof->run.describe(), hit_proof_log.string());
+  }
+  for (const auto& miss : hit_proof->misses()) {
+    text += fmt::format("\n  missed: {}", miss);
+  }
+  for (const auto& cause : hit_proof->causes) {
+    text += fmt::format("\n  cause: {}", cause);
+  }
+  for (const auto& cache : hit_proof->uncaptured) {
+    text += fmt::format("\n  not captured: {}", cache);
+  }
+  return text;
+}
+
 std::vector<SliceGroup>
 CommandJobResult::slice_groups() const
 {
@@ -173,6 +195,9 @@ CommandJobResult::report() const
     }
     for (const auto& identity : identities) {
       text += fmt::format("  {} made for: {}\n", to_string(identity.kind), requirement_text(identity.requirements));
+    }
+    if (hit_proof) {
+      text += fmt::format("  hit proof: {}\n", hit_proof->line());
     }
   }
   for (const auto& w : warnings) {
@@ -275,6 +300,43 @@ run_command_job(const CommandJobRequest& request)
   if (std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
                   [](const CustomCapture& c) { return c.files > 0; })) {
     result.custom_requirements = custom_cache_requirements(facts.opencl_devices, result.warnings);
+  }
+
+  result.verify = workload.verify;
+  if (workload.verify != VerifyMode::off && result.capture.total_files() > 0) {
+    HitProofRequest proof;
+    proof.job_id = request.job_id;
+    proof.run = spec;
+    proof.run.log_file = result.hit_proof_log = request.work_dir / "hit-proof.log";
+    proof.base_environment = base;
+    proof.captured_root = capture.staging_root();
+    proof.kinds = capture.kinds();
+    proof.work_dir = request.work_dir / "hit-proof";
+    proof.home = request.home;
+    proof.capture_paths = {capture.staging_root().string(), capture.private_home().string()};
+    std::error_code ec;
+    std::filesystem::create_directory(proof.work_dir, ec);
+    log::verbose("job {}: hit proof: running it again on a copy of the capture", request.job_id);
+    PW_ASSIGN(result.hit_proof, prove_hits(proof));
+    // The copy has served its purpose; the log stays beside the capture's.
+    PW_TRY(remove_tree(proof.work_dir));
+    const auto& hp = *result.hit_proof;
+    if (!hp.run.succeeded()) {
+      result.warnings.push_back(fmt::format("hit proof: the second run {} (log: {})", hp.run.describe(),
+                                            result.hit_proof_log.string()));
+    }
+    for (const auto& miss : hp.misses()) {
+      result.warnings.push_back(fmt::format("hit proof: {} missed: {}", request.job_id, miss));
+    }
+    for (const auto& cause : hp.causes) {
+      result.warnings.push_back(fmt::format("hit proof: {}", cause));
+    }
+    for (const auto& cache : hp.uncaptured) {
+      result.warnings.push_back(fmt::format(
+        "hit proof: the run filled {}, a cache no selected kind captures: the application will compile it "
+        "again (declare it as an extra cache of the model)",
+        cache));
+    }
   }
   return result;
 }

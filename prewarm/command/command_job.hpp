@@ -10,6 +10,7 @@
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/cache_kind.hpp"
 #include "command/cache_capture.hpp"
+#include "command/hit_proof.hpp"
 #include "command/identity.hpp"
 #include "command/subprocess.hpp"
 
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,7 @@ struct CommandWorkload
   ShellMode shell = ShellMode::direct;
   std::vector<CacheKind> kinds;                 // empty: every known kind
   std::vector<CustomCacheRequest> custom_caches; // custom_capture.hpp
+  VerifyMode verify = VerifyMode::warn;         // the hit proof (hit_proof.hpp)
 };
 
 // "{precision}" -> precision, in one string. Other braces are left alone
@@ -75,7 +78,13 @@ struct CommandJobResult
   std::vector<KindIdentity> identities; // captured (non-empty) kinds only
   std::vector<bundle::Requirement> custom_requirements; // of the captured custom caches
   std::map<std::string, std::string, std::less<>> frameworks;
-  std::vector<std::string> warnings;    // traps, probe problems, empty capture
+  std::vector<std::string> warnings;    // traps, probe problems, empty capture, misses
+  VerifyMode verify = VerifyMode::warn;
+  std::optional<HitProof> hit_proof;    // when verify != off and something was captured
+  std::filesystem::path hit_proof_log;  // the re-run's output
+
+  // verify: require, and the proof did not hit: what missed and why.
+  std::optional<std::string> required_proof_failure() const;
 
   bool succeeded() const { return run.succeeded(); }
   // "command cpu/pyopencl/fp32: /usr/bin/python3 warmup.py" (bundle "job"

@@ -105,7 +105,7 @@ read_command(const yaml::Source& source,
              const std::string& path,
              const std::filesystem::path& base_directory)
 {
-  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"argv", "cwd", "env", "timeout", "shell", "kinds", "runtime_env", "caches"}));
+  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"argv", "cwd", "env", "timeout", "shell", "kinds", "runtime_env", "caches", "verify"}));
   CommandWorkload command;
   PW_ASSIGN(auto argv_node, map.required("argv"));
   PW_ASSIGN(auto argv_items, yaml::read_list(source, argv_node, map.path_of("argv"), yaml::Emptiness::rejected));
@@ -164,6 +164,18 @@ read_command(const yaml::Source& source,
   }
   if (auto caches = map.get("caches")) {
     PW_ASSIGN(command.caches, read_custom_caches(source, *caches, map.path_of("caches"), command.runtime_env));
+  if (auto verify = map.get("verify")) {
+    PW_ASSIGN(auto text, yaml::read_string(source, *verify, map.path_of("verify")));
+    if (text == "off") {
+      command.verify = VerifyMode::off;
+    } else if (text == "warn") {
+      command.verify = VerifyMode::warn;
+    } else if (text == "require") {
+      command.verify = VerifyMode::require;
+    } else {
+      return fail(yaml::error_at(source, verify->Mark(), map.path_of("verify"),
+                                 fmt::format("expected require, warn or off, got '{}'", text)));
+    }
   }
   return command;
 }

@@ -17,6 +17,8 @@
 //         kinds: [pocl, cuda, ...]        cache kinds to collect (default: all)
 //         runtime_env: {NAME: VALUE}      exported at run time (runtime_needs.hpp)
 //         caches: [{name, variable, subdir}]  custom caches (runtime_needs.hpp)
+//         verify: warn                    hit proof after the capture: require | warn | off
+//                                         (command/hit_proof.hpp; default warn)
 //   precisions: [fp32, fp16, bf16, int8]  non-empty, unique
 //   shapes:                               optional; defaults from engine::Shapes
 //     batch_sizes: [1]                    non-empty, unique, >= 1
@@ -59,6 +61,14 @@ struct SourcePosition
 
 enum class ShellMode { direct, shell };
 
+// The hit proof of a command workload (prewarm/command/hit_proof.hpp): run it
+// again on a copy of its capture and count reused vs new per kind.
+// warn is the default: the proof costs one more run of the warm-up, and a
+// manifest that built yesterday keeps building, with every miss, its cause
+// and its fix on the job line; require makes a miss fail the job (for CI and
+// for bundles whose whole point is one cache); off skips the second run.
+enum class VerifyMode { off, warn, require };
+
 struct CommandWorkload
 {
   std::vector<std::string> argv; // may hold "{precision}"
@@ -69,6 +79,7 @@ struct CommandWorkload
   std::vector<std::string> kinds; // cache kind names; empty = all known kinds
   std::map<std::string, std::string> runtime_env; // signed into its slices
   std::vector<CustomCacheSpec> caches;            // custom caches
+  VerifyMode verify = VerifyMode::warn;
 
   // argv with every "{precision}" replaced.
   std::vector<std::string> argv_for(engine::Precision precision) const;

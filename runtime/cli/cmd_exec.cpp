@@ -1,15 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// prewarm-runtime exec --root DIR -- CMD ARGS...
+// prewarm-runtime exec --root DIR [--audit FILE] -- CMD ARGS...
 // Sets the cache environment and replaces this process with CMD (execvp), so
 // the application keeps the PID and the signals. Nothing installed (or an
 // unreadable root) is a warning: the application must start regardless.
 // CMD that cannot be run exits 127 (not found) or 126 (not executable), as
 // env(1) does.
+//
+// With --audit FILE, exec stays the parent: it forks CMD, watches the
+// installed cache directories while CMD runs (install/install_audit.hpp),
+// forwards SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to
+// it, writes the audit as JSON to FILE and one summary line to stderr, and
+// exits with CMD's status (a CMD killed by a signal: the same signal again,
+// so the caller sees what a direct run would show). An audit that cannot be
+// made is a warning; CMD still runs, and its status is still the exit status.
+#include "audit/access_watch.hpp"
+#include "audit/layer_audit_log.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "cli/runtime_commands.hpp"
 #include "install/environment.hpp"
+#include "install/install_audit.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,9 +37,36 @@ namespace prewarm::runtime_cli {
 
 namespace {
 
+volatile sig_atomic_t g_child = 0;
+
+void
+forward_signal(int signal_number)
+{
+  if (g_child > 0) {
+    ::kill(static_cast<pid_t>(g_child), signal_number);
+  }
+}
+
+constexpr int k_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+
+[[noreturn]] void
+exec_command(const std::vector<std::string>& command)
+{
+  std::vector<char*> argv;
+  for (const auto& a : command) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  const int e = errno;
+  log::error("cannot run {}: {}", command.front(), errno_message(e));
+  std::_Exit(e == ENOENT ? 127 : 126);
+}
+
 struct ExecCommand
 {
   std::string root;
+  std::string audit_file;
   std::vector<std::string> command;
 
   Status run() const
@@ -43,15 +85,86 @@ struct ExecCommand
       log::warn("cannot read the install under {} ({}); starting {} without prewarm caches", root, e.what(),
                 command.front());
     }
-    std::vector<char*> argv;
-    for (const auto& a : command) {
-      argv.push_back(const_cast<char*>(a.c_str()));
+    if (audit_file.empty()) {
+      exec_command(command);
     }
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    const int e = errno;
-    log::error("cannot run {}: {}", command.front(), errno_message(e));
-    std::exit(e == ENOENT ? 127 : 126);
+    run_audited();
+  }
+
+  [[noreturn]] void run_audited() const
+  {
+    // Everything that can go wrong here costs the audit, never the run.
+    auto baseline = install::read_audit_baseline(root);
+    std::unique_ptr<audit::AccessWatch> watch;
+    if (!baseline) {
+      log::warn("audit: {}", baseline.error().describe());
+    } else if (auto started = audit::AccessWatch::start(baseline->kind_dirs)) {
+      watch = std::move(*started);
+    } else {
+      log::warn("audit: reuse not measured: {}", started.error().describe());
+    }
+
+    struct sigaction action{};
+    action.sa_handler = forward_signal;
+    ::sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    // Blocked across fork(): a signal that arrives before the parent knows
+    // the child's PID is delivered (and forwarded) once it does.
+    sigset_t forwarded;
+    sigset_t previous;
+    ::sigemptyset(&forwarded);
+    for (const int s : k_forwarded_signals) {
+      ::sigaction(s, &action, nullptr);
+      ::sigaddset(&forwarded, s);
+    }
+    ::sigprocmask(SIG_BLOCK, &forwarded, &previous);
+    const pid_t child = ::fork();
+    if (child < 0) {
+      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+      log::warn("audit: cannot fork ({}); running {} without an audit", errno_message(errno), command.front());
+      exec_command(command);
+    }
+    if (child == 0) {
+      struct sigaction defaults{};
+      defaults.sa_handler = SIG_DFL;
+      for (const int s : k_forwarded_signals) {
+        ::sigaction(s, &defaults, nullptr);
+      }
+      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+      exec_command(command);
+    }
+    g_child = child;
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+
+    std::optional<audit::AccessRecord> record;
+    if (watch) {
+      record = watch->stop();
+    }
+    if (baseline) {
+      const char* layer_log = std::getenv(std::string(audit::k_layer_audit_log_variable).c_str());
+      auto made = install::audit_install(*baseline, record ? &*record : nullptr, layer_log ? layer_log : "");
+      if (made) {
+        auto json = install::to_json(*made);
+        json["application"] = WIFEXITED(status) ? nlohmann::json{{"exit_status", WEXITSTATUS(status)}}
+                                                : nlohmann::json{{"signal", WTERMSIG(status)}};
+        log::info("{}", install::summary_line(*made));
+        if (auto written = write_file_atomic(audit_file, json.dump(2) + "\n"); !written) {
+          log::warn("audit: {}", written.error().describe());
+        }
+      } else {
+        log::warn("audit: {}", made.error().describe());
+      }
+    }
+    if (WIFSIGNALED(status)) {
+      const int s = WTERMSIG(status);
+      ::signal(s, SIG_DFL);
+      ::raise(s);
+      std::_Exit(128 + s);
+    }
+    std::exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
   }
 };
 
@@ -63,6 +176,9 @@ add_exec_command(CLI::App& app, Action& action)
   auto command = std::make_shared<ExecCommand>();
   auto* sub = app.add_subcommand("exec", "run a command with the cache environment set (exec, same PID)");
   sub->add_option("--root", command->root, "cache root")->required();
+  sub->add_option("--audit", command->audit_file,
+                  "stay the parent, watch the installed caches while the command runs, write what it reused and "
+                  "compiled anew to this JSON file");
   sub->add_option("command", command->command, "the command and its arguments (after --)")->required();
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }

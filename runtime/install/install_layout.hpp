@@ -7,6 +7,8 @@
 //   ROOT/.prewarm/installed      marker of the installed bundle (install_records.hpp)
 //   ROOT/.prewarm/manifest       the verified manifest bytes of that bundle
 //                                (for `status`: requirements per slice)
+//   ROOT/.prewarm/files          every installed file per kind
+//                                (audit/file_inventory.hpp), for audits
 //   ROOT/.prewarm/state          high-water serial per channel (rollback guard)
 //   ROOT/.prewarm/committing     present only while caches are being swapped
 //                                in; a crash leaves it, and the next run then
@@ -25,6 +27,7 @@ inline constexpr std::string_view k_lock_file = "lock";
 inline constexpr std::string_view k_marker_file = "installed";
 inline constexpr std::string_view k_manifest_copy_file = "manifest";
 inline constexpr std::string_view k_state_file = "state";
+inline constexpr std::string_view k_file_inventory_file = "files";
 inline constexpr std::string_view k_committing_file = "committing";
 inline constexpr std::string_view k_staging_prefix = "staging.";
 

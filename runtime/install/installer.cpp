@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "install/installer.hpp"
 
+#include "audit/file_inventory.hpp"
+
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
@@ -291,7 +293,7 @@ fsync_relative(int root_fd, const std::string& relative)
 Status
 commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::vector<std::string>& kinds,
                   const InstallOptions& options, const VerifiedBundle& verified, const InstalledMarker& marker,
-                  ChannelState state, std::vector<KindCommit>& commits)
+                  const std::string& file_inventory, ChannelState state, std::vector<KindCommit>& commits)
 {
   const auto committing = meta_dir(root) / k_committing_file;
   PW_TRY(write_file_atomic(committing, verified.manifest_sha256 + "\n"));
@@ -330,6 +332,11 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
   Status recorded = write_file_atomic(meta_dir(root) / k_manifest_copy_file, verified.manifest_bytes);
   if (recorded) {
     recorded = write_state(root, state);
+  }
+  if (recorded) {
+    // Before the marker: a marker never describes an install whose file
+    // list is another's (`status --audit` counts files not in it as new).
+    recorded = write_file_atomic(meta_dir(root) / k_file_inventory_file, file_inventory);
   }
   if (recorded) {
     recorded = write_marker(root, marker);
@@ -455,6 +462,12 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     }
     new_marker.kinds.push_back({kind, counts.files, counts.bytes});
   }
+  // What is installed, file by file: what `exec --audit` / `status --audit`
+  // compare with to tell reused from compiled anew since install.
+  audit::Inventory inventory;
+  for (const auto& kind : kinds) {
+    PW_ASSIGN(inventory[kind], audit::list_files(staging / kind));
+  }
   // Owners come from the policy, never from the archive (whose uids the
   // reader ignores): files are the installer's until then.
   if (const auto& owner = options.verify.policy.install_owner) {
@@ -475,7 +488,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   end_phase("sync");
 
   PW_TRY(commit_and_record(root_fd.get(), staging_fd.get(), root, kinds, options, verified, new_marker,
-                           std::move(state), report.commits));
+                           audit::serialize(inventory), std::move(state), report.commits));
   end_phase("commit");
   // The replaced trees sit in staging; removing them is the cost of the swap.
   staging_fd.reset();

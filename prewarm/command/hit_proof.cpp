@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command/hit_proof.hpp"
+
+#include "audit/access_watch.hpp"
+#include "audit/cache_entries.hpp"
+#include "audit/file_inventory.hpp"
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <system_error>
+
+namespace prewarm::command {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t k_largest_file_searched = 16 << 20;
+
+std::string
+joined(const std::set<std::string>& names, std::size_t at_most = 4)
+{
+  std::string out;
+  std::size_t n = 0;
+  for (const auto& name : names) {
+    if (n++ == at_most) {
+      out += fmt::format(", +{} more", names.size() - at_most);
+      break;
+    }
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", name);
+  }
+  return out;
+}
+
+// Copies `from` into the existing `to`; files end up read-only except the
+// ones a driver rewrites on every use (hit_proof.hpp says why).
+Status
+copy_as_installed(CacheKind kind, const fs::path& from, const fs::path& to)
+{
+  std::error_code ec;
+  fs::copy(from, to, fs::copy_options::recursive, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot copy {} to {}: {}", in_quotes(from.string()), in_quotes(to.string()),
+                                          ec.message()));
+  }
+  PW_ASSIGN(const auto files, audit::list_files(to));
+  for (const auto& file : files) {
+    if (audit::is_bookkeeping_path(to_string(kind), file)) {
+      continue;
+    }
+    const auto path = to / file;
+    if (::chmod(path.c_str(), 0444) != 0) {
+      return fail(Errc::failed, fmt::format("cannot make {} read-only: {}", in_quotes(path.string()),
+                                            errno_message(errno)));
+    }
+  }
+  return {};
+}
+
+std::uint64_t
+tree_bytes(const fs::path& dir)
+{
+  std::uint64_t bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (fs::is_regular_file(it->symlink_status(ec))) {
+      bytes += it->file_size(ec);
+    }
+  }
+  return bytes;
+}
+
+// Which of `needles` occur in some file under `dir` (files above 16 MiB are
+// skipped: compiled kernels that embed a path are far smaller).
+std::set<std::string>
+strings_found_in(const fs::path& dir, const std::vector<std::string>& needles)
+{
+  std::set<std::string> found;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!fs::is_regular_file(it->symlink_status(ec)) || it->file_size(ec) > k_largest_file_searched) {
+      continue;
+    }
+    const auto text = read_file(it->path().string(), k_largest_file_searched);
+    if (!text) {
+      continue;
+    }
+    for (const auto& needle : needles) {
+      if (!needle.empty() && text->find(needle) != std::string::npos) {
+        found.insert(needle);
+      }
+    }
+    if (found.size() == needles.size()) {
+      break;
+    }
+  }
+  return found;
+}
+
+std::string
+host_name()
+{
+  std::array<char, 256> name{};
+  if (::gethostname(name.data(), name.size() - 1) != 0) {
+    return {};
+  }
+  return name.data();
+}
+
+std::string_view
+cache_variable(CacheKind kind)
+{
+  const auto settings = bundle::cache_environment(kind, "/x", 0);
+  return settings.empty() ? std::string_view("its variable") : std::string_view(settings.front().name);
+}
+
+// Directories of the re-run's private home that filled up and that no
+// selected kind captures: caches the bundle does not carry.
+std::vector<std::string>
+uncaptured_caches(const fs::path& home, const std::vector<CacheKind>& kinds)
+{
+  std::set<fs::path> known;
+  for (const auto kind : bundle::all_cache_kinds()) {
+    if (const auto rel = default_location_under_home(kind); !rel.empty()) {
+      known.insert(*rel.begin() == ".cache" ? fs::path(".cache") / *std::next(rel.begin()) : *rel.begin());
+    }
+  }
+  (void)kinds;
+  std::vector<std::pair<fs::path, std::string>> candidates; // relative dir, how to name it
+  std::error_code ec;
+  for (fs::directory_iterator it(home, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (!fs::is_directory(it->symlink_status(ec))) {
+      continue;
+    }
+    const auto name = it->path().filename();
+    if (name == ".cache") {
+      for (fs::directory_iterator sub(it->path(), ec); !ec && sub != fs::directory_iterator(); sub.increment(ec)) {
+        if (fs::is_directory(sub->symlink_status(ec))) {
+          const auto rel = name / sub->path().filename();
+          candidates.emplace_back(rel, fmt::format("$XDG_CACHE_HOME/{}", sub->path().filename().string()));
+        }
+      }
+    } else {
+      candidates.emplace_back(name, fmt::format("~/{}", name.string()));
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [rel, shown] : candidates) {
+    if (known.contains(rel)) {
+      continue;
+    }
+    const auto files = audit::list_files(home / rel);
+    if (files && !files->empty()) {
+      out.push_back(fmt::format("{} ({} files, {} bytes)", shown, files->size(), tree_bytes(home / rel)));
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::string_view
+to_string(VerifyMode mode)
+{
+  switch (mode) {
+  case VerifyMode::off:
+    return "off";
+  case VerifyMode::warn:
+    return "warn";
+  case VerifyMode::require:
+    return "require";
+  }
+  return "?";
+}
+
+std::optional<VerifyMode>
+parse_verify_mode(std::string_view text)
+{
+  for (const auto mode : {VerifyMode::off, VerifyMode::warn, VerifyMode::require}) {
+    if (text == to_string(mode)) {
+      return mode;
+    }
+  }
+  return std::nullopt;
+}
+
+bool
+HitProof::hit() const
+{
+  return run.succeeded() && misses().empty();
+}
+
+std::string
+HitProof::line() const
+{
+  std::string text;
+  for (const auto& k : usage.kinds) {
+    text += fmt::format("{}{}", text.empty() ? "" : "; ", k.summary());
+  }
+  if (text.empty()) {
+    text = "nothing captured to prove";
+  }
+  if (!usage.complete) {
+    text += " (inotify queue overflowed: reuse counts are lower bounds)";
+  }
+  return text;
+}
+
+std::vector<std::string>
+HitProof::misses() const
+{
+  std::vector<std::string> out;
+  for (const auto& k : usage.kinds) {
+    if (!k.hit()) {
+      out.push_back(k.summary());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string>
+diagnose_misses(const audit::UsageReport& usage, const std::map<std::string, std::set<std::string>>& captured_kernels,
+                const std::vector<std::string>& capture_paths)
+{
+  std::vector<std::string> causes;
+  const auto host = host_name();
+  for (const auto& k : usage.kinds) {
+    if (k.hit()) {
+      continue;
+    }
+    if (k.new_files == 0 && k.reused_files.value_or(0) == 0 && k.files_before > 0) {
+      const auto kind = bundle::parse_cache_kind(k.kind);
+      causes.push_back(fmt::format(
+        "{}: the re-run read none of the {} captured files and wrote none: the program did not use this cache "
+        "(does it pass {} through to the process that compiles? does it do the same work every run?)",
+        k.kind, k.files_before, kind ? cache_variable(*kind) : std::string_view("its variable")));
+      continue;
+    }
+    // Same kernel names under new keys: the key moved, not the work.
+    std::set<std::string> again;
+    if (const auto it = captured_kernels.find(k.kind); it != captured_kernels.end()) {
+      for (const auto& entry : k.new_entries) {
+        for (const auto& kernel : entry.kernels) {
+          if (it->second.contains(kernel)) {
+            again.insert(kernel);
+          }
+        }
+      }
+    }
+    if (!again.empty()) {
+      if (k.kind == "pocl") {
+        causes.push_back(fmt::format(
+          "pocl: the re-run built programs anew whose kernels ({}) the capture holds under other keys: the "
+          "program source differs between runs, e.g. pyopencl's own cache adds a fresh constant to every "
+          "source it builds (set PYOPENCL_NO_CACHE=1 in the model's env and, for the application, via "
+          "runtime_env)",
+          joined(again)));
+      } else {
+        causes.push_back(fmt::format(
+          "{}: the re-run compiled kernels again ({}) that the capture holds under other keys: something in "
+          "their key differs between runs (the source, a framework version, a variable the compiler hashes)",
+          k.kind, joined(again)));
+      }
+    }
+    std::vector<std::string> needles = capture_paths;
+    if (host.size() >= 3) {
+      needles.push_back(host);
+    }
+    for (const auto& found : strings_found_in(k.dir, needles)) {
+      if (found == host) {
+        causes.push_back(fmt::format("{}: captured files hold this host's name {}: a key that includes the "
+                                     "host name misses on every other host",
+                                     k.kind, in_quotes(found)));
+      } else {
+        causes.push_back(fmt::format("{}: captured files hold the build-time path {}: a key that includes a "
+                                     "path misses where the cache is installed elsewhere (make the program "
+                                     "use paths that are the same at build time and at run time)",
+                                     k.kind, in_quotes(found)));
+      }
+    }
+  }
+  return causes;
+}
+
+Result<HitProof>
+prove_hits(const HitProofRequest& request)
+{
+  PW_ASSIGN(auto layout, CacheCapture::prepare(request.work_dir, request.kinds,
+                                               CaptureOptions{request.home, KindSelection::named}));
+  std::map<std::string, fs::path> dirs;
+  std::map<std::string, audit::FileSet> before;
+  std::map<std::string, std::set<std::string>> captured_kernels;
+  Environment env = layout.child_environment(request.base_environment);
+  for (const auto kind : layout.kinds()) {
+    const auto name = std::string(to_string(kind));
+    const auto dir = layout.staging_dir(kind);
+    const auto captured = request.captured_root / name;
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(captured, ec))) {
+      PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), copy_as_installed(kind, captured, dir));
+    }
+    PW_ASSIGN(before[name], audit::list_files(dir));
+    std::set<std::string> entries;
+    for (const auto& file : before[name]) {
+      entries.insert(audit::entry_of(name, file));
+    }
+    for (const auto& entry : entries) {
+      const auto kernels = audit::entry_kernel_names(name, dir, entry);
+      captured_kernels[name].insert(kernels.begin(), kernels.end());
+    }
+    // As the runtime sets them: sized by what is installed.
+    for (auto& setting : bundle::cache_environment(kind, dir, tree_bytes(dir))) {
+      env[setting.name] = std::move(setting.value);
+    }
+    dirs[name] = dir;
+  }
+
+  SubprocessSpec spec = request.run;
+  spec.environment = env;
+  if (spec.log_file.empty()) {
+    spec.log_file = request.work_dir / "rerun.log";
+  }
+  PW_ASSIGN_CTX(auto watch, fmt::format("job {}: hit proof", request.job_id), audit::AccessWatch::start(dirs));
+  auto run = run_subprocess(spec);
+  const auto record = watch->stop();
+  PW_ASSIGN_CTX(auto finished, fmt::format("job {}: hit proof run", request.job_id), std::move(run));
+
+  HitProof proof;
+  proof.run = std::move(finished);
+  proof.usage.complete = record.complete;
+  for (const auto& [name, dir] : dirs) {
+    PW_ASSIGN(const auto after, audit::list_files(dir));
+    const auto access = record.kinds.find(name);
+    auto usage = audit::measure_kind(name, dir, before[name], after,
+                                     access == record.kinds.end() ? nullptr : &access->second);
+    if (usage.files_before > 0 || usage.new_files > 0) {
+      proof.usage.kinds.push_back(std::move(usage));
+    }
+  }
+  proof.causes = diagnose_misses(proof.usage, captured_kernels, request.capture_paths);
+  if (request.home == HomeMode::private_home) {
+    for (const auto kind : layout.kinds()) {
+      const auto rel = default_location_under_home(kind);
+      if (rel.empty()) {
+        continue;
+      }
+      const auto files = audit::list_files(layout.private_home() / rel);
+      if (files && !files->empty()) {
+        proof.causes.push_back(fmt::format(
+          "{}: the re-run wrote {} files to the default location ~/{} instead of {}: the program (or a "
+          "library it loads) resets or ignores the variable, so the installed cache is not where it looks",
+          to_string(kind), files->size(), rel.string(), cache_variable(kind)));
+      }
+    }
+    proof.uncaptured = uncaptured_caches(layout.private_home(), layout.kinds());
+  }
+  return proof;
+}
+
+} // namespace prewarm::command

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hit proof: after a command workload's caches were captured, the same
+// command runs again in a fresh process against a copy of them laid out as
+// they will be installed (VERIFY/staging/<kind>, each kind's variables set as
+// the runtime sets them), while runtime/audit watches which captured files it
+// opens and lists what it writes anew. A bundle that cannot hit is then
+// reported at build time, with the cause where it is known:
+//   - the program source differs between runs: the re-run built programs or
+//     kernels of the same names under other keys (pyopencl's own cache adds
+//     a fresh constant to every source: PYOPENCL_NO_CACHE=1);
+//   - a path in a key: captured files hold the capture's staging path or the
+//     private home, which the application will not see;
+//   - the host name in captured files of a kind that missed;
+//   - an ignored or reset variable: the re-run wrote a kind's default
+//     location under its private home;
+//   - a cache outside the captured kinds: the re-run filled directories
+//     under its private XDG_CACHE_HOME / HOME (hashcat's kernels) that no kind
+//     captures, so the application compiles them again.
+//
+// Read-only where the kind allows: the copied files are made read-only (every
+// kind writes new entries next to old ones, never into them), but the
+// directories stay writable: PoCL compiles work-group functions lazily per
+// local size into the program's directory (research/interception.md), and
+// Triton raises on a miss in a read-only directory (kernel-caches.md §7),
+// which would turn a miss into a failed run. CUDA's index file is rewritten
+// on every use and stays writable. (A build running as root is not stopped
+// by file modes; then nothing is read-only.)
+#pragma once
+
+#include "audit/cache_usage.hpp"
+#include "base/error.hpp"
+#include "bundle/cache_kind.hpp"
+#include "command/cache_capture.hpp"
+#include "command/subprocess.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace prewarm::command {
+
+// Manifest `verify:` of a command model.
+//   off      no second run
+//   warn     run it; misses are warnings on the job line (default)
+//   require  a captured kind that does not hit fails the job, naming it
+enum class VerifyMode { off, warn, require };
+
+std::string_view to_string(VerifyMode mode);
+std::optional<VerifyMode> parse_verify_mode(std::string_view text);
+
+struct HitProofRequest
+{
+  std::string job_id;
+  SubprocessSpec run;                  // argv, shell, cwd, timeout, log as the capture ran; env set here
+  Environment base_environment;        // before redirection (inherited + manifest env)
+  std::filesystem::path captured_root; // the capture's staging root: <kind>/...
+  std::vector<CacheKind> kinds;        // the kinds the capture redirected
+  std::filesystem::path work_dir;      // an empty directory owned by the proof
+  HomeMode home = HomeMode::private_home;
+  // Strings the capture's keys must not depend on (its staging root and
+  // private home): found in captured files of a kind that missed, they are
+  // the cause.
+  std::vector<std::string> capture_paths;
+};
+
+struct HitProof
+{
+  SubprocessResult run;
+  audit::UsageReport usage;           // captured kinds, and kinds the re-run filled
+  std::vector<std::string> causes;    // why kinds missed, with the fix
+  std::vector<std::string> uncaptured; // caches outside the captured kinds
+
+  // Every kind that was captured hit, and the re-run succeeded.
+  bool hit() const;
+  // "pocl: 96 reused, 0 new" for each kind, "; " between.
+  std::string line() const;
+  // The kinds that missed, one "kind: N new (names)" each.
+  std::vector<std::string> misses() const;
+};
+
+// Runs the proof. An error: it could not be set up (copy, watch); a re-run
+// that fails is a result with run.succeeded() == false.
+Result<HitProof> prove_hits(const HitProofRequest& request);
+
+// The causes of the misses in `usage` (separate for tests): kernels that
+// came back under new keys (`captured_kernels`: kind -> the kernel names the
+// capture holds), capture paths or the host name inside the files of a kind
+// that missed, a kind the re-run did not touch at all.
+std::vector<std::string> diagnose_misses(const audit::UsageReport& usage,
+                                         const std::map<std::string, std::set<std::string>>& captured_kernels,
+                                         const std::vector<std::string>& capture_paths);
+
+} // namespace prewarm::command

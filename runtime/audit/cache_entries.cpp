@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "audit/cache_entries.hpp"
+
+#include "base/files.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <system_error>
+#include <vector>
+
+namespace prewarm::audit {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string_view>
+components(std::string_view path)
+{
+  std::vector<std::string_view> parts;
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    parts.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) {
+      break;
+    }
+    path.remove_prefix(slash + 1);
+  }
+  return parts;
+}
+
+std::string
+first(const std::vector<std::string_view>& parts, std::size_t n)
+{
+  std::string out;
+  for (std::size_t i = 0; i < n && i < parts.size(); ++i) {
+    out += out.empty() ? "" : "/";
+    out += parts[i];
+  }
+  return out;
+}
+
+// The kernel names in the metadata JSON files of one Triton entry directory.
+std::set<std::string>
+triton_kernel_names(const fs::path& entry_dir)
+{
+  std::set<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(entry_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const auto file = it->path().filename().string();
+    if (!file.ends_with(".json") || file.starts_with("__grp__")) {
+      continue;
+    }
+    const auto text = read_file(it->path().string(), 1 << 20);
+    if (!text) {
+      continue;
+    }
+    const auto json = nlohmann::json::parse(*text, nullptr, false);
+    if (json.is_object() && json.contains("name") && json["name"].is_string()) {
+      names.insert(json["name"].get<std::string>());
+    }
+  }
+  return names;
+}
+
+std::string
+joined(const std::set<std::string>& names)
+{
+  std::string out;
+  for (const auto& n : names) {
+    out += out.empty() ? "" : ", ";
+    out += n;
+  }
+  return out;
+}
+
+std::string
+triton_label(const fs::path& entry_dir, std::string_view entry)
+{
+  const auto names = triton_kernel_names(entry_dir);
+  return names.empty() ? fmt::format("entry {}", entry) : fmt::format("kernel {}", joined(names));
+}
+
+} // namespace
+
+std::string
+entry_of(std::string_view kind, std::string_view relative_path)
+{
+  const auto parts = components(relative_path);
+  if (kind == "triton") {
+    return first(parts, 1);
+  }
+  if (kind == "inductor") {
+    if (!parts.empty() && (parts[0] == "fxgraph" || parts[0] == "aotautograd") && parts.size() >= 4) {
+      return first(parts, 3);
+    }
+    if (!parts.empty() && parts[0] == "triton" && parts.size() >= 4) {
+      return first(parts, 3);
+    }
+    return first(parts, parts.size() > 1 ? 2 : 1);
+  }
+  if (kind == "pocl") {
+    return first(parts, parts.size() >= 3 ? 2 : 1);
+  }
+  if (kind == "programs") {
+    if (parts.size() == 2) {
+      auto name = std::string(parts[1]);
+      if (const auto dot = name.rfind('.'); dot != std::string::npos) {
+        name.resize(dot);
+      }
+      return name;
+    }
+    return std::string(relative_path);
+  }
+  if (kind == "cuda") {
+    return std::string(relative_path);
+  }
+  return first(parts, 1);
+}
+
+bool
+is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
+{
+  const auto parts = components(relative_path);
+  const auto name = parts.empty() ? std::string_view() : parts.back();
+  for (const auto part : parts) {
+    if (part.starts_with("tmp.") && (kind == "triton" || kind == "inductor")) {
+      return true;
+    }
+  }
+  if (kind == "pocl") {
+    // tempfile_* are per-process temporaries PoCL creates even on a hit;
+    // last_accessed is touched on every use.
+    return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_") || name == "last_accessed";
+  }
+  if (kind == "cuda") {
+    return relative_path == "index";
+  }
+  if (kind == "inductor" || kind == "sycl") {
+    return name.ends_with(".lock");
+  }
+  if (kind == "neo") {
+    return name == "config.file" || name == "stats";
+  }
+  return false;
+}
+
+std::set<std::string>
+entry_kernel_names(std::string_view kind, const fs::path& kind_dir, std::string_view entry)
+{
+  const auto parts = components(entry);
+  if (kind == "triton" || (kind == "inductor" && !parts.empty() && parts[0] == "triton" && parts.size() == 3)) {
+    return triton_kernel_names(kind_dir / entry);
+  }
+  std::set<std::string> kernels;
+  if (kind == "pocl") {
+    std::error_code ec;
+    for (fs::directory_iterator it(kind_dir / entry, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (fs::is_directory(it->symlink_status(ec))) {
+        kernels.insert(it->path().filename().string());
+      }
+    }
+  }
+  return kernels;
+}
+
+std::string
+entry_label(std::string_view kind, const fs::path& kind_dir, std::string_view entry)
+{
+  if (kind == "triton") {
+    return triton_label(kind_dir / entry, entry);
+  }
+  if (kind == "inductor") {
+    const auto parts = components(entry);
+    if (!parts.empty() && parts[0] == "triton" && parts.size() == 3) {
+      return triton_label(kind_dir / entry, parts[2]);
+    }
+    if (!parts.empty() && parts[0] == "fxgraph" && parts.size() == 3) {
+      return fmt::format("graph {}", parts[2]);
+    }
+    if (!parts.empty() && parts[0] == "aotautograd" && parts.size() == 3) {
+      return fmt::format("aotautograd {}", parts[2]);
+    }
+    return std::string(entry);
+  }
+  if (kind == "pocl") {
+    const auto kernels = entry_kernel_names(kind, kind_dir, entry);
+    const auto short_hash = std::string(entry.substr(0, 12));
+    return kernels.empty() ? fmt::format("program {}", short_hash)
+                           : fmt::format("program {} [{}]", short_hash, joined(kernels));
+  }
+  if (kind == "programs") {
+    return fmt::format("key {}", entry.substr(0, 16));
+  }
+  return std::string(entry);
+}
+
+} // namespace prewarm::audit

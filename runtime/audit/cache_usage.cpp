@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "audit/cache_usage.hpp"
+
+#include "audit/cache_entries.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace prewarm::audit {
+
+namespace {
+
+constexpr std::size_t k_names_in_summary = 3;
+
+std::vector<NamedEntry>
+named(const std::string& kind, const std::filesystem::path& dir, const std::set<std::string>& entries)
+{
+  std::vector<NamedEntry> out;
+  for (const auto& entry : entries) {
+    out.push_back(NamedEntry{entry, entry_label(kind, dir, entry), entry_kernel_names(kind, dir, entry)});
+  }
+  return out;
+}
+
+nlohmann::json
+optional_number(const std::optional<std::uint64_t>& value)
+{
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+} // namespace
+
+bool
+KindUsage::hit() const
+{
+  if (new_files > 0 || layer_misses.value_or(0) > 0) {
+    return false;
+  }
+  const bool used = reused_files.value_or(1) > 0 || layer_hits.value_or(0) > 0;
+  return used || files_before == 0;
+}
+
+std::string
+KindUsage::summary() const
+{
+  std::string text;
+  if (reused_files || !layer_hits) {
+    text = fmt::format("{}: {} reused, {} new", kind, reused_files ? fmt::format("{}", *reused_files) : "?",
+                       new_files);
+  }
+  if (layer_hits) {
+    text += fmt::format("{}{}{} programs served, {} built", text.empty() ? kind : "", text.empty() ? ": " : ", ",
+                        *layer_hits, layer_misses.value_or(0));
+  }
+  if (!new_entries.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < new_entries.size() && i < k_names_in_summary; ++i) {
+      names += fmt::format("{}{}", i == 0 ? "" : ", ", new_entries[i].label);
+    }
+    if (new_entries.size() > k_names_in_summary) {
+      names += fmt::format(", +{} more", new_entries.size() - k_names_in_summary);
+    }
+    text += fmt::format(" ({})", names);
+  }
+  return text;
+}
+
+const KindUsage*
+UsageReport::find(std::string_view kind) const
+{
+  for (const auto& k : kinds) {
+    if (k.kind == kind) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+std::string
+UsageReport::summary() const
+{
+  std::string text;
+  for (const auto& k : kinds) {
+    text += fmt::format("{}{}", text.empty() ? "" : "; ", k.summary());
+  }
+  if (!complete) {
+    text += " (event queue overflowed: reuse counts are lower bounds)";
+  }
+  return text.empty() ? std::string("no caches") : text;
+}
+
+KindUsage
+measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& before, const FileSet& after,
+             const KindAccess* access)
+{
+  KindUsage usage;
+  usage.kind = std::move(kind);
+  usage.dir = dir;
+  std::set<std::string> reused_entries;
+  std::set<std::string> new_entries;
+  std::uint64_t reused = 0;
+  std::uint64_t unused = 0;
+  for (const auto& file : before) {
+    if (is_bookkeeping_path(usage.kind, file)) {
+      continue;
+    }
+    ++usage.files_before;
+    if (access == nullptr) {
+      continue;
+    }
+    const bool rewritten = access->written.contains(file) && after.contains(file);
+    if (rewritten) {
+      ++usage.new_files;
+      usage.new_file_paths.push_back(file);
+      new_entries.insert(entry_of(usage.kind, file));
+    } else if (access->opened.contains(file)) {
+      ++reused;
+      reused_entries.insert(entry_of(usage.kind, file));
+    } else {
+      ++unused;
+    }
+  }
+  for (const auto& file : after) {
+    if (before.contains(file) || is_bookkeeping_path(usage.kind, file)) {
+      continue;
+    }
+    ++usage.new_files;
+    usage.new_file_paths.push_back(file);
+    new_entries.insert(entry_of(usage.kind, file));
+  }
+  if (access != nullptr) {
+    usage.reused_files = reused;
+    usage.unused_files = unused;
+  }
+  usage.reused_entries = named(usage.kind, dir, reused_entries);
+  usage.new_entries = named(usage.kind, dir, new_entries);
+  return usage;
+}
+
+void
+add_layer_events(UsageReport& report, const LayerAuditLog& log)
+{
+  report.malformed_layer_lines += log.malformed_lines;
+  if (log.events.empty()) {
+    return;
+  }
+  auto it = std::find_if(report.kinds.begin(), report.kinds.end(),
+                         [](const KindUsage& k) { return k.kind == "programs"; });
+  if (it == report.kinds.end()) {
+    KindUsage programs;
+    programs.kind = "programs";
+    report.kinds.push_back(std::move(programs));
+    it = std::prev(report.kinds.end());
+  }
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  for (const auto& event : log.events) {
+    NamedEntry entry{event.key, "", {event.kernels.begin(), event.kernels.end()}};
+    std::string kernels;
+    for (const auto& k : event.kernels) {
+      kernels += fmt::format("{}{}", kernels.empty() ? "" : ", ", k);
+    }
+    entry.label = fmt::format("{} key {}{}", event.hit ? "served" : "built",
+                              event.key.empty() ? std::string("(none)") : event.key.substr(0, 16),
+                              kernels.empty() ? "" : fmt::format(" [{}]", kernels));
+    (event.hit ? it->reused_entries : it->new_entries).push_back(std::move(entry));
+    ++(event.hit ? hits : misses);
+  }
+  it->layer_hits = hits;
+  it->layer_misses = misses;
+}
+
+nlohmann::json
+to_json(const KindUsage& usage)
+{
+  auto entries = [](const std::vector<NamedEntry>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : list) {
+      out.push_back({{"entry", e.entry}, {"name", e.label}, {"kernels", e.kernels}});
+    }
+    return out;
+  };
+  nlohmann::json out = {
+    {"kind", usage.kind},
+    {"files_before", usage.files_before},
+    {"reused_files", optional_number(usage.reused_files)},
+    {"new_files", usage.new_files},
+    {"unused_files", optional_number(usage.unused_files)},
+    {"hit", usage.hit()},
+    {"reused_entries", entries(usage.reused_entries)},
+    {"new_entries", entries(usage.new_entries)},
+  };
+  if (usage.layer_hits) {
+    out["layer_hits"] = *usage.layer_hits;
+    out["layer_misses"] = usage.layer_misses.value_or(0);
+  }
+  return out;
+}
+
+nlohmann::json
+to_json(const UsageReport& report)
+{
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& k : report.kinds) {
+    kinds.push_back(to_json(k));
+  }
+  nlohmann::json out = {{"complete", report.complete}, {"kinds", kinds}, {"summary", report.summary()}};
+  if (report.malformed_layer_lines > 0) {
+    out["malformed_layer_lines"] = report.malformed_layer_lines;
+  }
+  return out;
+}
+
+} // namespace prewarm::audit

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "install/install_audit.hpp"
+
+#include "audit/layer_audit_log.hpp"
+#include "base/encoding.hpp"
+#include "base/files.hpp"
+#include "base/time_format.hpp"
+#include "install/install_layout.hpp"
+#include "install/install_records.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <system_error>
+
+namespace prewarm::install {
+
+namespace fs = std::filesystem;
+
+Result<AuditBaseline>
+read_audit_baseline(const fs::path& root)
+{
+  AuditBaseline baseline;
+  std::error_code ec;
+  baseline.root = fs::absolute(root, ec);
+  if (ec) {
+    baseline.root = root;
+  }
+  PW_ASSIGN(const auto marker, read_marker(root));
+  if (!marker) {
+    return fail(Errc::failed, fmt::format("nothing is installed under {}", in_quotes(root.string())),
+                "E_NOT_INSTALLED");
+  }
+  baseline.installed_at = format_rfc3339(marker->installed_at);
+  for (const auto& kind : marker->kinds) {
+    baseline.kind_dirs[kind.kind] = baseline.root / kind.kind;
+  }
+  const auto list_path = meta_dir(root) / k_file_inventory_file;
+  if (fs::exists(list_path, ec)) {
+    PW_ASSIGN_CTX(const auto text, fmt::format("file list {}", in_quotes(list_path.string())),
+                  read_file(list_path.string()));
+    PW_ASSIGN_CTX(baseline.files, fmt::format("file list {}", in_quotes(list_path.string())),
+                  audit::parse_inventory(text));
+    baseline.from_install = true;
+  } else {
+    for (const auto& [kind, dir] : baseline.kind_dirs) {
+      PW_ASSIGN(baseline.files[kind], audit::list_files(dir));
+    }
+  }
+  return baseline;
+}
+
+Result<InstallAudit>
+audit_install(const AuditBaseline& baseline, const audit::AccessRecord* access, const fs::path& layer_log)
+{
+  InstallAudit result;
+  result.root = baseline.root;
+  result.from_install = baseline.from_install;
+  result.installed_at = baseline.installed_at;
+  result.watched = access != nullptr;
+  result.usage.complete = access == nullptr || access->complete;
+  static const audit::FileSet none;
+  for (const auto& [kind, dir] : baseline.kind_dirs) {
+    PW_ASSIGN(const auto now, audit::list_files(dir));
+    const auto before = baseline.files.find(kind);
+    const audit::KindAccess* kind_access = nullptr;
+    if (access != nullptr) {
+      if (const auto it = access->kinds.find(kind); it != access->kinds.end()) {
+        kind_access = &it->second;
+      }
+    }
+    result.usage.kinds.push_back(
+      audit::measure_kind(kind, dir, before == baseline.files.end() ? none : before->second, now, kind_access));
+  }
+  if (!layer_log.empty()) {
+    PW_ASSIGN(const auto log, audit::read_layer_audit_log(layer_log));
+    audit::add_layer_events(result.usage, log);
+  }
+  return result;
+}
+
+nlohmann::json
+to_json(const InstallAudit& audit)
+{
+  auto out = audit::to_json(audit.usage);
+  out["root"] = audit.root.string();
+  out["baseline"] = audit.from_install ? "install" : "start";
+  out["installed_at"] = audit.installed_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(audit.installed_at);
+  out["watched"] = audit.watched;
+  return out;
+}
+
+std::string
+summary_line(const InstallAudit& audit)
+{
+  return fmt::format("audit: {} {}{}", audit.usage.summary(),
+                     audit.from_install ? "since install" : "during this run (no install file list)",
+                     audit.watched ? "" : " (reuse not measured: run the application under exec --audit)");
+}
+
+} // namespace prewarm::install

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// The audit of an install root: per installed kind, what the application
+// reused and what it compiled anew, in the names of runtime/audit.
+//
+// Baseline: the install's file list (ROOT/.prewarm/files), so "new" means
+// compiled anew since install; an install made before file lists existed
+// falls back to the files present when the audit began (`baseline`
+// "start"). Reuse is known only for a watched run (`exec --audit`); `status
+// --audit` reports new files only. Events of the OpenCL layer
+// (PREWARM_LAYER_AUDIT_LOG, audit/layer_audit_log.hpp) join as kind
+// "programs" when that file exists.
+//
+// JSON (exec --audit FILE, status --audit):
+//   {"root": DIR, "baseline": "install"|"start", "installed_at": TIME|null,
+//    "watched": bool, "complete": bool, "summary": LINE,
+//    "kinds": [ ...audit/cache_usage.hpp... ],
+//    "application": {"exit_status": N | "signal": N}   (exec only)}
+#pragma once
+
+#include "audit/access_watch.hpp"
+#include "audit/cache_usage.hpp"
+#include "audit/file_inventory.hpp"
+#include "base/error.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prewarm::install {
+
+struct AuditBaseline
+{
+  std::filesystem::path root;
+  std::map<std::string, std::filesystem::path> kind_dirs; // kind -> ROOT/<kind>
+  audit::Inventory files;
+  bool from_install = false; // the install's list; false: listed now
+  std::string installed_at;  // from the marker ("" when unknown)
+};
+
+// The installed kinds of ROOT and the files they held at install (or now).
+// Nothing installed is Errc::failed E_NOT_INSTALLED, as environment() says.
+Result<AuditBaseline> read_audit_baseline(const std::filesystem::path& root);
+
+struct InstallAudit
+{
+  audit::UsageReport usage;
+  bool from_install = false;
+  bool watched = false;
+  std::string installed_at;
+  std::filesystem::path root;
+};
+
+// Compares ROOT/<kind> now with the baseline; `access` is the watched run's
+// record (null: not watched); `layer_log` the OpenCL layer's audit file.
+Result<InstallAudit> audit_install(const AuditBaseline& baseline,
+                                   const audit::AccessRecord* access,
+                                   const std::filesystem::path& layer_log);
+
+nlohmann::json to_json(const InstallAudit& audit);
+
+// "audit: pocl: 96 reused, 0 new since install" (one line for stderr).
+std::string summary_line(const InstallAudit& audit);
+
+} // namespace prewarm::install

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A real OpenCL program this project did not write, bundled on PoCL:
+#   real_program_test.sh clpeak|clblast|pyopencl|hashcat
+# Each case: `prewarm build` of a command workload (kinds: pocl) and its hit
+# proof line ("pocl: N reused, 0 new", or a miss with its cause), install,
+# `prewarm-runtime exec --audit` of the application (what it reused and what
+# it compiled anew), and where the program allows, an audit of a
+# deliberately incomplete warm-up naming what was missed:
+#   clpeak    --kernel-latency: hit proof (verify: require), exec --audit all
+#             reused
+#   clblast   warm-up GEMM only (verify: require: hits), then the application
+#             runs GEMM + AXPY under exec --audit: the audit names the AXPY
+#             program PoCL compiled anew
+#   pyopencl  with pyopencl's own cache on (its default): verify: require
+#             fails, naming the changing source and PYOPENCL_NO_CACHE=1;
+#             with PYOPENCL_NO_CACHE=1: hits, and exec --audit all reused
+#   hashcat   (slow) its kernel cache under $XDG_CACHE_HOME/hashcat is no
+#             captured kind: the hit proof names it as not captured
+# Timings (cold vs exec vs warm) are in bench/command/real_programs_bench.sh,
+# not here. Env: PREWARM, PREWARM_RUNTIME, EXAMPLES, CLBLAST_CLIENT.
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+program=${1:?usage: real_program_test.sh clpeak|clblast|pyopencl|hashcat}
+[ -n "${PREWARM:-}" ] && [ -n "${PREWARM_RUNTIME:-}" ] || skip "prewarm or prewarm-runtime not built"
+require_opencl_device
+make_scratch "real-$program"
+PYTHON=/usr/bin/python3
+"$PREWARM" keygen --out "$SCRATCH/test_only_real" > /dev/null 2>&1 || fail "keygen failed"
+
+# build NAME VERIFY ENV_YAML ARGV_YAML: a bundle in $SCRATCH/NAME.bundle; the
+# build's stderr in $SCRATCH/NAME.err, its --json report in NAME.json.
+# Returns the build's exit status.
+build() {
+  local name=$1 verify=$2 env=$3 argv=$4
+  cat > "$SCRATCH/$name.yaml" <<YAML
+version: 1
+models:
+  - name: $name
+    command:
+      argv: $argv
+      env: $env
+      timeout: 10m
+      kinds: [pocl]
+      verify: $verify
+precisions: [fp32]
+targets: [cpu]
+YAML
+  local rc=0
+  "$PREWARM" build "$SCRATCH/$name.yaml" --key "$SCRATCH/test_only_real.key" --out "$SCRATCH/$name.bundle" \
+    --json "$SCRATCH/$name.json" > "$SCRATCH/$name.out" 2> "$SCRATCH/$name.err" || rc=$?
+  grep -h "hit proof" "$SCRATCH/$name.out" "$SCRATCH/$name.err" || true
+  return $rc
+}
+# The "pocl: N reused, M new" part of the job line.
+proof_counts() { grep -ho "hit proof[A-Z ]*: pocl: [0-9?]* reused, [0-9]* new" "$SCRATCH/$1.out" "$SCRATCH/$1.err" | head -1; }
+expect_hit() {
+  local line; line=$(proof_counts "$1")
+  [[ "$line" =~ pocl:\ ([0-9]+)\ reused,\ 0\ new ]] || { cat "$SCRATCH/$1.err" >&2; fail "$1: no hit proof 'pocl: N reused, 0 new' (got '$line')"; }
+  [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "$1: hit proof reused nothing"
+  echo "$1: $line"
+}
+install_root() {
+  "$PREWARM_RUNTIME" install "$SCRATCH/$1.bundle" --trust "$SCRATCH/test_only_real.pub" --root "$SCRATCH/$1.root" \
+    > /dev/null 2> "$SCRATCH/$1.install.err" || { cat "$SCRATCH/$1.install.err" >&2; fail "$1: install failed"; }
+}
+# audit_field FILE KIND FIELD: a number from the audit JSON.
+audit_field() {
+  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
+}
+new_entry_names() {
+  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print("\n".join(e["name"] for k in a["kinds"] if k["kind"]=="pocl" for e in k["new_entries"]))' "$1"
+}
+# exec_audit NAME CMD...: the application under exec --audit on the installed root.
+exec_audit() {
+  local name=$1; shift
+  "$PREWARM_RUNTIME" exec --root "$SCRATCH/$name.root" --audit "$SCRATCH/$name.audit.json" -- "$@" \
+    > "$SCRATCH/$name.app.out" 2> "$SCRATCH/$name.app.err" || { cat "$SCRATCH/$name.app.err" >&2; fail "$name: the application failed under exec --audit"; }
+  grep "audit: pocl:" "$SCRATCH/$name.app.err" || { cat "$SCRATCH/$name.app.err" >&2; fail "$name: no audit summary line on stderr"; }
+}
+expect_audit_all_reused() {
+  local new reused
+  new=$(audit_field "$SCRATCH/$1.audit.json" pocl new_files)
+  reused=$(audit_field "$SCRATCH/$1.audit.json" pocl reused_files)
+  [ "$new" -eq 0 ] || { new_entry_names "$SCRATCH/$1.audit.json" >&2; fail "$1: the application compiled $new files anew"; }
+  [ "$reused" -gt 0 ] || fail "$1: the audit measured no reuse"
+}
+
+case "$program" in
+clpeak)
+  command -v clpeak > /dev/null || skip "clpeak not installed"
+  step "clpeak --kernel-latency: build with verify: require"
+  build clpeak require '{}' '[clpeak, -p, "0", -d, "0", --kernel-latency]' || { cat "$SCRATCH/clpeak.err" >&2; fail "build failed"; }
+  expect_hit clpeak
+  step "install, exec --audit"
+  install_root clpeak
+  exec_audit clpeak clpeak -p 0 -d 0 --kernel-latency
+  grep -qi "latency" "$SCRATCH/clpeak.app.out" || fail "clpeak ran no latency test under exec"
+  expect_audit_all_reused clpeak
+  ;;
+clblast)
+  [ -n "${CLBLAST_CLIENT:-}" ] || skip "libclblast-dev not found at configure time"
+  step "CLBlast warm-up (GEMM only): build with verify: require"
+  build clblast require '{}' "[$CLBLAST_CLIENT, gemm]" || { cat "$SCRATCH/clblast.err" >&2; fail "build failed"; }
+  expect_hit clblast
+  install_root clblast
+  step "the application runs GEMM and AXPY: the audit names what the warm-up missed"
+  exec_audit clblast "$CLBLAST_CLIENT" gemm axpy
+  new=$(audit_field "$SCRATCH/clblast.audit.json" pocl new_files)
+  reused=$(audit_field "$SCRATCH/clblast.audit.json" pocl reused_files)
+  [ "$new" -gt 0 ] || fail "an AXPY the warm-up never ran compiled nothing anew?"
+  [ "$reused" -gt 0 ] || fail "the GEMM the warm-up ran was not reused"
+  new_entry_names "$SCRATCH/clblast.audit.json" | tee "$SCRATCH/clblast.new"
+  grep -qi "axpy" "$SCRATCH/clblast.new" || fail "the audit does not name the AXPY kernels"
+  ! grep -qi "gemm" "$SCRATCH/clblast.new" || fail "the audit calls GEMM new although the warm-up ran it"
+  ;;
+pyopencl)
+  "$PYTHON" -c "import pyopencl" 2>/dev/null || skip "python3-pyopencl not installed for $PYTHON"
+  script="$EXAMPLES/pyopencl_warmup.py"
+  step "pyopencl with its own cache on (default): verify: require fails with the cause"
+  if build pyopencl-default require '{PYOPENCL_CTX: "0"}' "[$PYTHON, $script]"; then
+    fail "a pyopencl build with its own cache on passed verify: require"
+  fi
+  grep -q "program source differs between runs" "$SCRATCH/pyopencl-default.err" \
+    || { cat "$SCRATCH/pyopencl-default.err" >&2; fail "the cause (changing source) is not named"; }
+  grep -q "PYOPENCL_NO_CACHE=1" "$SCRATCH/pyopencl-default.err" || fail "the fix is not named"
+  grep -q "XDG_CACHE_HOME/pyopencl" "$SCRATCH/pyopencl-default.err" || fail "pyopencl's own cache is not named as not captured"
+  step "with PYOPENCL_NO_CACHE=1: hits"
+  build pyopencl require '{PYOPENCL_CTX: "0", PYOPENCL_NO_CACHE: "1"}' "[$PYTHON, $script]" \
+    || { cat "$SCRATCH/pyopencl.err" >&2; fail "build failed"; }
+  expect_hit pyopencl
+  install_root pyopencl
+  PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 exec_audit pyopencl "$PYTHON" "$script"
+  expect_audit_all_reused pyopencl
+  ;;
+hashcat)
+  command -v hashcat > /dev/null || skip "hashcat not installed"
+  # MD5 of "42", found by a 2-digit mask: hashcat builds its kernels first.
+  step "hashcat: its own kernel cache is not a captured kind"
+  build hashcat warn '{}' '[hashcat, -m, "0", -a, "3", --force, --potfile-disable, --quiet, -D, "1", a1d0c6e83f027327d8461063f4ac58a6, "?d?d"]' \
+    || { cat "$SCRATCH/hashcat.err" >&2; fail "build failed"; }
+  grep -q 'XDG_CACHE_HOME/hashcat' "$SCRATCH/hashcat.err" || { cat "$SCRATCH/hashcat.err" >&2; fail "hashcat's own cache is not named"; }
+  proof_counts hashcat
+  ;;
+*) fail "unknown program $program" ;;
+esac
+pass

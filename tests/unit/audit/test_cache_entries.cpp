@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// Entry names on small cache trees laid out as kernel-caches.md §7/§8
+// describe Triton and Inductor caches (no GPU here to make real ones).
+#include "audit/cache_entries.hpp"
+#include "audit/cache_usage.hpp"
+
+#include "audit_scratch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace prewarm::audit;
+using prewarm::audit::testing::Scratch;
+using prewarm::audit::testing::write_file;
+
+namespace {
+// A Triton entry: <hash>/<name>.json (metadata), the group file, a cubin.
+void
+triton_entry(const fs::path& root, const std::string& hash, const std::string& kernel)
+{
+  write_file(root / hash / (kernel + ".json"), R"({"name": ")" + kernel + R"(", "num_warps": 4})");
+  write_file(root / hash / ("__grp__" + kernel + ".json"), R"({"child_paths": {}})");
+  write_file(root / hash / (kernel + ".cubin"), "ELF");
+}
+} // namespace
+
+TEST(CacheEntries, TritonEntriesAreNamedByMetadataName)
+{
+  Scratch s;
+  triton_entry(s.dir, "OQ6XBR3G", "triton_poi_fused_add_0");
+  EXPECT_EQ(entry_of("triton", "OQ6XBR3G/triton_poi_fused_add_0.cubin"), "OQ6XBR3G");
+  EXPECT_EQ(entry_label("triton", s.dir, "OQ6XBR3G"), "kernel triton_poi_fused_add_0");
+  EXPECT_EQ(entry_kernel_names("triton", s.dir, "OQ6XBR3G"), (std::set<std::string>{"triton_poi_fused_add_0"}));
+}
+
+TEST(CacheEntries, InductorGraphKeysAndItsTritonKernels)
+{
+  Scratch s;
+  write_file(s.dir / "fxgraph/ab/fabcdef123/entry", "pickle");
+  triton_entry(s.dir / "triton/0", "XYZ", "triton_red_fused_sum_1");
+  EXPECT_EQ(entry_of("inductor", "fxgraph/ab/fabcdef123/entry"), "fxgraph/ab/fabcdef123");
+  EXPECT_EQ(entry_label("inductor", s.dir, "fxgraph/ab/fabcdef123"), "graph fabcdef123");
+  EXPECT_EQ(entry_of("inductor", "triton/0/XYZ/triton_red_fused_sum_1.json"), "triton/0/XYZ");
+  EXPECT_EQ(entry_label("inductor", s.dir, "triton/0/XYZ"), "kernel triton_red_fused_sum_1");
+  EXPECT_TRUE(is_bookkeeping_path("inductor", "fxgraph/ab/fabcdef123/entry.lock"));
+  EXPECT_TRUE(is_bookkeeping_path("inductor", "triton/0/tmp.pid_1_abc/x.json"));
+}
+
+TEST(CacheEntries, CudaIndexIsBookkeepingAndEntriesAreFiles)
+{
+  EXPECT_TRUE(is_bookkeeping_path("cuda", "index"));
+  EXPECT_FALSE(is_bookkeeping_path("cuda", "a/3f/9c12"));
+  EXPECT_EQ(entry_of("cuda", "a/3f/9c12"), "a/3f/9c12");
+}
+
+TEST(CacheEntries, ProgramStoreKeys)
+{
+  const std::string key(64, 'a');
+  EXPECT_EQ(entry_of("programs", "aa/" + key + ".bin"), key);
+  EXPECT_EQ(entry_of("programs", "aa/" + key + ".meta"), key);
+  Scratch s;
+  EXPECT_EQ(entry_label("programs", s.dir, key), "key aaaaaaaaaaaaaaaa");
+}
+
+TEST(CacheEntries, UnknownKindsGroupByFirstComponent)
+{
+  EXPECT_EQ(entry_of("hashcat", "kernels/m00000_a3-pure.kernel"), "kernels");
+  EXPECT_FALSE(is_bookkeeping_path("hashcat", "kernels/x"));
+}
+
+TEST(CacheUsage, NewTritonKernelIsNamedAndUnwatchedReuseIsUnknown)
+{
+  Scratch s;
+  triton_entry(s.dir, "OLD", "add_kernel");
+  const FileSet before = {"OLD/add_kernel.json", "OLD/__grp__add_kernel.json", "OLD/add_kernel.cubin"};
+  triton_entry(s.dir, "NEW", "mul_kernel");
+  auto after = before;
+  after.insert({"NEW/mul_kernel.json", "NEW/__grp__mul_kernel.json", "NEW/mul_kernel.cubin"});
+  const auto usage = measure_kind("triton", s.dir, before, after, nullptr);
+  EXPECT_EQ(usage.files_before, 3u);
+  EXPECT_EQ(usage.new_files, 3u);
+  EXPECT_FALSE(usage.reused_files.has_value());
+  ASSERT_EQ(usage.new_entries.size(), 1u);
+  EXPECT_EQ(usage.new_entries[0].label, "kernel mul_kernel");
+  EXPECT_FALSE(usage.hit());
+  EXPECT_EQ(usage.summary(), "triton: ? reused, 3 new (kernel mul_kernel)");
+}
+
+TEST(CacheUsage, WatchedReuseRewriteAndUnused)
+{
+  Scratch s;
+  triton_entry(s.dir, "A", "a");
+  triton_entry(s.dir, "B", "b");
+  const FileSet files = {"A/a.json", "A/a.cubin", "B/b.json", "B/b.cubin"};
+  KindAccess access;
+  access.opened = {"A/a.json", "A/a.cubin", "B/b.json"};
+  access.written = {"B/b.json"}; // rewritten in place: a miss
+  const auto usage = measure_kind("triton", s.dir, files, files, &access);
+  EXPECT_EQ(usage.reused_files, 2u);
+  EXPECT_EQ(usage.new_files, 1u);
+  EXPECT_EQ(usage.unused_files, 1u);
+  ASSERT_EQ(usage.reused_entries.size(), 1u);
+  EXPECT_EQ(usage.reused_entries[0].label, "kernel a");
+  ASSERT_EQ(usage.new_entries.size(), 1u);
+  EXPECT_EQ(usage.new_entries[0].label, "kernel b");
+}
+
+TEST(CacheUsage, AllReusedIsAHit)
+{
+  Scratch s;
+  const FileSet files = {"x/y"};
+  KindAccess access;
+  access.opened = files;
+  const auto usage = measure_kind("hashcat", s.dir, files, files, &access);
+  EXPECT_TRUE(usage.hit());
+  EXPECT_EQ(usage.summary(), "hashcat: 1 reused, 0 new");
+  KindAccess nothing;
+  EXPECT_FALSE(measure_kind("hashcat", s.dir, files, files, &nothing).hit()) << "installed but never read";
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// The hit proof with small shell programs standing in for a warm-up: one
+// that reads what was captured (hit), one that writes anew (miss), one that
+// fills a cache no kind captures, one whose captured files hold the capture
+// path. Real programs on PoCL: tests/integration/real_programs.
+#include "command/hit_proof.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace prewarm;
+using namespace prewarm::command;
+
+namespace {
+
+struct Scratch
+{
+  fs::path dir = fs::temp_directory_path() / fs::path("prewarm-hit-proof-" + std::to_string(::getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch()
+  {
+    std::error_code ec;
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir, ec);
+  }
+};
+
+void
+write(const fs::path& p, const std::string& text)
+{
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+HitProof
+prove(const Scratch& s, const std::string& script, std::vector<std::string> capture_paths = {})
+{
+  HitProofRequest request;
+  request.job_id = "test_only/proof";
+  request.run.argv = {script};
+  request.run.shell = ShellMode::via_shell;
+  request.base_environment = inherited_environment();
+  request.captured_root = s.dir / "captured";
+  request.kinds = {CacheKind::pocl};
+  request.work_dir = s.dir / "proof";
+  request.capture_paths = std::move(capture_paths);
+  fs::create_directories(request.work_dir);
+  auto proof = prove_hits(request);
+  EXPECT_TRUE(proof.has_value()) << proof.error().describe();
+  return *proof;
+}
+
+} // namespace
+
+TEST(HitProof, ReadingTheCaptureIsAHit)
+{
+  Scratch s;
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "bc");
+  write(s.dir / "captured/pocl/ab/cdef/add/4-1-1/add.so", "so");
+  const auto proof = prove(s, "cat \"$POCL_CACHE_DIR\"/ab/cdef/program.bc \"$POCL_CACHE_DIR\"/ab/cdef/add/4-1-1/add.so");
+  EXPECT_TRUE(proof.hit()) << proof.line();
+  EXPECT_EQ(proof.line(), "pocl: 2 reused, 0 new");
+  EXPECT_TRUE(proof.causes.empty());
+}
+
+TEST(HitProof, SameKernelsUnderANewKeyNameTheChangingSource)
+{
+  Scratch s;
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "bc");
+  write(s.dir / "captured/pocl/ab/cdef/add/4-1-1/add.so", "so");
+  const auto proof = prove(s, "mkdir -p \"$POCL_CACHE_DIR\"/cd/9876/add/4-1-1 && echo so > "
+                              "\"$POCL_CACHE_DIR\"/cd/9876/add/4-1-1/add.so");
+  EXPECT_FALSE(proof.hit());
+  ASSERT_EQ(proof.misses().size(), 1u);
+  EXPECT_NE(proof.misses()[0].find("pocl: 0 reused, 1 new (program cd/9876 [add])"), std::string::npos)
+    << proof.misses()[0];
+  ASSERT_FALSE(proof.causes.empty());
+  EXPECT_NE(proof.causes[0].find("program source differs between runs"), std::string::npos) << proof.causes[0];
+  EXPECT_NE(proof.causes[0].find("PYOPENCL_NO_CACHE=1"), std::string::npos);
+}
+
+TEST(HitProof, ACacheOutsideTheKindsIsNamed)
+{
+  Scratch s;
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "bc");
+  const auto proof = prove(s, "cat \"$POCL_CACHE_DIR\"/ab/cdef/program.bc >/dev/null && mkdir -p "
+                              "\"$XDG_CACHE_HOME\"/hashcat/kernels && echo k > \"$XDG_CACHE_HOME\"/hashcat/kernels/m0.kernel");
+  EXPECT_TRUE(proof.hit()) << "the captured kind hit";
+  ASSERT_EQ(proof.uncaptured.size(), 1u);
+  EXPECT_NE(proof.uncaptured[0].find("$XDG_CACHE_HOME/hashcat (1 files"), std::string::npos) << proof.uncaptured[0];
+}
+
+TEST(HitProof, ABuildPathInsideTheCaptureIsACause)
+{
+  Scratch s;
+  const std::string build_path = "/build/staging/pocl-path-in-key";
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "debug info: " + build_path);
+  const auto proof = prove(s, "mkdir -p \"$POCL_CACHE_DIR\"/ef/0123 && echo x > \"$POCL_CACHE_DIR\"/ef/0123/program.bc",
+                           {build_path});
+  EXPECT_FALSE(proof.hit());
+  bool named = false;
+  for (const auto& cause : proof.causes) {
+    named = named || cause.find("build-time path \"" + build_path + "\"") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << (proof.causes.empty() ? "no causes" : proof.causes[0]);
+}
+
+TEST(HitProof, AProgramThatIgnoresTheCacheIsSaidSo)
+{
+  Scratch s;
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "bc");
+  const auto proof = prove(s, "true");
+  EXPECT_FALSE(proof.hit());
+  ASSERT_EQ(proof.causes.size(), 1u);
+  EXPECT_NE(proof.causes[0].find("read none of the 1 captured files"), std::string::npos) << proof.causes[0];
+  EXPECT_NE(proof.causes[0].find("POCL_CACHE_DIR"), std::string::npos);
+}
+
+TEST(HitProof, AFailedRerunIsNoHit)
+{
+  Scratch s;
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "bc");
+  const auto proof = prove(s, "cat \"$POCL_CACHE_DIR\"/ab/cdef/program.bc > /dev/null; exit 3");
+  EXPECT_FALSE(proof.run.succeeded());
+  EXPECT_FALSE(proof.hit());
+}
+
+TEST(HitProof, VerifyModesRoundTrip)
+{
+  for (const auto mode : {VerifyMode::off, VerifyMode::warn, VerifyMode::require}) {
+    EXPECT_EQ(parse_verify_mode(to_string(mode)), mode);
+  }
+  EXPECT_FALSE(parse_verify_mode("strict").has_value());
+}
