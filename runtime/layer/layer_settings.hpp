@@ -7,7 +7,8 @@
 //                                      written in serve and audit mode when set
 //   PREWARM_LAYER_LOG=1                operator lines on stderr ("prewarm-layer: ...")
 //   PREWARM_LAYER_CAPTURE=build,release  when record mode reads program binaries
-//                                      (default both; see program_calls.cpp)
+//                                      (default: both, except after build on PoCL;
+//                                      see program_calls.cpp)
 // record: every program the application builds from source or IL is built
 //   as usual, and its binaries are written to the store (after the build and
 //   again at its last clReleaseProgram; never at exit).
@@ -31,6 +32,7 @@ struct LayerSettings
   std::string audit_log;   // empty: no audit file
   bool capture_after_build = true;
   bool capture_at_release = true;
+  bool capture_explicit = false; // PREWARM_LAYER_CAPTURE was set: no per-driver default
 
   bool serves() const { return mode == LayerMode::serve || mode == LayerMode::audit; }
   bool records() const { return mode == LayerMode::record; }
