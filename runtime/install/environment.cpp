@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
+#include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,10 @@ environment(const std::filesystem::path& root_in)
     }
     auto vars = bundle::cache_environment(kind, root / installed.kind, installed.bytes);
     settings.insert(settings.end(), vars.begin(), vars.end());
+    if (kind == bundle::CacheKind::programs) {
+      auto layer = opencl_layer_environment(root / installed.kind);
+      settings.insert(settings.end(), layer.begin(), layer.end());
+    }
   }
   settings.push_back({std::string(k_root_variable), root.string()});
   std::sort(settings.begin(), settings.end());

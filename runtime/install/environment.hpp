@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The environment that points an application at the caches installed under
 // ROOT: for each installed kind, bundle::cache_environment(kind, ROOT/kind,
-// installed size), plus PREWARM_ROOT=ROOT.
+// installed size), plus PREWARM_ROOT=ROOT, plus the OpenCL layer when the
+// programs kind holds its records (opencl_layer_environment.hpp).
 #pragma once
 
 #include "base/error.hpp"
