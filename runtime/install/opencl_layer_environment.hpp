@@ -19,7 +19,8 @@ namespace prewarm::install {
 // True when some record under `programs_dir` was written by the layer.
 bool holds_layer_records(const std::filesystem::path& programs_dir);
 
-// The layer library, or nullopt when it is not installed.
+// The layer library beside the running executable (prewarm-runtime or
+// prewarm), or nullopt when it is not installed.
 std::optional<std::filesystem::path> find_opencl_layer();
 
 // OPENCL_LAYERS (an existing value kept after ours) and PREWARM_LAYER=serve,

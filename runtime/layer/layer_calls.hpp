@@ -22,6 +22,7 @@ cl_int CL_API_CALL compile_program(cl_program, cl_uint, const cl_device_id*, con
 cl_program CL_API_CALL link_program(cl_context, cl_uint, const cl_device_id*, const char*, cl_uint,
                                     const cl_program*, void(CL_CALLBACK*)(cl_program, void*), void*, cl_int*);
 cl_int CL_API_CALL release_program(cl_program);
+cl_int CL_API_CALL release_context(cl_context);
 cl_int CL_API_CALL get_program_info(cl_program, cl_program_info, size_t, void*, size_t*);
 cl_int CL_API_CALL get_program_build_info(cl_program, cl_device_id, cl_program_build_info, size_t, void*, size_t*);
 cl_kernel CL_API_CALL create_kernel(cl_program, const char*, cl_int*);

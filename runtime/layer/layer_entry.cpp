@@ -29,6 +29,7 @@ intercepting_table()
   table.clCompileProgram = compile_program;
   table.clLinkProgram = link_program;
   table.clReleaseProgram = release_program;
+  table.clReleaseContext = release_context;
   table.clGetProgramInfo = get_program_info;
   table.clGetProgramBuildInfo = get_program_build_info;
   table.clCreateKernel = create_kernel;

@@ -44,6 +44,7 @@ ensure_started()
     resolve(table->clLinkProgram, "clLinkProgram");
     resolve(table->clRetainProgram, "clRetainProgram");
     resolve(table->clReleaseProgram, "clReleaseProgram");
+    resolve(table->clReleaseContext, "clReleaseContext");
     resolve(table->clGetProgramInfo, "clGetProgramInfo");
     resolve(table->clGetProgramBuildInfo, "clGetProgramBuildInfo");
     resolve(table->clCreateKernel, "clCreateKernel");
@@ -114,6 +115,13 @@ clReleaseProgram(cl_program p)
 {
   ensure_started();
   return release_program(p);
+}
+
+PREWARM_EXPORT cl_int CL_API_CALL
+clReleaseContext(cl_context c)
+{
+  ensure_started();
+  return release_context(c);
 }
 
 PREWARM_EXPORT cl_int CL_API_CALL

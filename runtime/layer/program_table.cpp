@@ -59,6 +59,19 @@ ProgramTable::is_virtual(cl_program program) const
   return it != m_programs.end() && it->second.virtual_compile.has_value();
 }
 
+std::vector<std::pair<cl_program, TrackedProgram>>
+ProgramTable::recorded_in(cl_context context) const
+{
+  std::lock_guard lock(m_mutex);
+  std::vector<std::pair<cl_program, TrackedProgram>> out;
+  for (const auto& [program, tracked] : m_programs) {
+    if (tracked.context == context && tracked.record_at_release) {
+      out.emplace_back(program, tracked);
+    }
+  }
+  return out;
+}
+
 void
 ProgramTable::put_kernel(cl_kernel kernel, cl_program application_program)
 {

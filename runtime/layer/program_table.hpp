@@ -86,6 +86,9 @@ public:
   cl_program shadow_of(cl_program program) const; // or `program` itself
   bool is_virtual(cl_program program) const;
 
+  // Programs of `context` waiting for a capture at release.
+  std::vector<std::pair<cl_program, TrackedProgram>> recorded_in(cl_context context) const;
+
   void put_kernel(cl_kernel kernel, cl_program application_program);
   cl_program kernel_program(cl_kernel kernel) const; // null when not a shadow's kernel
   cl_program take_kernel(cl_kernel kernel);
