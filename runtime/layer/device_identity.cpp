@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "layer/device_identity.hpp"
 
+#include "layer/cl_query.hpp"
 #include "layer/next_dispatch.hpp"
 
 #include <fmt/format.h>
@@ -18,40 +19,15 @@ namespace {
 constexpr std::string_view k_layer_format = "1";
 
 std::string
-trimmed(std::string value)
-{
-  while (!value.empty() && value.back() == '\0') {
-    value.pop_back();
-  }
-  return value;
-}
-
-std::string
 device_string(cl_device_id device, cl_device_info what)
 {
-  std::size_t size = 0;
-  if (next().clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
-    return {};
-  }
-  std::string value(size, '\0');
-  if (next().clGetDeviceInfo(device, what, size, value.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  return trimmed(std::move(value));
+  return query_string([&](std::size_t n, void* v, std::size_t* r) { return next().clGetDeviceInfo(device, what, n, v, r); });
 }
 
 std::string
 platform_string(cl_platform_id platform, cl_platform_info what)
 {
-  std::size_t size = 0;
-  if (next().clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
-    return {};
-  }
-  std::string value(size, '\0');
-  if (next().clGetPlatformInfo(platform, what, size, value.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  return trimmed(std::move(value));
+  return query_string([&](std::size_t n, void* v, std::size_t* r) { return next().clGetPlatformInfo(platform, what, n, v, r); });
 }
 
 template<typename T>

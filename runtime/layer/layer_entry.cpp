@@ -3,6 +3,7 @@
 // Debian's ocl-icd 2.3.1 loads them from OPENCL_LAYERS and the Khronos loader
 // from OPENCL_LAYERS or a .lay file. The loader asks for our table once; a
 // NULL entry means "not intercepted": the loader calls the layer below.
+#include "layer/cl_query.hpp"
 #include "layer/layer_calls.hpp"
 #include "layer/layer_log.hpp"
 #include "layer/layer_settings.hpp"
@@ -66,16 +67,7 @@ clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void* param_va
     default:
       return CL_INVALID_VALUE;
   }
-  if (param_value != nullptr) {
-    if (param_value_size < size) {
-      return CL_INVALID_VALUE;
-    }
-    std::memcpy(param_value, data, size);
-  }
-  if (param_value_size_ret != nullptr) {
-    *param_value_size_ret = size;
-  }
-  return CL_SUCCESS;
+  return answer_query(data, size, param_value_size, param_value, param_value_size_ret);
 }
 
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL

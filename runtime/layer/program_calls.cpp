@@ -26,6 +26,7 @@
 #include "layer/layer_calls.hpp"
 
 #include "base/digest.hpp"
+#include "layer/cl_query.hpp"
 #include "layer/device_identity.hpp"
 #include "layer/layer_log.hpp"
 #include "layer/layer_settings.hpp"
@@ -73,31 +74,15 @@ short_key(const std::string& key)
 std::vector<cl_device_id>
 program_devices(cl_program program)
 {
-  cl_uint count = 0;
-  if (next().clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  std::vector<cl_device_id> devices(count);
-  if (count == 0 ||
-      next().clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  return devices;
+  return query_array<cl_device_id>(
+    [&](std::size_t n, void* v, std::size_t* r) { return next().clGetProgramInfo(program, CL_PROGRAM_DEVICES, n, v, r); });
 }
 
 std::vector<cl_device_id>
 context_devices(cl_context context)
 {
-  cl_uint count = 0;
-  if (next().clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  std::vector<cl_device_id> devices(count);
-  if (count == 0 ||
-      next().clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  return devices;
+  return query_array<cl_device_id>(
+    [&](std::size_t n, void* v, std::size_t* r) { return next().clGetContextInfo(context, CL_CONTEXT_DEVICES, n, v, r); });
 }
 
 cl_uint
@@ -111,17 +96,10 @@ program_reference_count(cl_program program)
 std::vector<std::string>
 kernel_names(cl_program program)
 {
-  std::size_t size = 0;
-  if (next().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
-    return {};
-  }
-  std::string names(size, '\0');
-  if (next().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
+  const auto names = query_string(
+    [&](std::size_t n, void* v, std::size_t* r) { return next().clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, n, v, r); });
   std::vector<std::string> out;
   std::size_t start = 0;
-  names.resize(std::strlen(names.c_str()));
   while (start < names.size()) {
     auto end = names.find(';', start);
     if (end == std::string::npos) {
@@ -138,16 +116,9 @@ kernel_names(cl_program program)
 std::string
 build_log(cl_program program, cl_device_id device)
 {
-  std::size_t size = 0;
-  if (next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS || size == 0) {
-    return {};
-  }
-  std::string log(size, '\0');
-  if (next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  log.resize(std::strlen(log.c_str()));
-  return log;
+  return query_string([&](std::size_t n, void* v, std::size_t* r) {
+    return next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, v, r);
+  });
 }
 
 bool
@@ -789,18 +760,7 @@ get_program_build_info(cl_program program, cl_device_id device, cl_program_build
                        size_t* size_ret)
 {
   if (auto tracked = ProgramTable::instance().find(program); tracked && tracked->virtual_compile) {
-    const auto answer = [&](const void* data, std::size_t data_size) -> cl_int {
-      if (value != nullptr) {
-        if (size < data_size) {
-          return CL_INVALID_VALUE;
-        }
-        std::memcpy(value, data, data_size);
-      }
-      if (size_ret != nullptr) {
-        *size_ret = data_size;
-      }
-      return CL_SUCCESS;
-    };
+    const auto answer = [&](const void* data, std::size_t data_size) { return answer_query(data, data_size, size, value, size_ret); };
     switch (name) {
       case CL_PROGRAM_BUILD_STATUS: {
         const cl_build_status status = CL_BUILD_SUCCESS;
@@ -885,16 +845,7 @@ get_kernel_info(cl_kernel kernel, cl_kernel_info name, size_t size, void* value,
 {
   if (name == CL_KERNEL_PROGRAM) {
     if (const auto program = ProgramTable::instance().kernel_program(kernel)) {
-      if (value != nullptr) {
-        if (size < sizeof program) {
-          return CL_INVALID_VALUE;
-        }
-        std::memcpy(value, &program, sizeof program);
-      }
-      if (size_ret != nullptr) {
-        *size_ret = sizeof program;
-      }
-      return CL_SUCCESS;
+      return answer_query(&program, sizeof program, size, value, size_ret);
     }
   }
   return next().clGetKernelInfo(kernel, name, size, value, size_ret);
