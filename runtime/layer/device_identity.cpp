@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "layer/device_identity.hpp"
 
+#include "base/device_properties.hpp"
+
 #include "layer/cl_query.hpp"
 #include "layer/next_dispatch.hpp"
 
@@ -41,24 +43,13 @@ device_value(cl_device_id device, cl_device_info what)
   return value;
 }
 
-// Same names as runtime/opencl/device.cpp's vendor_of (which calls the
-// loader's exports and so cannot run inside the layer).
+// As runtime/opencl/device.cpp names it (which calls the loader's exports
+// and so cannot run inside the layer).
 std::string
 vendor_of(cl_device_id device)
 {
-  if ((device_value<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0) {
-    return "cpu";
-  }
-  switch (device_value<cl_uint>(device, CL_DEVICE_VENDOR_ID)) {
-    case 0x10de:
-      return "nvidia";
-    case 0x8086:
-      return "intel";
-    case 0x1002:
-      return "amd";
-    default:
-      return {};
-  }
+  return opencl_vendor_name((device_value<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0,
+                            device_value<cl_uint>(device, CL_DEVICE_VENDOR_ID));
 }
 
 // An ICD object starts with a pointer to its driver's dispatch table (the
