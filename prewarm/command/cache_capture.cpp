@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
 
@@ -429,6 +430,20 @@ CacheCapture::child_environment(const Environment& base) const
   for (const auto kind : m_kinds) {
     for (auto& setting : bundle::cache_environment(kind, staging_dir(kind), 0)) {
       env[setting.name] = std::move(setting.value);
+    }
+  }
+  if (std::find(m_kinds.begin(), m_kinds.end(), CacheKind::programs) != m_kinds.end()) {
+    // The programs kind of a command workload is what the OpenCL layer
+    // records while the program runs (runtime/layer).
+    if (const auto layer = install::find_opencl_layer()) {
+      const auto existing = env.find("OPENCL_LAYERS");
+      env["OPENCL_LAYERS"] = existing != env.end() && !existing->second.empty() && existing->second != layer->string()
+                               ? layer->string() + ":" + existing->second
+                               : layer->string();
+      env["PREWARM_LAYER"] = "record";
+    } else {
+      log::warn("the OpenCL layer (libprewarm_opencl_layer.so) is not installed beside prewarm: "
+                "the programs kind records nothing for command workloads");
     }
   }
   // Last: a custom cache may be located by XDG_CACHE_HOME itself.

@@ -33,4 +33,25 @@ inline constexpr std::string_view level_zero_device = "level-zero.device"; // ze
 inline constexpr std::string_view framework_prefix = "framework.";
 } // namespace prop
 
+// The vendor property of an OpenCL device from its CL_DEVICE_TYPE (is it a
+// CPU?) and CL_DEVICE_VENDOR_ID. A CPU device is "cpu" whoever made the CPU
+// (PoCL reports the CPU maker's id, 0x8086 here); empty when unknown.
+inline std::string
+opencl_vendor_name(bool cpu_device, unsigned vendor_id)
+{
+  if (cpu_device) {
+    return "cpu";
+  }
+  switch (vendor_id) {
+    case 0x10de:
+      return "nvidia";
+    case 0x8086:
+      return "intel";
+    case 0x1002:
+      return "amd";
+    default:
+      return {};
+  }
+}
+
 } // namespace prewarm

@@ -9,6 +9,7 @@
 #include "bundle/runtime_variable.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
+#include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
 
@@ -155,6 +156,10 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     }
     auto vars = bundle::cache_environment(kind, *dir, installed.bytes);
     out.settings.insert(out.settings.end(), vars.begin(), vars.end());
+    if (kind == bundle::CacheKind::programs) {
+      auto layer = opencl_layer_environment(*dir);
+      out.settings.insert(out.settings.end(), layer.begin(), layer.end());
+    }
   }
 
   const auto extras = installed_extras(root, *marker, out.warnings);

@@ -2,7 +2,9 @@
 // The environment that points an application at the caches installed under
 // ROOT: for each installed kind, bundle::cache_environment(kind, DIR,
 // installed size); for each custom cache of an installed slice, its VARIABLE
-// = DIR; each installed slice's runtime env lines; plus PREWARM_ROOT=ROOT.
+// = DIR; each installed slice's runtime env lines; plus PREWARM_ROOT=ROOT;
+// plus the OpenCL layer when the programs kind holds its records
+// (opencl_layer_environment.hpp).
 // DIR is ROOT/<kind>, or the current user's private copy of it
 // (user_access.hpp).
 //

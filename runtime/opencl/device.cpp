@@ -92,19 +92,7 @@ std::string
 vendor_of(cl_device_id device)
 {
   const auto type = device_info_value<cl_device_type>(device, CL_DEVICE_TYPE).value_or(0);
-  if ((type & CL_DEVICE_TYPE_CPU) != 0) {
-    return "cpu"; // PoCL reports the CPU maker's id (0x8086 here); the device kind is what matters
-  }
-  switch (device_info_value<cl_uint>(device, CL_DEVICE_VENDOR_ID).value_or(0)) {
-    case 0x10de:
-      return "nvidia";
-    case 0x8086:
-      return "intel";
-    case 0x1002:
-      return "amd";
-    default:
-      return {};
-  }
+  return opencl_vendor_name((type & CL_DEVICE_TYPE_CPU) != 0, device_info_value<cl_uint>(device, CL_DEVICE_VENDOR_ID).value_or(0));
 }
 
 DeviceProperties

@@ -1,37 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Program store: OpenCL program binaries on disk, keyed by everything that
-// decides whether a binary is valid for a build.
-//
-// Key (ProgramKey::canonical_text(), one "name value" line each, in this order):
-//   format 1
-//   source-sha256 <64 lowercase hex>      (SHA-256 of the OpenCL C source or the IL)
-//   source-kind source|il
-//   options <build options, verbatim>
-//   platform <CL_PLATFORM_NAME>
-//   platform-version <CL_PLATFORM_VERSION>
-//   device <CL_DEVICE_NAME>
-//   device-version <CL_DEVICE_VERSION>
-//   driver <CL_DRIVER_VERSION>
-//   vendor <nvidia|intel|amd|cpu>
-// key = lowercase hex SHA-256 of that text. Newlines inside a value are
-// written as "\n" so a value cannot forge another line.
-//
-// Layout:
-//   STORE/<first 2 hex of key>/<key>.bin   CL_PROGRAM_BINARIES of the one device
-//   STORE/<first 2 hex of key>/<key>.meta  the canonical key text, then
-//                                          "binary-sha256 <hex>\n"
-// On load the key text must match byte for byte and the binary's SHA-256
-// must match before the driver sees a byte of it (a driver handed a
-// truncated binary may crash rather than fail); any difference is
-// Outcome::rejected, and the program is built from source.
-// Both files are written with write_file_atomic (.bin first, then .meta); a
-// reader racing a writer sees a digest mismatch at worst, never a torn file.
+// decides whether a binary is valid for a build. The key and the on-disk
+// format are store/program_record.hpp (shared with the OpenCL layer, which
+// cannot link this file's OpenCL calls); this class builds programs through
+// them for prewarm's own engine.
 #pragma once
 
 #include "base/error.hpp"
 #include "opencl/cl.hpp"
 #include "opencl/device.hpp"
 #include "opencl/owned.hpp"
+#include "store/program_record.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -41,32 +20,7 @@
 
 namespace prewarm::store {
 
-inline constexpr int k_store_format = 1;
-
 enum class StoreMode { read_only, read_write };
-enum class SourceKind { source, il };
-
-struct ProgramKey
-{
-  std::string source_sha256;
-  SourceKind source_kind = SourceKind::source;
-  std::string options;
-  std::string platform;
-  std::string platform_version;
-  std::string device;
-  std::string device_version;
-  std::string driver;
-  std::string vendor;
-
-  // Fills the device half from a DeviceRef's properties.
-  static ProgramKey for_device(const opencl::DeviceRef& device,
-                               std::string_view source,
-                               std::string_view options,
-                               SourceKind kind = SourceKind::source);
-
-  std::string canonical_text() const;
-  std::string digest() const; // the store key
-};
 
 enum class Outcome {
   hit,      // served from the store

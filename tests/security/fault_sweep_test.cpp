@@ -57,7 +57,10 @@ struct CallCounts
 
 // From `strace -f -o`. With `stop_at_second_execve`, only what happens
 // before the second execve of the traced process (exec: the runtime, not
-// the application). The loader's calls end with the first call after rseq
+// the application), and only in that process: the exec sweep injects without
+// -f, and strace counts a tracee's calls across its execve, so a fault numbered
+// past the runtime's own calls (a forked probe child makes more mmaps than its
+// parent) would land in the application's loader instead of the runtime. The loader's calls end with the first call after rseq
 // that is not mprotect/prlimit64/munmap (glibc 2.36: TLS set up, RELRO
 // protected, ld.so.cache unmapped): a fault there is the loader's, and it
 // is counted apart.
@@ -104,6 +107,9 @@ count_calls(const fs::path& trace, bool stop_at_second_execve)
         seen_rseq = seen_rseq || name == "rseq";
         counts.pre_main[name] += 1;
       }
+    }
+    if (stop_at_second_execve && pid != first_pid) {
+      continue;
     }
     if (name == "execve" && stop_at_second_execve && ++execs == 2) {
       per_tracee[{pid, name}] += 1; // the application's execve: can be failed too

@@ -60,6 +60,36 @@ TEST(ProgramKey, DeviceVersionChangesKey)
 TEST(ProgramKey, DriverChangesKey) { expect_changes_key([](ProgramKey& k) { k.driver = "3.1+debian2"; }); }
 TEST(ProgramKey, VendorChangesKey) { expect_changes_key([](ProgramKey& k) { k.vendor = "intel"; }); }
 
+TEST(ProgramKey, ExtraFieldsChangeKeyInOrder)
+{
+  // The OpenCL layer's fields: spec constants, headers, ICD identity, stage.
+  expect_changes_key([](ProgramKey& k) { k.extra = {{"spec-constants", "1=ab"}}; });
+  expect_changes_key([](ProgramKey& k) { k.extra = {{"icd", "/usr/lib/libpocl.so.2 size=1 mtime=2"}}; });
+  auto ab = base_key();
+  ab.extra = {{"header", "a.h 1"}, {"header", "b.h 2"}};
+  auto ba = base_key();
+  ba.extra = {{"header", "b.h 2"}, {"header", "a.h 1"}};
+  EXPECT_NE(ab.digest(), ba.digest());
+}
+
+TEST(ProgramKey, NoExtraFieldsKeepsTheEngineFormat)
+{
+  // Keys the engine wrote before extra fields existed must still match.
+  EXPECT_TRUE(base_key().canonical_text().ends_with("vendor cpu\n"));
+  auto key = base_key();
+  key.extra = {{"stage", "build"}};
+  EXPECT_TRUE(key.canonical_text().ends_with("vendor cpu\nstage build\n"));
+}
+
+TEST(ProgramKey, AnExtraFieldNameCannotForgeAValue)
+{
+  auto spaced = base_key();
+  spaced.extra = {{"a b", "c"}};
+  auto plain = base_key();
+  plain.extra = {{"a", "b c"}};
+  EXPECT_NE(spaced.digest(), plain.digest());
+}
+
 TEST(ProgramKey, ANewlineInAValueCannotForgeAnotherField)
 {
   // Without escaping, these two keys would have the same canonical text.

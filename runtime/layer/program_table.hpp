@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the layer knows about the application's programs and kernels. One
+// mutex guards the maps; it is never held across a driver call (a driver
+// may call back into the application, which may call OpenCL again).
+//
+// A tracked program is the application's own handle, created from source or
+// IL and never replaced:
+//   - served by a build: `shadow` is a second program made from the stored
+//     binaries; kernels and build queries go to it, CL_KERNEL_PROGRAM maps
+//     back to the application's handle, and each kernel holds a reference
+//     on the application's program as it would on an unshadowed one;
+//   - served by a compile: `virtual_compile` (nothing compiled yet; build
+//     status, log and binary type are answered from the record), compiled
+//     for real only when a link misses or a query needs it;
+//   - recorded: `keys` name the records its binaries are written to.
+#pragma once
+
+#include "layer/cl_layer_api.hpp"
+#include "store/program_record.hpp"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace prewarm::layer {
+
+struct SpecConstant
+{
+  cl_uint id = 0;
+  std::string value;
+};
+
+struct HeaderInput
+{
+  cl_program program = nullptr; // retained while the compile is virtual
+  std::string name;
+};
+
+struct VirtualCompile
+{
+  std::vector<cl_device_id> devices;
+  std::string options;
+  std::vector<HeaderInput> headers;
+  std::string log; // the recorded build log
+};
+
+struct TrackedProgram
+{
+  cl_context context = nullptr;
+  store::SourceKind kind = store::SourceKind::source;
+  std::string payload;         // source text or IL bytes
+  std::string payload_sha256;
+  std::vector<SpecConstant> spec_constants; // in the order set (a later id replaces)
+  cl_program shadow = nullptr; // served build: the program made from stored binaries
+  std::optional<VirtualCompile> virtual_compile;
+  // The key per device of the compile (for links) or build (for capture).
+  std::vector<cl_device_id> key_devices;
+  std::vector<store::ProgramKey> keys;
+  bool compiled = false;       // keys are compile keys (an input for clLinkProgram)
+  bool record_at_release = false;
+};
+
+class ProgramTable
+{
+public:
+  static ProgramTable& instance();
+
+  // Copies, so the caller can call drivers without the lock.
+  std::optional<TrackedProgram> find(cl_program program) const;
+  void put(cl_program program, TrackedProgram tracked);
+  std::optional<TrackedProgram> take(cl_program program);
+  template<typename Change>
+  bool update(cl_program program, Change&& change)
+  {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_programs.find(program);
+    if (it == m_programs.end()) {
+      return false;
+    }
+    change(it->second);
+    return true;
+  }
+
+  cl_program shadow_of(cl_program program) const; // or `program` itself
+  bool is_virtual(cl_program program) const;
+
+  // Programs of `context` waiting for a capture at release.
+  std::vector<std::pair<cl_program, TrackedProgram>> recorded_in(cl_context context) const;
+
+  void put_kernel(cl_kernel kernel, cl_program application_program);
+  cl_program kernel_program(cl_kernel kernel) const; // null when not a shadow's kernel
+  cl_program take_kernel(cl_kernel kernel);
+
+private:
+  mutable std::mutex m_mutex;
+  std::map<cl_program, TrackedProgram> m_programs;
+  std::map<cl_kernel, cl_program> m_kernels;
+};
+
+} // namespace prewarm::layer
