@@ -28,6 +28,7 @@ PACKAGES=(
   python3 python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
   strace clang-15 bc openssl
+  libcurl4-openssl-dev docker-registry skopeo apache2-utils curl
 )
 
 as_root() {
