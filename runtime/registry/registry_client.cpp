@@ -408,7 +408,10 @@ RegistryClient::backoff(std::string_view what, int attempt, const Error& error) 
   const auto& o = m_state->options;
   auto delay = o.backoff_base * (1LL << std::min(attempt - 1, 16));
   delay = std::min<std::chrono::milliseconds>(delay, o.backoff_cap);
-  log::info("{}: {}; try {} of {} in {:.1f} s", what, error.message(), attempt + 1, o.attempts,
+  // Most errors name the request already.
+  const auto& message = error.message();
+  log::info("{}{}; try {} of {} in {:.1f} s", message.starts_with(what) ? "" : fmt::format("{}: ", what), message,
+            attempt + 1, o.attempts,
             static_cast<double>(delay.count()) / 1000.0);
   std::this_thread::sleep_for(delay);
 }
