@@ -80,9 +80,13 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
 Result<PulledBundle>
 fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullRequest& request)
 {
-  PW_ASSIGN(const auto selection, install::select_slices(pull.verified.manifest, request.devices));
+  auto selection = install::select_slices(pull.verified.manifest, request.devices);
+  if (!selection) {
+    (void)remove_tree(pull.dir); // nothing for this host: nothing to resume either
+    return fail(std::move(selection).error());
+  }
   PulledBundle pulled{pull.reference, pull.dir, {}, 0};
-  for (const auto& selected : selection.selected) {
+  for (const auto& selected : selection->selected) {
     const auto& slice = *selected.slice;
     const auto digest = "sha256:" + slice.payload_sha256;
     log::info("fetching slice {} for {} ({} bytes) from {}", slice.id, selected.device, slice.payload_size,

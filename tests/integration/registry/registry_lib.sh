@@ -75,8 +75,9 @@ blob_path() {
   echo "$1/$2-storage/docker/registry/v2/blobs/sha256/${hex:0:2}/$hex/data"
 }
 
+# (awk only: a grep that matches nothing would end a pipefail script)
 blob_get_bytes() {
   local log=$1 from=$2 digest=$3
-  tail -n "+$from" "$log" | grep -F "\"GET " | grep -F "/blobs/$digest " |
-    awk '{ for (i = 1; i < NF; i++) if ($i ~ /HTTP\/[0-9.]+"$/) { s += $(i + 2) } } END { print s + 0 }'
+  tail -n "+$from" "$log" | awk -v path="/blobs/${digest:+$digest }" '$0 ~ /"GET / && index($0, path) {
+    for (i = 1; i < NF; i++) if ($i ~ /HTTP\/[0-9.]+"$/) s += $(i + 2) } END { print s + 0 }'
 }

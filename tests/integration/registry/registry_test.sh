@@ -62,8 +62,7 @@ cmp -s root/pocl/cpu.bin tree-cpu/pocl/cpu.bin || fail "installed content differ
 cpu_bytes=$(blob_get_bytes a.log "$from" "$(slice_digest bundle1 cpu)")
 nv_bytes=$(blob_get_bytes a.log "$from" "$(slice_digest bundle1 nv)")
 amd_bytes=$(blob_get_bytes a.log "$from" "$(slice_digest bundle1 amd)")
-all_blob_bytes=$(tail -n "+$from" a.log | grep -F '"GET ' | grep -F /blobs/ |
-  awk '{ for (i = 1; i < NF; i++) if ($i ~ /HTTP\/[0-9.]+"$/) s += $(i + 2) } END { print s + 0 }')
+all_blob_bytes=$(blob_get_bytes a.log "$from" "")
 bundle_bytes=$(du -cb bundle1/manifest bundle1/manifest.sig bundle1/slices/* | tail -1 | cut -f1)
 echo "figure: blob bytes sent by the registry: $all_blob_bytes of a $bundle_bytes-byte bundle" \
      "(cpu slice $cpu_bytes, nvidia $nv_bytes, amd $amd_bytes)"
@@ -111,9 +110,12 @@ cp blob.orig "$data"
 step "tampered signed manifest blob: refused (exit 3), cache untouched"
 data=$(blob_path "$SCRATCH" a "sha256:$(sha256sum bundle1/manifest | cut -d' ' -f1)")
 cp "$data" manifest.orig
-sed -i 's/^serial .*/serial 999/' "$data"
+sed -i 's/^serial 1$/serial 7/' "$data"      # same size, other bytes
 expect_exit 3 "$PREWARM_RUNTIME" install "$ref1" --trust "$trust" --root prev "${tls[@]}"
 assert_stderr_contains E_BLOB_DIGEST
+sed -i 's/^serial 7$/serial 999/' "$data"    # larger than its descriptor says
+expect_exit 3 "$PREWARM_RUNTIME" install "$ref1" --trust "$trust" --root prev "${tls[@]}"
+assert_stderr_contains E_LIMIT
 cp manifest.orig "$data"
 [ "$(cache_hash prev)" = "$before" ] || fail "a refused install changed the cache"
 
@@ -174,7 +176,7 @@ expect_exit 0 "$PREWARM_RUNTIME" install "127.0.0.1:$(cat resume.port)/bundles/a
   --root prev --insecure-loopback-tls
 resumed=$(blob_get_bytes a.log "$from" "$(slice_digest bundle2 cpu)")
 echo "figure: the re-run fetched $resumed bytes of the $(slice_size bundle2 cpu)-byte slice"
-tail -n "+$from" a.log | grep -F "/blobs/$(slice_digest bundle2 cpu) " | grep -q '" 206 ' ||
+tail -n "+$from" a.log | grep -F "/blobs/$(slice_digest bundle2 cpu) " | grep -qF '" 206 ' ||
   fail "the re-run did not resume with a Range request"
 [ "$resumed" -eq $(( $(slice_size bundle2 cpu) - kept )) ] || fail "resumed $resumed bytes, expected the rest"
 "$PREWARM_RUNTIME" status --root prev | grep -q "serial 2 " || fail "bundle 2 is not what is installed"
