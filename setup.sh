@@ -32,6 +32,7 @@ PACKAGES=(
   buildah debootstrap uidmap fuse-overlayfs
   strace clang-15 bc openssl help2man
   hashcat
+  libcurl4-openssl-dev docker-registry skopeo apache2-utils curl
 )
 
 # Runs a command, or prints it under SETUP_DRY_RUN=1.

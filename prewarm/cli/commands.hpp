@@ -22,5 +22,6 @@ void add_build_command(CLI::App& app, Action& action);    // cmd_build.cpp
 void add_merge_command(CLI::App& app, Action& action);    // cmd_merge.cpp
 void add_inspect_command(CLI::App& app, Action& action);  // cmd_inspect.cpp
 void add_run_command(CLI::App& app, Action& action);      // cmd_run.cpp
+void add_push_command(CLI::App& app, Action& action);     // cmd_push.cpp
 
 } // namespace prewarm::cli

@@ -27,6 +27,7 @@ main(int argc, char** argv)
     cli::add_merge_command(app, action);
     cli::add_inspect_command(app, action);
     cli::add_run_command(app, action);
+    cli::add_push_command(app, action);
     frontend::add_completion_command(app, action);
     try {
       app.parse(argc, argv);

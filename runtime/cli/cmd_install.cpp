@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // prewarm-runtime install BUNDLE --trust PUB|POLICY [--root DIR] [--on-failure fail|warn] [--json]
 //                         [--owner UID:GID] [--replace-channel]
+//   BUNDLE: a directory, or a registry reference pinned by digest
+//   (REGISTRY/REPO@sha256:HEX, oci://...; or --referrer-of IMAGE@sha256:HEX):
+//   cli/registry_source.hpp
 //
 // --owner gives every installed file to the application's user when the
 // installer is root (install/user_access.hpp: why, and what happens without
@@ -13,6 +16,7 @@
 // its kernels itself. fail (the default here) exits 1, 3 or 4.
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
+#include "cli/registry_source.hpp"
 #include "cli/runtime_commands.hpp"
 #include "cli/trust_options.hpp"
 #include "host/probe_host.hpp"
@@ -34,6 +38,7 @@ struct InstallCommand
   std::string bundle_dir;
   std::string root;
   TrustOptions trust;
+  RegistryOptions registry;
   std::string on_failure = "fail";
   std::string lock_timeout = "120s";
   std::string owner;
@@ -61,6 +66,12 @@ struct InstallCommand
     options.lock_timeout = timeout;
     PW_ASSIGN(const auto devices, host::probe_host());
     log::verbose("host devices:\n{}", host::describe_host(devices));
+    if (is_registry_source(bundle_dir, registry)) {
+      return install_from_registry(bundle_dir, registry, policy.trust, install_root, devices, options);
+    }
+    if (bundle_dir.empty()) {
+      return fail(Errc::usage, "install: no bundle given (a directory, REGISTRY/REPO@sha256:..., or --referrer-of)");
+    }
     return install::install_bundle(bundle_dir, policy.trust, install_root, devices, options);
   }
 
@@ -170,8 +181,10 @@ add_install_command(CLI::App& app, Action& action)
 {
   auto command = std::make_shared<InstallCommand>();
   auto* sub = app.add_subcommand("install", "verify a bundle and install the slices for this host under a cache root");
-  sub->add_option("bundle", command->bundle_dir, "bundle directory")->required();
+  sub->add_option("bundle", command->bundle_dir,
+                  "bundle directory, or registry reference pinned by digest (REGISTRY/REPO@sha256:HEX)");
   add_trust_options(*sub, command->trust);
+  add_registry_options(*sub, command->registry);
   sub->add_option("--root", command->root,
                   "cache root (ROOT/<kind> are the live caches); default: the trust policy's install.root");
   sub->add_option("--on-failure", command->on_failure,

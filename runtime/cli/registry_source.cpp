@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/registry_source.hpp"
+
+#include "base/files.hpp"
+#include "base/log.hpp"
+#include "base/time_format.hpp"
+#include "install/install_layout.hpp"
+#include "registry/bundle_pull.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+
+namespace prewarm::runtime_cli {
+
+void
+add_registry_options(CLI::App& command, RegistryOptions& options)
+{
+  command.add_option("--referrer-of", options.referrer_of,
+                     "install the bundle attached (OCI subject) to this image, REGISTRY/REPO@sha256:HEX");
+  command.add_option("--ca-file", options.ca_file, "PEM CA certificates trusted for the registry, besides the system's");
+  command.add_flag("--insecure-loopback-tls", options.insecure_loopback_tls,
+                   "do not verify the registry's TLS certificate; only for 127.0.0.0/8 and [::1] (test registries)");
+  command.add_option("--retries", options.attempts, "tries per registry request, with exponential backoff")
+    ->check(CLI::Range(1, 10))
+    ->capture_default_str();
+  command.add_option("--registry-timeout", options.timeout,
+                     "give up on a registry connection that connects or sends nothing for this long")
+    ->capture_default_str();
+}
+
+bool
+is_registry_source(const std::string& source, const RegistryOptions& options)
+{
+  if (!options.referrer_of.empty()) {
+    return true;
+  }
+  std::error_code ec;
+  return registry::looks_like_registry_reference(source) && !std::filesystem::exists(source, ec);
+}
+
+Result<install::InstallReport>
+install_from_registry(const std::string& source, const RegistryOptions& options, const bundle::TrustStore& trust,
+                      const std::filesystem::path& root, std::span<const host::HostDevice> devices,
+                      const install::InstallOptions& install_options)
+{
+  if (!options.referrer_of.empty() && !source.empty()) {
+    return fail(Errc::usage, "install: give a bundle reference or --referrer-of IMAGE, not both");
+  }
+  PW_ASSIGN_CTX(const auto timeout, "--registry-timeout", parse_duration(options.timeout));
+  registry::PullRequest request;
+  request.trust = &trust;
+  request.now = install_options.now.value_or(std::chrono::time_point_cast<std::chrono::seconds>(
+    std::chrono::system_clock::now()));
+  request.verify = install_options.verify;
+  request.devices = devices;
+  request.downloads = install::meta_dir(root) / "downloads";
+  request.client.ca_file = options.ca_file;
+  request.client.tls = options.insecure_loopback_tls ? registry::TlsVerification::insecure_loopback
+                                                     : registry::TlsVerification::verify;
+  request.client.attempts = options.attempts;
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  request.client.connect_timeout = std::max(std::chrono::seconds(1), seconds);
+  request.client.stall_timeout = std::max(std::chrono::seconds(1), seconds);
+
+  const auto started = std::chrono::steady_clock::now();
+  auto pulled = [&]() -> Result<registry::PulledBundle> {
+    if (!options.referrer_of.empty()) {
+      PW_ASSIGN_CTX(const auto image, "--referrer-of", registry::parse_pinned_reference(options.referrer_of));
+      return registry::pull_bundle_referring_to(image, request);
+    }
+    PW_ASSIGN(const auto pinned, registry::parse_pinned_reference(source));
+    return registry::pull_bundle(pinned, request);
+  }();
+  PW_TRY(pulled);
+  log::info("fetched {} ({} slice{}: {}; {} bytes) in {:.3f} s", pulled->reference.to_string(),
+            pulled->slices_fetched.size(), pulled->slices_fetched.size() == 1 ? "" : "s",
+            fmt::join(pulled->slices_fetched, ", "), pulled->bytes_received,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  auto report = install::install_bundle(pulled->dir, trust, root, devices, install_options);
+  if (report || report.error().category() == Errc::verify) {
+    // Installed, or refused for good: nothing here is worth resuming.
+    if (auto removed = remove_tree(pulled->dir); !removed) {
+      log::warn("{}", removed.error().message());
+    }
+  }
+  return report;
+}
+
+} // namespace prewarm::runtime_cli

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// `prewarm-runtime install` from an OCI registry: the options (shared by
+// every command that reads a registry) and the pull-then-install step.
+//
+//   install REGISTRY/REPO@sha256:HEX | oci://REGISTRY/REPO@sha256:HEX
+//   install --referrer-of REGISTRY/REPO@sha256:HEX   (the bundle attached to an image)
+//   [--ca-file PEM] [--insecure-loopback-tls] [--retries N] [--registry-timeout 30s]
+//
+// The pulled bundle directory lives under ROOT/.prewarm/downloads/<hex> until
+// the install succeeds (or fails verification); a failed transfer leaves it
+// for the next run to resume.
+#pragma once
+
+#include "base/error.hpp"
+#include "bundle/trust.hpp"
+#include "host/host_device.hpp"
+#include "install/installer.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <span>
+#include <string>
+
+namespace prewarm::runtime_cli {
+
+struct RegistryOptions
+{
+  std::string referrer_of;
+  std::string ca_file;
+  bool insecure_loopback_tls = false;
+  int attempts = 4;
+  std::string timeout = "30s";
+};
+
+void add_registry_options(CLI::App& command, RegistryOptions& options);
+
+// True when `source` names a registry (oci://..., ...@sha256:...) rather than
+// a directory, or --referrer-of was given.
+bool is_registry_source(const std::string& source, const RegistryOptions& options);
+
+Result<install::InstallReport> install_from_registry(const std::string& source,
+                                                     const RegistryOptions& options,
+                                                     const bundle::TrustStore& trust,
+                                                     const std::filesystem::path& root,
+                                                     std::span<const host::HostDevice> devices,
+                                                     const install::InstallOptions& install_options);
+
+} // namespace prewarm::runtime_cli

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "registry/registry_client.hpp"
+
+#include "base/encoding.hpp"
+#include "base/log.hpp"
+#include "registry/auth_challenge.hpp"
+#include "registry/docker_credentials.hpp"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+namespace prewarm::registry {
+
+namespace {
+
+constexpr std::size_t k_max_error_body = 16 << 10;
+
+void
+global_init()
+{
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlHandle
+{
+  CURL* handle = curl_easy_init();
+  curl_slist* headers = nullptr;
+  ~CurlHandle()
+  {
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(handle);
+  }
+};
+
+std::string
+lowercase(std::string_view text)
+{
+  std::string out(text);
+  std::ranges::transform(out, out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Printable, one line, bounded: registry error bodies end up in messages.
+std::string
+excerpt(std::string_view body)
+{
+  std::string out;
+  for (const char c : body.substr(0, 300)) {
+    out += (c >= 0x20 && c < 0x7f) ? c : ' ';
+  }
+  return std::string(trim(out));
+}
+
+bool
+is_loopback_literal(std::string host)
+{
+  if (host.starts_with('[')) {
+    host = host.substr(1, host.find(']') - 1);
+  } else if (const auto colon = host.rfind(':'); colon != std::string::npos) {
+    host = host.substr(0, colon);
+  }
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+struct Transfer
+{
+  const HttpRequest* request = nullptr;
+  HttpResponse* response = nullptr;
+  CURL* handle = nullptr;
+  std::optional<Error> sink_error;
+  std::uint64_t received = 0; // of a 2xx body
+  std::FILE* upload = nullptr;
+  bool started = false;
+};
+
+bool
+is_success(long status)
+{
+  return status >= 200 && status < 300;
+}
+
+std::size_t
+on_body(char* data, std::size_t size, std::size_t count, void* user)
+{
+  auto& t = *static_cast<Transfer*>(user);
+  const std::string_view chunk(data, size * count);
+  long status = 0;
+  curl_easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
+  if (!is_success(status)) {
+    const auto room = k_max_error_body - std::min(k_max_error_body, t.response->body.size());
+    t.response->body.append(chunk.substr(0, room));
+    return chunk.size();
+  }
+  if (!t.started) {
+    t.started = true;
+    t.response->status = status;
+    if (t.request->on_start) {
+      if (auto ok = t.request->on_start(*t.response); !ok) {
+        t.sink_error = std::move(ok).error();
+        return 0;
+      }
+    }
+  }
+  t.received += chunk.size();
+  if (t.request->sink) {
+    if (auto ok = t.request->sink(chunk); !ok) {
+      t.sink_error = std::move(ok).error();
+      return 0;
+    }
+    return chunk.size();
+  }
+  if (t.response->body.size() + chunk.size() > t.request->max_body_bytes) {
+    t.sink_error = Error(Errc::verify,
+                         fmt::format("the answer is larger than the {} bytes allowed for it", t.request->max_body_bytes),
+                         "E_LIMIT");
+    return 0;
+  }
+  t.response->body.append(chunk);
+  return chunk.size();
+}
+
+std::size_t
+on_header(char* data, std::size_t size, std::size_t count, void* user)
+{
+  auto& t = *static_cast<Transfer*>(user);
+  const std::string_view line(data, size * count);
+  if (line.starts_with("HTTP/")) {
+    t.response->headers.clear(); // a new answer (after a redirect or a 100)
+    return line.size();
+  }
+  if (const auto colon = line.find(':'); colon != std::string_view::npos) {
+    t.response->headers[lowercase(trim(line.substr(0, colon)))] = std::string(trim(line.substr(colon + 1)));
+  }
+  return line.size();
+}
+
+std::size_t
+on_upload(char* buffer, std::size_t size, std::size_t count, void* user)
+{
+  auto& t = *static_cast<Transfer*>(user);
+  return std::fread(buffer, 1, size * count, t.upload);
+}
+
+bool
+is_transient(CURLcode code)
+{
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+} // namespace
+
+std::string
+HttpResponse::header(std::string_view name) const
+{
+  const auto it = headers.find(lowercase(name));
+  return it == headers.end() ? std::string() : it->second;
+}
+
+struct RegistryClient::State
+{
+  std::string registry;
+  ClientOptions options;
+  std::string authorization; // "Basic ..." / "Bearer ...": the last one the registry took
+  std::optional<std::optional<Credentials>> credentials; // looked up once, on the first challenge
+  std::uint64_t bytes_received = 0;
+
+  Result<std::optional<Credentials>> lookup_credentials()
+  {
+    if (!credentials) {
+      const auto config = options.docker_config.empty() ? docker_config_path() : options.docker_config;
+      PW_ASSIGN(auto found, find_credentials(config, registry));
+      if (found) {
+        log::verbose("registry {}: credentials from {}", registry, found->source);
+      }
+      credentials = std::move(found);
+    }
+    return *credentials;
+  }
+
+  Result<HttpResponse> perform(const HttpRequest& request, const std::string& url,
+                               const std::string& authorization_header)
+  {
+    CurlHandle curl;
+    if (curl.handle == nullptr) {
+      return fail(Errc::failed, "curl_easy_init failed", std::string(k_registry_error));
+    }
+    HttpResponse response;
+    Transfer transfer{&request, &response, curl.handle, std::nullopt, 0, nullptr, false};
+    auto* h = curl.handle;
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "prewarm");
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https");
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
+    if (options.tls == TlsVerification::insecure_loopback) {
+      curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+      curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    } else {
+      if (!options.ca_file.empty()) {
+        // CAINFO replaces the default bundle; the hashed system directory
+        // keeps the system CAs trusted as well.
+        curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
+        curl_easy_setopt(h, CURLOPT_CAPATH, "/etc/ssl/certs");
+      }
+      curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+      curl_easy_setopt(h, CURLOPT_MAXREDIRS, 3L);
+      curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+    }
+    for (const auto& header : request.headers) {
+      curl.headers = curl_slist_append(curl.headers, header.c_str());
+    }
+    if (!authorization_header.empty()) {
+      curl.headers = curl_slist_append(curl.headers, ("Authorization: " + authorization_header).c_str());
+    }
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> upload(nullptr, std::fclose);
+    if (request.method == "HEAD") {
+      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else if (!request.upload_file.empty()) {
+      upload.reset(std::fopen(request.upload_file.c_str(), "rbe"));
+      if (!upload) {
+        return fail(Errc::failed, fmt::format("cannot open {} to upload it", request.upload_file.string()), "E_IO");
+      }
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(request.upload_file, ec);
+      transfer.upload = upload.get();
+      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(h, CURLOPT_READFUNCTION, on_upload);
+      curl_easy_setopt(h, CURLOPT_READDATA, &transfer);
+      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    } else if (request.method == "PUT" || request.method == "POST" || request.method == "PATCH") {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    } else if (request.method != "GET") {
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, curl.headers);
+    const CURLcode code = curl_easy_perform(h);
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    bytes_received += transfer.received;
+    if (transfer.sink_error) {
+      return fail(std::move(*transfer.sink_error));
+    }
+    if (code == CURLE_TOO_MANY_REDIRECTS || code == CURLE_UNSUPPORTED_PROTOCOL) {
+      return fail(Errc::failed, fmt::format("{} {}: redirect refused: {}", request.method, url, curl_easy_strerror(code)),
+                  "E_REDIRECT");
+    }
+    if (code != CURLE_OK) {
+      return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, curl_easy_strerror(code)),
+                  std::string(is_transient(code) ? k_unavailable : k_registry_error));
+    }
+    if (response.status >= 300 && response.status < 400) {
+      return fail(Errc::failed,
+                  fmt::format("{} {}: redirect to {} refused ({})", request.method, url, response.header("location"),
+                              options.tls == TlsVerification::insecure_loopback
+                                ? "redirects are not followed with --insecure-loopback-tls"
+                                : "not an https redirect"),
+                  "E_REDIRECT");
+    }
+    return response;
+  }
+
+  // A token for a Bearer challenge (distribution spec "token authentication").
+  Result<std::string> fetch_token(const AuthChallenge& challenge)
+  {
+    PW_ASSIGN(const auto creds, lookup_credentials());
+    std::string query;
+    const auto add = [&](std::string_view key, const std::string& value) {
+      if (value.empty()) {
+        return;
+      }
+      char* escaped = curl_easy_escape(nullptr, value.c_str(), static_cast<int>(value.size()));
+      query += fmt::format("{}{}={}", query.empty() ? "?" : "&", key, escaped);
+      curl_free(escaped);
+    };
+    add("service", challenge.service);
+    for (const auto& scope : challenge.scopes) {
+      add("scope", scope);
+    }
+    HttpRequest token_request;
+    token_request.path = challenge.realm + query;
+    token_request.max_body_bytes = 1 << 20;
+    PW_ASSIGN(const auto response,
+              perform(token_request, token_request.path,
+                      creds ? "Basic " + base64_encode(creds->username + ":" + creds->secret) : std::string()));
+    PW_TRY(expect_status(response, {200}, fmt::format("token from {}", challenge.realm)));
+    try {
+      const auto answer = nlohmann::json::parse(response.body);
+      for (const char* key : {"token", "access_token"}) {
+        if (const auto it = answer.find(key); it != answer.end() && it->is_string() && !it->get<std::string>().empty()) {
+          return it->get<std::string>();
+        }
+      }
+    } catch (const nlohmann::json::exception&) {
+    }
+    return fail(Errc::failed, fmt::format("token from {}: no token in the answer", challenge.realm),
+                std::string(k_auth_error));
+  }
+
+  Result<std::string> answer_challenge(const HttpResponse& response)
+  {
+    PW_ASSIGN(const auto challenge, parse_auth_challenge(response.header("www-authenticate")));
+    if (challenge.scheme == AuthScheme::bearer) {
+      PW_ASSIGN(const auto token, fetch_token(challenge));
+      return "Bearer " + token;
+    }
+    PW_ASSIGN(const auto creds, lookup_credentials());
+    if (!creds) {
+      return fail(Errc::failed,
+                  fmt::format("registry {} asks for credentials and none are configured for it (docker login {}, or "
+                              "auths in $DOCKER_CONFIG/config.json)",
+                              registry, registry),
+                  std::string(k_auth_error));
+    }
+    return "Basic " + base64_encode(creds->username + ":" + creds->secret);
+  }
+};
+
+RegistryClient::RegistryClient(std::unique_ptr<State> state) : m_state(std::move(state)) {}
+RegistryClient::RegistryClient(RegistryClient&&) noexcept = default;
+RegistryClient& RegistryClient::operator=(RegistryClient&&) noexcept = default;
+RegistryClient::~RegistryClient() = default;
+
+Result<RegistryClient>
+RegistryClient::create(std::string registry, ClientOptions options)
+{
+  global_init();
+  if (options.tls == TlsVerification::insecure_loopback && !is_loopback_literal(registry)) {
+    return fail(Errc::usage,
+                fmt::format("--insecure-loopback-tls: {} is not a loopback address (127.0.0.0/8 or [::1]); use "
+                            "--ca-file for a registry with its own CA",
+                            registry),
+                "E_USAGE");
+  }
+  options.attempts = std::max(1, options.attempts);
+  auto state = std::make_unique<State>();
+  state->registry = std::move(registry);
+  state->options = std::move(options);
+  return RegistryClient(std::move(state));
+}
+
+const std::string&
+RegistryClient::registry() const
+{
+  return m_state->registry;
+}
+
+std::string
+RegistryClient::url(std::string_view path) const
+{
+  if (path.starts_with("https://") || path.starts_with("http://")) {
+    return std::string(path);
+  }
+  return fmt::format("https://{}{}", m_state->registry, path);
+}
+
+std::uint64_t
+RegistryClient::bytes_received() const
+{
+  return m_state->bytes_received;
+}
+
+int
+RegistryClient::attempts() const
+{
+  return m_state->options.attempts;
+}
+
+void
+RegistryClient::backoff(std::string_view what, int attempt, const Error& error) const
+{
+  const auto& o = m_state->options;
+  auto delay = o.backoff_base * (1LL << std::min(attempt - 1, 16));
+  delay = std::min<std::chrono::milliseconds>(delay, o.backoff_cap);
+  // Most errors name the request already.
+  const auto& message = error.message();
+  log::info("{}{}; try {} of {} in {:.1f} s", message.starts_with(what) ? "" : fmt::format("{}: ", what), message,
+            attempt + 1, o.attempts,
+            static_cast<double>(delay.count()) / 1000.0);
+  std::this_thread::sleep_for(delay);
+}
+
+Result<HttpResponse>
+RegistryClient::send(const HttpRequest& request)
+{
+  const auto target = url(request.path);
+  PW_ASSIGN(auto response, m_state->perform(request, target, m_state->authorization));
+  if (response.status != 401) {
+    return response;
+  }
+  PW_ASSIGN_CTX(m_state->authorization, fmt::format("{} {}", request.method, target),
+                m_state->answer_challenge(response));
+  return m_state->perform(request, target, m_state->authorization);
+}
+
+Status
+expect_status(const HttpResponse& response, std::initializer_list<long> expected, std::string_view what)
+{
+  if (std::ranges::find(expected, response.status) != expected.end()) {
+    return {};
+  }
+  const auto message = fmt::format("{}: HTTP {}{}", what, response.status,
+                                   response.body.empty() ? std::string() : ": " + excerpt(response.body));
+  const long s = response.status;
+  if (s == 404) {
+    return fail(Errc::failed, message, std::string(k_not_found));
+  }
+  if (s == 401 || s == 403) {
+    return fail(Errc::failed, message + " (check the credentials for this registry)", std::string(k_auth_error));
+  }
+  if (s == 429 || s >= 500) {
+    return fail(Errc::failed, message, std::string(k_unavailable));
+  }
+  return fail(Errc::failed, message, std::string(k_registry_error));
+}
+
+} // namespace prewarm::registry

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading from a registry with every byte checked against a digest the
+// caller already trusts, and capped before it is stored:
+//   - a manifest by digest: its SHA-256 must equal the pin (E_OCI_DIGEST);
+//   - a small blob (the signed manifest, its signature) into memory: the
+//     descriptor's size and digest (E_BLOB_SIZE, E_BLOB_DIGEST);
+//   - a large blob (a slice) into a file: hashed while streaming, never more
+//     than the expected size (E_LIMIT), resumed with a Range request from
+//     what a failed try (or an earlier run) left in FILE.partial, renamed to
+//     FILE only when the digest matches.
+// Transient failures (k_unavailable) are retried with backoff; a wrong
+// digest is not (the registry answered, and the answer is wrong).
+// The referrers lookup is the one unpinned read: an image index, capped and
+// parsed strictly (oci_document.hpp); whatever it names is then fetched by
+// digest and verified by signature.
+#pragma once
+
+#include "base/error.hpp"
+#include "registry/image_reference.hpp"
+#include "registry/oci_document.hpp"
+#include "registry/registry_client.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace prewarm::registry {
+
+// GET /v2/<repository>/manifests/<digest>.
+Result<std::string> fetch_pinned_manifest(RegistryClient& client, const ImageReference& pinned);
+
+// GET /v2/<repository>/blobs/<digest> into memory; descriptor.size above
+// `max_bytes` is refused before any request (E_LIMIT).
+Result<std::string> fetch_small_blob(RegistryClient& client, const std::string& repository,
+                                     const Descriptor& descriptor, std::uint64_t max_bytes);
+
+// GET /v2/<repository>/blobs/<digest> into `file` (see above). A complete
+// `file` with the right digest is kept without a request.
+Status download_blob(RegistryClient& client, const std::string& repository, const std::string& digest,
+                     std::uint64_t size, const std::filesystem::path& file);
+
+// The manifests whose subject is `subject` (a pinned image) and whose
+// artifactType is `artifact_type`: the referrers API, else the
+// "sha256-<hex>" tag. None: an empty list.
+Result<std::vector<Descriptor>> find_referrers(RegistryClient& client, const ImageReference& subject,
+                                               std::string_view artifact_type);
+
+} // namespace prewarm::registry
