@@ -180,7 +180,7 @@ for p in sorted({r["precision"] for r in rows}):
         sel = [r for r in rows if r["precision"] == p and r["mode"] == mode]
         if sel:
             print(f"| {p} | {mode} | {len(sel)} | {statistics.median(r['wall_s'] for r in sel):.2f} | "
-                  f"{statistics.median(r['compile_and_first_s'] for r in sel):.2f} |")
+                  f"{statistics.median(r['first_call_s'] for r in sel):.2f} |")
 audits = [r for r in rows if r["mode"] == "exec" and r.get("audit")]
 if audits:
     print("\n## exec --audit\n")

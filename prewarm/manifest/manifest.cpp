@@ -164,6 +164,7 @@ read_command(const yaml::Source& source,
   }
   if (auto caches = map.get("caches")) {
     PW_ASSIGN(command.caches, read_custom_caches(source, *caches, map.path_of("caches"), command.runtime_env));
+  }
   if (auto verify = map.get("verify")) {
     PW_ASSIGN(auto text, yaml::read_string(source, *verify, map.path_of("verify")));
     if (text == "off") {

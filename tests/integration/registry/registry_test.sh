@@ -163,7 +163,11 @@ ref2=$("$PREWARM" push bundle2 "$A/bundles/app:v2" "${tls[@]}")
 cut_ref="127.0.0.1:$(cat cut.port)/bundles/app@${ref2##*@}"
 expect_exit 1 "$PREWARM_RUNTIME" install "$cut_ref" --trust "$trust" --root prev --insecure-loopback-tls --retries 2
 assert_stderr_contains "E_REGISTRY_UNAVAILABLE"
+# The proxy stops by itself at the cut; a TERM ends it too (it never waits
+# forever when the install gave up before the cut).
+kill "$cut_pid" 2>/dev/null || true
 wait "$cut_pid" 2>/dev/null || true
+echo "figure: the proxy cut after $(cat cut.port.bytes 2>/dev/null || echo '?') bytes of $cut_at"
 [ "$(cache_hash prev)" = "$before" ] || fail "an interrupted download changed the cache"
 partial=$(find prev/.prewarm/downloads -name '*.partial' | head -n1)
 [ -n "$partial" ] && [ -s "$partial" ] || fail "no partial download kept for resuming"
