@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""A torch.compile warm-up of a real transformers model: Qwen2ForCausalLM
+(transformers' Qwen2 architecture, the one Qwen2.5 ships) with seeded random
+weights, so nothing is downloaded. One compiled forward pass (prefill) and a
+few decode steps on the GPU; the compiled logits are checked against eager
+mode, so a cache that yields wrong kernels fails the run.
+
+  python3 qwen2_compile_warmup.py --dtype bf16 [--mode default|max-autotune-no-cudagraphs]
+        [--layers 4 --hidden 512 --heads 8 --kv-heads 2 --vocab 32000 --prompt 64 --decode 4]
+        [--save-megacache FILE | --load-megacache FILE]
+
+Prints one JSON line: first_call_s (compile + first forward), steady_s, the
+tolerances checked, and the versions. Use it as a prewarm command workload:
+  command: {argv: [python3, qwen2_compile_warmup.py, --dtype, "{precision}"], kinds: [triton, inductor, cuda]}"""
+import argparse
+import json
+import sys
+import time
+
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+# Max |compiled - eager| / max|eager| on the logits: Inductor fuses and
+# reorders reductions, so low precisions differ in the last bits.
+TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "bf16": 6e-2}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
+    p.add_argument("--mode", default="default", help="torch.compile mode")
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--hidden", type=int, default=512)
+    p.add_argument("--heads", type=int, default=8)
+    p.add_argument("--kv-heads", type=int, default=2)
+    p.add_argument("--vocab", type=int, default=32000)
+    p.add_argument("--prompt", type=int, default=64)
+    p.add_argument("--decode", type=int, default=4)
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--save-megacache", help="after the run, torch.compiler.save_cache_artifacts() into FILE")
+    p.add_argument("--load-megacache", help="before compiling, torch.compiler.load_cache_artifacts() of FILE"
+                   " (PyTorch's own portable cache: the comparison for a prewarm bundle)")
+    args = p.parse_args()
+
+    started = time.perf_counter()
+    import torch
+    import transformers
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("qwen2_compile_warmup: no CUDA device")
+    torch.manual_seed(0)
+    dtype = getattr(torch, DTYPES[args.dtype])
+    config = Qwen2Config(vocab_size=args.vocab, hidden_size=args.hidden, intermediate_size=args.hidden * 11 // 4,
+                         num_hidden_layers=args.layers, num_attention_heads=args.heads,
+                         num_key_value_heads=args.kv_heads, max_position_embeddings=4 * (args.prompt + args.decode),
+                         rope_theta=1e6, tie_word_embeddings=True, use_cache=False)
+    model = Qwen2ForCausalLM(config).to(device=args.device, dtype=dtype).eval()
+    ids = torch.randint(0, args.vocab, (1, args.prompt), device=args.device)
+    loaded = 0.0
+    if args.load_megacache:
+        t0 = time.perf_counter()
+        with open(args.load_megacache, "rb") as f:
+            torch.compiler.load_cache_artifacts(f.read())
+        loaded = time.perf_counter() - t0
+    compiled = torch.compile(model, mode=None if args.mode == "default" else args.mode, dynamic=False)
+    imported = time.perf_counter() - started
+
+    def forward(fn, tokens):
+        with torch.no_grad():
+            out = fn(input_ids=tokens).logits
+        torch.cuda.synchronize()
+        return out
+
+    t0 = time.perf_counter()
+    logits = forward(compiled, ids)
+    first_call = time.perf_counter() - t0
+    reference = forward(model, ids)
+    scale = reference.float().abs().max().item() or 1.0
+    error = (logits.float() - reference.float()).abs().max().item() / scale
+    if not error <= TOLERANCE[args.dtype]:
+        sys.exit(f"qwen2_compile_warmup: compiled logits differ from eager: {error:.3g} > {TOLERANCE[args.dtype]}")
+    # Greedy decode without a KV cache: each step a new sequence length, so
+    # (dynamic=False) a new graph: what a server's first requests compile.
+    t0 = time.perf_counter()
+    tokens = ids
+    for _ in range(args.decode):
+        nxt = forward(compiled, tokens)[:, -1:].argmax(-1)
+        tokens = torch.cat([tokens, nxt], dim=1)
+    decode = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    forward(compiled, ids)
+    steady = time.perf_counter() - t0
+    if args.save_megacache:
+        artifacts = torch.compiler.save_cache_artifacts()
+        if artifacts is None:
+            sys.exit("qwen2_compile_warmup: torch.compiler.save_cache_artifacts() returned nothing")
+        with open(args.save_megacache, "wb") as f:
+            f.write(artifacts[0])
+    print(json.dumps({"model": "Qwen2ForCausalLM", "dtype": args.dtype, "mode": args.mode, "layers": args.layers,
+                      "hidden": args.hidden, "first_call_s": round(first_call, 4), "decode_s": round(decode, 4),
+                      "steady_s": round(steady, 5), "import_s": round(imported, 3),
+                      "megacache_load_s": round(loaded, 4),
+                      "relative_error": error, "tolerance": TOLERANCE[args.dtype],
+                      "torch": torch.__version__, "transformers": transformers.__version__,
+                      "device": torch.cuda.get_device_name() if args.device == "cuda" else args.device}))
+
+
+if __name__ == "__main__":
+    main()
