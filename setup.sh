@@ -30,7 +30,7 @@ PACKAGES=(
   clang libclang-rt-dev
   python3 python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
-  strace clang-15 bc openssl help2man
+  strace clang-15 bc openssl help2man time
 )
 
 # Runs a command, or prints it under SETUP_DRY_RUN=1.

@@ -3,13 +3,16 @@
 
 Google Benchmark repeats a function inside one process, which is exactly what
 hides a cold start; every sample here is a new process. Peak memory is the
-largest resident set in the child's process tree from wait4(2) (Linux folds
-every waited-for descendant into it, a builder's jobs too), which also covers
-the program that exec() replaced it with (`prewarm-runtime exec` -> the
-application)."""
+largest resident set in the command's process tree (Linux folds every
+waited-for descendant into a child's rusage: a builder's jobs count; so does
+the program that `prewarm-runtime exec` replaces itself with). It is read by
+GNU time (Debian: time), which forks the command itself: a child forked from
+this Python process would carry Python's own resident set into its peak at
+exec (exec_mmap folds the old mm's high-water mark), hiding small peaks."""
 import os
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -48,10 +51,19 @@ def clean_environment(extra=None):
     return env
 
 
+GNU_TIME = "/usr/bin/time"
+
+
 def run_fresh(argv, env=None, cwd=None, timeout=3600):
     argv = [str(a) for a in argv]
+    peak_file = None
+    launch = argv
+    if os.access(GNU_TIME, os.X_OK):
+        fd, peak_file = tempfile.mkstemp(prefix="prewarm-bench-peak.")
+        os.close(fd)
+        launch = [GNU_TIME, "-f", "%M", "-o", peak_file, *argv]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(launch, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
     chunks = {"out": [], "err": []}
     readers = [threading.Thread(target=lambda s=s, k=k: chunks[k].append(s.read()), daemon=True)
@@ -77,4 +89,12 @@ def run_fresh(argv, env=None, cwd=None, timeout=3600):
     for r in readers:
         r.join()
     err = "".join(chunks["err"]) + (f"\n(killed after {timeout} s)" if timed_out.is_set() else "")
-    return Run(argv, seconds, proc.returncode, usage.ru_maxrss / 1024.0, "".join(chunks["out"]), err)
+    peak_kib = usage.ru_maxrss
+    if peak_file:
+        try:
+            # "Command exited with non-zero status N" may come first; %M is last.
+            peak_kib = int(open(peak_file).read().split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
+        os.unlink(peak_file)
+    return Run(argv, seconds, proc.returncode, peak_kib / 1024.0, "".join(chunks["out"]), err)

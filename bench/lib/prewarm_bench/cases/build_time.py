@@ -24,11 +24,11 @@ class BuildTime(Case):
     def variants(self, ctx):
         aot = bool(shutil.which("ocloc"))
         if ctx.quick:
-            return ["run gptq-linear int8"] + (["aot 1 target"] if aot else [])
+            return ["run gptq-linear fp16"] + (["aot 1 target"] if aot else [])
         return ["run qwen2.5-0.5b fp32,fp16,int8"] + (["aot 1 target", "aot 3 targets"] if aot else [])
 
     def manifest(self, variant):
-        if variant == "run gptq-linear int8":
+        if variant == "run gptq-linear fp16":
             return tiny_manifest()
         if variant.startswith("run "):
             return builtin_manifest("qwen2.5-0.5b", "fp32, fp16, int8", ["cpu"])

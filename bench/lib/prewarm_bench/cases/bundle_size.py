@@ -36,7 +36,7 @@ class BundleSize(Case):
             text = default_manifest(ctx)
         else:
             text = builtin_manifest("gptq-linear" if ctx.quick else "qwen2.5-0.5b",
-                                    "int8" if ctx.quick else "fp32, fp16, int8", ["arc-a380", "arc-a770"])
+                                    "fp16" if ctx.quick else "fp32, fp16, int8", ["arc-a380", "arc-a770"])
         self.bundles[variant], _, _ = ctx.bundle_for(text, f"cases/bs-{variant.split()[0]}-build")
 
     def sample(self, ctx, variant, mode, round_):

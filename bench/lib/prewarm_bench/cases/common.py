@@ -42,7 +42,7 @@ def load_json(text):
 
 def tiny_manifest(targets=("cpu",)):
     """The smallest built-in job: what --quick builds."""
-    return builtin_manifest("gptq-linear", "int8", list(targets))
+    return builtin_manifest("gptq-linear", "fp16", list(targets))
 
 
 def default_manifest(ctx):

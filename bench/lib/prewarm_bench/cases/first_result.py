@@ -34,10 +34,10 @@ class FirstResult(Case):
     def variants(self, ctx):
         targets = runnable_targets(ctx)
         if ctx.quick:
-            return [f"{targets[0]} gptq-linear int8"]
+            return [f"{targets[0]} gptq-linear fp16"]
         precisions = ["fp32", "fp16", "int8"] + (["bf16"] if self._knows_bf16(ctx) else [])
         # Every precision of the decoder (the bulk of the kernels), one of each other preset.
-        cases = [("qwen2.5-0.5b", p) for p in precisions] + [("lprnet", "fp32"), ("gptq-linear", "int8")]
+        cases = [("qwen2.5-0.5b", p) for p in precisions] + [("lprnet", "fp32"), ("gptq-linear", "fp16")]
         return [f"{t} {m} {p}" for t in targets for m, p in cases]
 
     def _knows_bf16(self, ctx):
