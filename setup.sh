@@ -30,8 +30,8 @@ PACKAGES=(
   clang libclang-rt-dev
   python3 python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
-  strace clang-15 bc openssl help2man
-  hashcat
+  strace clang-15 bc openssl help2man time
+  hashcat clpeak libclblast-dev
   libcurl4-openssl-dev docker-registry skopeo apache2-utils curl
 )
 

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every case, in the order bench/run runs them (cheap and independent first)."""
+from .build_time import BuildTime
+from .bundle_size import BundleSize
+from .first_result import FirstResult
+from .install_throughput import InstallThroughput
+from .peak_memory import PeakMemory
+from .runtime_overhead import RuntimeOverhead
+from .torch_compile import TorchCompile
+
+ALL_CASES = [
+    FirstResult(),
+    RuntimeOverhead(),
+    InstallThroughput(),
+    BuildTime(),
+    BundleSize(),
+    PeakMemory(),
+    TorchCompile(),
+]
