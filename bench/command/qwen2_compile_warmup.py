@@ -97,7 +97,7 @@ def main():
             sys.exit("qwen2_compile_warmup: torch.compiler.save_cache_artifacts() returned nothing")
         with open(args.save_megacache, "wb") as f:
             f.write(artifacts[0])
-    print(json.dumps({"model": "Qwen2ForCausalLM", "precision": args.dtype, "mode": args.mode, "layers": args.layers,
+    print(json.dumps({"model": "Qwen2ForCausalLM", "precision": args.dtype, "compile_mode": args.mode, "layers": args.layers,
                       "hidden": args.hidden, "first_call_s": round(first_call, 4), "decode_s": round(decode, 4),
                       "steady_s": round(steady, 5), "import_s": round(imported, 3),
                       "megacache_load_s": round(loaded, 4),

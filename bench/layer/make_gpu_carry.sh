@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 out="$root/.carry/layer"
-bins=("$build/tests/support/clblast_gemm_client/clblast_gemm_client"
+bins=("$build/tests/integration/layer/clblast_gemm_client/clblast_gemm_client"
       "$build/tests/integration/layer/layer_test_app/layer_test_app" "$(command -v clpeak)")
 layer="$build/runtime/layer/libprewarm_opencl_layer.so"
 for f in "$layer" "${bins[@]}"; do

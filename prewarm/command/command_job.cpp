@@ -311,6 +311,7 @@ run_command_job(const CommandJobRequest& request)
     proof.base_environment = base;
     proof.captured_root = capture.staging_root();
     proof.kinds = capture.kinds();
+    proof.custom_caches = workload.custom_caches;
     proof.work_dir = request.work_dir / "hit-proof";
     proof.home = request.home;
     proof.capture_paths = {capture.staging_root().string(), capture.private_home().string()};

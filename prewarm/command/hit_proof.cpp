@@ -50,7 +50,7 @@ copy_as_installed(CacheKind kind, const fs::path& from, const fs::path& to)
   fs::copy(from, to, fs::copy_options::recursive, ec);
   if (ec) {
     return fail(Errc::failed, fmt::format("cannot copy {} to {}: {}", in_quotes(from.string()), in_quotes(to.string()),
-                                          ec.message()));
+                                              ec.message()));
   }
   PW_ASSIGN(const auto files, audit::list_files(to));
   for (const auto& file : files) {
@@ -297,7 +297,8 @@ Result<HitProof>
 prove_hits(const HitProofRequest& request)
 {
   PW_ASSIGN(auto layout, CacheCapture::prepare(request.work_dir, request.kinds,
-                                               CaptureOptions{request.home, KindSelection::named}));
+                                               CaptureOptions{request.home, KindSelection::named,
+                                                              request.custom_caches}));
   std::map<std::string, fs::path> dirs;
   std::map<std::string, audit::FileSet> before;
   std::map<std::string, std::set<std::string>> captured_kernels;
@@ -323,6 +324,25 @@ prove_hits(const HitProofRequest& request)
     for (auto& setting : bundle::cache_environment(kind, dir, tree_bytes(dir))) {
       env[setting.name] = std::move(setting.value);
     }
+    dirs[name] = dir;
+  }
+
+  // Extra caches as installed: ROOT/custom/<name>, the variable pointed there
+  // by child_environment() above. Their format is the program's own: counted
+  // by file, without entry names.
+  for (const auto& cache : request.custom_caches) {
+    const auto name = fmt::format("custom/{}", cache.name);
+    const auto dir = custom_staging_dir(layout.staging_root(), cache.name);
+    const auto captured = custom_staging_dir(request.captured_root, cache.name);
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(captured, ec))) {
+      fs::copy(captured, dir, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        return fail(Errc::failed, fmt::format("job {}: hit proof: copying {}: {}", request.job_id, captured.string(),
+                                              ec.message()));
+      }
+    }
+    PW_ASSIGN(before[name], audit::list_files(dir));
     dirs[name] = dir;
   }
 

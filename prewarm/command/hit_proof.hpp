@@ -31,6 +31,7 @@
 #include "base/error.hpp"
 #include "bundle/cache_kind.hpp"
 #include "command/cache_capture.hpp"
+#include "command/custom_capture.hpp"
 #include "command/subprocess.hpp"
 
 #include <filesystem>
@@ -58,6 +59,7 @@ struct HitProofRequest
   Environment base_environment;        // before redirection (inherited + manifest env)
   std::filesystem::path captured_root; // the capture's staging root: <kind>/...
   std::vector<CacheKind> kinds;        // the kinds the capture redirected
+  std::vector<CustomCacheRequest> custom_caches; // the model's extra caches (custom_capture.hpp)
   std::filesystem::path work_dir;      // an empty directory owned by the proof
   HomeMode home = HomeMode::private_home;
   // Strings the capture's keys must not depend on (its staging root and
