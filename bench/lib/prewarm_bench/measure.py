@@ -51,7 +51,7 @@ def clean_environment(extra=None):
     return env
 
 
-GNU_TIME = "/usr/bin/time"
+GNU_TIME = os.environ.get("PREWARM_BENCH_GNU_TIME", "/usr/bin/time")
 
 
 def run_fresh(argv, env=None, cwd=None, timeout=3600):
