@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <set>
@@ -452,8 +453,12 @@ validate(const BundleManifest& manifest)
   return {};
 }
 
-Result<BundleManifest>
-parse(std::string_view bytes)
+namespace {
+
+// The byte rules, before any field is looked at: printable ASCII, LF line
+// ends, no empty line, no leading, trailing or double space.
+Status
+check_bytes(std::string_view bytes)
 {
   if (bytes.empty()) {
     return format_error("manifest: empty");
@@ -461,109 +466,285 @@ parse(std::string_view bytes)
   if (bytes.back() != '\n') {
     return format_error("manifest: does not end with a line feed (truncated?)");
   }
-  // Pass 1: the byte rules, before any field is looked at.
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const char c = bytes[i];
+    if (c == '\n') {
+      if (column == 1) {
+        return line_error(line, "empty line");
+      }
+      if (bytes[i - 1] == ' ') {
+        return line_error(line, "trailing space");
+      }
+      ++line;
+      column = 1;
+      continue;
+    }
+    if (c == '\r') {
+      return line_error(line, fmt::format("column {}: carriage return (lines end in LF only)", column));
+    }
+    if (c < 0x20 || c > 0x7e) {
+      return line_error(line, fmt::format("column {}: byte 0x{:02x} is not printable ASCII", column, static_cast<unsigned char>(c)));
+    }
+    if (c == ' ' && (column == 1 || bytes[i - 1] == ' ')) {
+      return line_error(line, fmt::format("column {}: leading or double space", column));
+    }
+    ++column;
+  }
+  return {};
+}
+
+// The manifest's lines (without their LF) and where the parser stands.
+struct Lines
+{
+  std::vector<std::string_view> text;
+  std::size_t next = 0; // index of the next line; its line number is next + 1
+
+  explicit Lines(std::string_view bytes)
   {
-    std::size_t line = 1;
-    std::size_t column = 1;
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-      const char c = bytes[i];
-      if (c == '\n') {
-        if (column == 1) {
-          return line_error(line, "empty line");
-        }
-        if (bytes[i - 1] == ' ') {
-          return line_error(line, "trailing space");
-        }
-        ++line;
-        column = 1;
-        continue;
-      }
-      if (c == '\r') {
-        return line_error(line, fmt::format("column {}: carriage return (lines end in LF only)", column));
-      }
-      if (c < 0x20 || c > 0x7e) {
-        return line_error(line, fmt::format("column {}: byte 0x{:02x} is not printable ASCII", column, static_cast<unsigned char>(c)));
-      }
-      if (c == ' ' && (column == 1 || bytes[i - 1] == ' ')) {
-        return line_error(line, fmt::format("column {}: leading or double space", column));
-      }
-      ++column;
+    while (!bytes.empty()) {
+      const auto lf = bytes.find('\n');
+      text.push_back(bytes.substr(0, lf));
+      bytes.remove_prefix(lf + 1);
     }
   }
 
-  BundleManifest manifest;
-  std::vector<std::string_view> lines;
+  // The value of the next line, which must be "KEY value".
+  Result<std::string_view> expect_key(std::string_view key)
   {
-    std::string_view rest = bytes;
-    while (!rest.empty()) {
-      const auto lf = rest.find('\n');
-      lines.push_back(rest.substr(0, lf));
-      rest.remove_prefix(lf + 1);
+    if (next >= text.size()) {
+      return line_error(next + 1, fmt::format("missing {} line (truncated?)", in_quotes(key)));
     }
+    const auto line = text[next];
+    if (line.size() <= key.size() + 1 || line.substr(0, key.size()) != key || line[key.size()] != ' ') {
+      return line_error(next + 1, fmt::format("expected {} here, found {}", in_quotes(std::string(key) + " ..."), in_quotes(line.substr(0, 40))));
+    }
+    ++next;
+    return line.substr(key.size() + 1);
   }
-  std::size_t n = 0; // index into lines; line number is n + 1
-  const auto expect_key = [&](std::string_view key) -> Result<std::string_view> {
-    if (n >= lines.size()) {
-      return line_error(n + 1, fmt::format("missing {} line (truncated?)", in_quotes(key)));
-    }
-    const auto text = lines[n];
-    if (text.size() <= key.size() + 1 || text.substr(0, key.size()) != key || text[key.size()] != ' ') {
-      return line_error(n + 1, fmt::format("expected {} here, found {}", in_quotes(std::string(key) + " ..."), in_quotes(text.substr(0, 40))));
-    }
-    ++n;
-    return text.substr(key.size() + 1);
-  };
+};
 
-  if (lines[0] != k_magic_line) {
-    return line_error(1, fmt::format("expected {}, found {}", in_quotes(k_magic_line), in_quotes(lines[0].substr(0, 40))));
+// The magic line and the bundle-wide fields, in their fixed order.
+Status
+parse_header(Lines& lines, BundleManifest& manifest)
+{
+  if (lines.text[0] != k_magic_line) {
+    return line_error(1, fmt::format("expected {}, found {}", in_quotes(k_magic_line), in_quotes(lines.text[0].substr(0, 40))));
   }
-  n = 1;
-  {
-    PW_ASSIGN(const auto channel, expect_key("channel"));
-    manifest.channel = std::string(channel);
-    PW_ASSIGN(const auto serial, expect_key("serial"));
-    const auto serial_value = parse_u64(serial);
-    if (!serial_value) {
-      return line_error(n, fmt::format("serial {} is not a decimal u64 without leading zeros", in_quotes(serial)));
-    }
-    manifest.serial = *serial_value;
-    PW_ASSIGN(const auto issued, expect_key("issued-at"));
-    auto issued_at = parse_rfc3339(issued);
-    if (!issued_at) {
-      return line_error(n, "issued-at: " + issued_at.error().message());
-    }
-    manifest.issued_at = *issued_at;
-    PW_ASSIGN(const auto expires_text, expect_key("expires"));
-    auto expires = parse_rfc3339(expires_text);
-    if (!expires) {
-      return line_error(n, "expires: " + expires.error().message());
-    }
-    manifest.expires = *expires;
-    PW_ASSIGN(const auto producer, expect_key("producer"));
-    manifest.producer = std::string(producer);
-    PW_ASSIGN(const auto build_manifest, expect_key("build-manifest"));
-    if (!is_sha256(build_manifest)) {
-      return line_error(n, fmt::format("build-manifest {} is not 64 lowercase hex digits", in_quotes(build_manifest)));
-    }
-    manifest.build_manifest_sha256 = std::string(build_manifest);
+  lines.next = 1;
+  const auto& n = lines.next; // after expect_key(): the number of the line just read
+  PW_ASSIGN(const auto channel, lines.expect_key("channel"));
+  manifest.channel = std::string(channel);
+  PW_ASSIGN(const auto serial, lines.expect_key("serial"));
+  const auto serial_value = parse_u64(serial);
+  if (!serial_value) {
+    return line_error(n, fmt::format("serial {} is not a decimal u64 without leading zeros", in_quotes(serial)));
   }
+  manifest.serial = *serial_value;
+  PW_ASSIGN(const auto issued, lines.expect_key("issued-at"));
+  auto issued_at = parse_rfc3339(issued);
+  if (!issued_at) {
+    return line_error(n, "issued-at: " + issued_at.error().message());
+  }
+  manifest.issued_at = *issued_at;
+  PW_ASSIGN(const auto expires_text, lines.expect_key("expires"));
+  auto expires = parse_rfc3339(expires_text);
+  if (!expires) {
+    return line_error(n, "expires: " + expires.error().message());
+  }
+  manifest.expires = *expires;
+  PW_ASSIGN(const auto producer, lines.expect_key("producer"));
+  manifest.producer = std::string(producer);
+  PW_ASSIGN(const auto build_manifest, lines.expect_key("build-manifest"));
+  if (!is_sha256(build_manifest)) {
+    return line_error(n, fmt::format("build-manifest {} is not 64 lowercase hex digits", in_quotes(build_manifest)));
+  }
+  manifest.build_manifest_sha256 = std::string(build_manifest);
+  return {};
+}
 
-  // Sections of a slice, in the only order they may appear.
-  enum class Section { payload, require, job, cache, env, dir, file };
+// A check of a section's own (requirement, custom cache, variable) as a
+// manifest error at `line`.
+Status
+at_line(std::size_t line, Status checked)
+{
+  if (!checked) {
+    return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line, checked.error().message()), checked.error().code()));
+  }
+  return {};
+}
+
+// "slice ID" and the "payload SHA256 SIZE UNCOMPRESSED-SIZE ENTRIES" line
+// that must follow it.
+Status
+parse_slice_start(Lines& lines, std::string_view id, BundleManifest& manifest)
+{
+  const std::size_t line_no = lines.next + 1;
+  if (manifest.slices.size() >= k_max_slices) {
+    return line_error(line_no, fmt::format("more than {} slices", k_max_slices));
+  }
+  if (!is_id(id)) {
+    return line_error(line_no, fmt::format("slice id {} is not of the form [a-z0-9][a-z0-9._-]{{0,127}}", in_quotes(id)));
+  }
+  Slice& slice = manifest.slices.emplace_back();
+  slice.id = std::string(id);
+  const std::size_t n = ++lines.next;
+  if (n >= lines.text.size()) {
+    return line_error(n + 1, "missing payload line (truncated?)");
+  }
+  const auto payload_line = lines.text[n];
+  if (payload_line.substr(0, 8) != "payload ") {
+    return line_error(n + 1, fmt::format("expected \"payload ...\" after the slice line, found {}", in_quotes(payload_line.substr(0, 40))));
+  }
+  const auto fields = split_fields(payload_line.substr(8), 5);
+  if (fields.size() != 4) {
+    return line_error(n + 1, "payload line needs: SHA256 SIZE UNCOMPRESSED-SIZE ENTRIES");
+  }
+  if (!is_sha256(fields[0])) {
+    return line_error(n + 1, fmt::format("payload digest {} is not 64 lowercase hex digits", in_quotes(fields[0])));
+  }
+  const auto size = parse_u64(fields[1]);
+  const auto uncompressed = parse_u64(fields[2]);
+  const auto entries = parse_u64(fields[3]);
+  if (!size || !uncompressed || !entries) {
+    return line_error(n + 1, "payload sizes must be decimal u64 without leading zeros");
+  }
+  slice.payload_sha256 = std::string(fields[0]);
+  slice.payload_size = *size;
+  slice.uncompressed_size = *uncompressed;
+  slice.entry_count = *entries;
+  return {};
+}
+
+// "require KEY OP VALUE"
+Status
+parse_require(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  const auto fields = split_fields(rest, 3);
+  if (fields.size() != 3) {
+    return line_error(line_no, "require line needs: KEY OP VALUE");
+  }
+  Requirement r{std::string(fields[0]), std::string(fields[1]), std::string(fields[2])};
+  PW_TRY(at_line(line_no, validate_requirement(r)));
+  if (slice.requirements.size() >= k_max_requirements_per_slice) {
+    return line_error(line_no, fmt::format("more than {} requirements", k_max_requirements_per_slice));
+  }
+  slice.requirements.push_back(std::move(r));
+  return {};
+}
+
+// "job ID"
+Status
+parse_job(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  if (slice.jobs.size() >= k_max_jobs_per_slice) {
+    return line_error(line_no, fmt::format("more than {} jobs", k_max_jobs_per_slice));
+  }
+  slice.jobs.emplace_back(rest);
+  return {};
+}
+
+// "cache NAME VARIABLE"
+Status
+parse_cache(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  const auto fields = split_fields(rest, 2);
+  if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
+    return line_error(line_no, "cache line needs: NAME VARIABLE");
+  }
+  if (slice.caches.size() >= k_max_caches_per_slice) {
+    return line_error(line_no, fmt::format("more than {} custom caches", k_max_caches_per_slice));
+  }
+  CustomCache cache{std::string(fields[0]), std::string(fields[1])};
+  PW_TRY(at_line(line_no, check_custom_cache(cache)));
+  slice.caches.push_back(std::move(cache));
+  return {};
+}
+
+// "env VARIABLE VALUE"
+Status
+parse_env(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  const auto fields = split_fields(rest, 2);
+  if (fields.size() != 2) {
+    return line_error(line_no, "env line needs: VARIABLE VALUE");
+  }
+  if (slice.environment.size() >= k_max_environment_per_slice) {
+    return line_error(line_no, fmt::format("more than {} env lines", k_max_environment_per_slice));
+  }
+  PW_TRY(at_line(line_no, check_exported_variable(fields[0])));
+  slice.environment.push_back(EnvSetting{std::string(fields[0]), std::string(fields[1])});
+  return {};
+}
+
+// "dir PATH"
+Status
+parse_dir(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  if (auto s = validate_entry_path(rest, KindOnlyPath::allowed); !s) {
+    return line_error(line_no, s.error().message());
+  }
+  slice.directories.emplace_back(rest);
+  return {};
+}
+
+// "file SHA256 SIZE MODE PATH"
+Status
+parse_file(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  const auto fields = split_fields(rest, 4);
+  if (fields.size() != 4) {
+    return line_error(line_no, "file line needs: SHA256 SIZE MODE PATH");
+  }
+  if (!is_sha256(fields[0])) {
+    return line_error(line_no, fmt::format("file digest {} is not 64 lowercase hex digits", in_quotes(fields[0])));
+  }
+  const auto size = parse_u64(fields[1]);
+  if (!size) {
+    return line_error(line_no, fmt::format("file size {} is not a decimal u64 without leading zeros", in_quotes(fields[1])));
+  }
+  unsigned mode = 0;
+  if (fields[2] == "0644") {
+    mode = 0644;
+  } else if (fields[2] == "0755") {
+    mode = 0755;
+  } else {
+    return line_error(line_no, fmt::format("file mode {} (only 0644 and 0755)", in_quotes(fields[2])));
+  }
+  if (auto s = validate_entry_path(fields[3], KindOnlyPath::refused); !s) {
+    return line_error(line_no, s.error().message());
+  }
+  slice.files.push_back(FileEntry{std::string(fields[3]), std::string(fields[0]), *size, mode});
+  return {};
+}
+
+// The sections of a slice after its payload line, in the only order they
+// may appear; each may repeat.
+struct SectionParser
+{
+  std::string_view keyword;
+  Status (*parse)(std::size_t line_no, std::string_view rest, Slice& slice);
+  bool is_entry; // dir and file lines count against k_max_entries_per_slice
+};
+constexpr std::array<SectionParser, 6> k_sections{{
+  {"require", parse_require, false},
+  {"job", parse_job, false},
+  {"cache", parse_cache, false},
+  {"env", parse_env, false},
+  {"dir", parse_dir, true},
+  {"file", parse_file, true},
+}};
+
+// Every line after the header: slices and their sections.
+Status
+parse_slices(Lines& lines, BundleManifest& manifest)
+{
   Slice* slice = nullptr;
-  Section section = Section::payload;
-  const auto section_index = [](std::string_view keyword) -> int {
-    if (keyword == "require") return 1;
-    if (keyword == "job") return 2;
-    if (keyword == "cache") return 3;
-    if (keyword == "env") return 4;
-    if (keyword == "dir") return 5;
-    if (keyword == "file") return 6;
-    return -1;
-  };
-  for (; n < lines.size(); ++n) {
-    const std::size_t line_no = n + 1;
-    const auto text = lines[n];
+  std::size_t section = 0; // index into k_sections of the earliest section allowed next
+  for (; lines.next < lines.text.size(); ++lines.next) {
+    const std::size_t line_no = lines.next + 1;
+    const auto text = lines.text[lines.next];
     const auto space = text.find(' ');
     const auto keyword = text.substr(0, space);
     const auto rest = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
@@ -571,154 +752,40 @@ parse(std::string_view bytes)
       return line_error(line_no, fmt::format("unknown line {}", in_quotes(text.substr(0, 40))));
     }
     if (keyword == "slice") {
-      if (slice != nullptr && section == Section::payload) {
-        return line_error(line_no, "slice without a payload line");
-      }
-      if (manifest.slices.size() >= k_max_slices) {
-        return line_error(line_no, fmt::format("more than {} slices", k_max_slices));
-      }
-      if (!is_id(rest)) {
-        return line_error(line_no, fmt::format("slice id {} is not of the form [a-z0-9][a-z0-9._-]{{0,127}}", in_quotes(rest)));
-      }
-      manifest.slices.emplace_back().id = std::string(rest);
+      PW_TRY(parse_slice_start(lines, rest, manifest));
       slice = &manifest.slices.back();
-      ++n;
-      if (n >= lines.size()) {
-        return line_error(n + 1, "missing payload line (truncated?)");
-      }
-      const auto payload_line = lines[n];
-      if (payload_line.substr(0, 8) != "payload ") {
-        return line_error(n + 1, fmt::format("expected \"payload ...\" after the slice line, found {}", in_quotes(payload_line.substr(0, 40))));
-      }
-      const auto fields = split_fields(payload_line.substr(8), 5);
-      if (fields.size() != 4) {
-        return line_error(n + 1, "payload line needs: SHA256 SIZE UNCOMPRESSED-SIZE ENTRIES");
-      }
-      if (!is_sha256(fields[0])) {
-        return line_error(n + 1, fmt::format("payload digest {} is not 64 lowercase hex digits", in_quotes(fields[0])));
-      }
-      const auto size = parse_u64(fields[1]);
-      const auto uncompressed = parse_u64(fields[2]);
-      const auto entries = parse_u64(fields[3]);
-      if (!size || !uncompressed || !entries) {
-        return line_error(n + 1, "payload sizes must be decimal u64 without leading zeros");
-      }
-      slice->payload_sha256 = std::string(fields[0]);
-      slice->payload_size = *size;
-      slice->uncompressed_size = *uncompressed;
-      slice->entry_count = *entries;
-      section = Section::require; // the earliest section allowed next
+      section = 0;
       continue;
     }
-    const int index = section_index(keyword);
-    if (index < 0) {
+    const auto found = std::find_if(k_sections.begin(), k_sections.end(),
+                                    [&](const SectionParser& s) { return s.keyword == keyword; });
+    if (found == k_sections.end()) {
       return line_error(line_no, fmt::format("unknown line {}", in_quotes(text.substr(0, 40))));
     }
     if (slice == nullptr) {
       return line_error(line_no, fmt::format("{} line before the first slice line", in_quotes(keyword)));
     }
-    if (index < static_cast<int>(section)) {
+    const auto index = static_cast<std::size_t>(found - k_sections.begin());
+    if (index < section) {
       return line_error(line_no, fmt::format("{} line out of order (require, job, cache, env, dir, file)", in_quotes(keyword)));
     }
-    section = static_cast<Section>(index);
-    if (slice->directories.size() + slice->files.size() >= k_max_entries_per_slice &&
-        (section == Section::dir || section == Section::file)) {
+    section = index;
+    if (found->is_entry && slice->directories.size() + slice->files.size() >= k_max_entries_per_slice) {
       return line_error(line_no, fmt::format("more than {} entries in slice {}", k_max_entries_per_slice, in_quotes(slice->id)));
     }
-    switch (section) {
-      case Section::require: {
-        const auto fields = split_fields(rest, 3);
-        if (fields.size() != 3) {
-          return line_error(line_no, "require line needs: KEY OP VALUE");
-        }
-        Requirement r{std::string(fields[0]), std::string(fields[1]), std::string(fields[2])};
-        if (auto s = validate_requirement(r); !s) {
-          return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, s.error().message()), s.error().code()));
-        }
-        if (slice->requirements.size() >= k_max_requirements_per_slice) {
-          return line_error(line_no, fmt::format("more than {} requirements", k_max_requirements_per_slice));
-        }
-        slice->requirements.push_back(std::move(r));
-        break;
-      }
-      case Section::job:
-        if (slice->jobs.size() >= k_max_jobs_per_slice) {
-          return line_error(line_no, fmt::format("more than {} jobs", k_max_jobs_per_slice));
-        }
-        slice->jobs.emplace_back(rest);
-        break;
-      case Section::cache: {
-        const auto fields = split_fields(rest, 2);
-        if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
-          return line_error(line_no, "cache line needs: NAME VARIABLE");
-        }
-        if (slice->caches.size() >= k_max_caches_per_slice) {
-          return line_error(line_no, fmt::format("more than {} custom caches", k_max_caches_per_slice));
-        }
-        CustomCache cache{std::string(fields[0]), std::string(fields[1])};
-        if (auto s = check_custom_cache(cache); !s) {
-          return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, s.error().message()), s.error().code()));
-        }
-        slice->caches.push_back(std::move(cache));
-        break;
-      }
-      case Section::env: {
-        const auto fields = split_fields(rest, 2);
-        if (fields.size() != 2) {
-          return line_error(line_no, "env line needs: VARIABLE VALUE");
-        }
-        if (slice->environment.size() >= k_max_environment_per_slice) {
-          return line_error(line_no, fmt::format("more than {} env lines", k_max_environment_per_slice));
-        }
-        if (auto s = check_exported_variable(fields[0]); !s) {
-          return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, s.error().message()), s.error().code()));
-        }
-        slice->environment.push_back(EnvSetting{std::string(fields[0]), std::string(fields[1])});
-        break;
-      }
-      case Section::dir:
-        if (auto s = validate_entry_path(rest, KindOnlyPath::allowed); !s) {
-          return line_error(line_no, s.error().message());
-        }
-        slice->directories.emplace_back(rest);
-        break;
-      case Section::file: {
-        const auto fields = split_fields(rest, 4);
-        if (fields.size() != 4) {
-          return line_error(line_no, "file line needs: SHA256 SIZE MODE PATH");
-        }
-        if (!is_sha256(fields[0])) {
-          return line_error(line_no, fmt::format("file digest {} is not 64 lowercase hex digits", in_quotes(fields[0])));
-        }
-        const auto size = parse_u64(fields[1]);
-        if (!size) {
-          return line_error(line_no, fmt::format("file size {} is not a decimal u64 without leading zeros", in_quotes(fields[1])));
-        }
-        unsigned mode = 0;
-        if (fields[2] == "0644") {
-          mode = 0644;
-        } else if (fields[2] == "0755") {
-          mode = 0755;
-        } else {
-          return line_error(line_no, fmt::format("file mode {} (only 0644 and 0755)", in_quotes(fields[2])));
-        }
-        if (auto s = validate_entry_path(fields[3], KindOnlyPath::refused); !s) {
-          return line_error(line_no, s.error().message());
-        }
-        slice->files.push_back(FileEntry{std::string(fields[3]), std::string(fields[0]), *size, mode});
-        break;
-      }
-      case Section::payload:
-        break;
-    }
+    PW_TRY(found->parse(line_no, rest, *slice));
   }
   if (manifest.slices.empty()) {
-    return line_error(lines.size() + 1, "no slice (truncated?)");
+    return line_error(lines.text.size() + 1, "no slice (truncated?)");
   }
+  return {};
+}
 
-  PW_TRY(validate(manifest));
-  // One spelling only: anything the field parsers tolerated but serialize()
-  // would write differently (order, duplicates) is not canonical.
+// One spelling only: anything the field parsers tolerated but serialize()
+// would write differently (order, duplicates) is not canonical.
+Status
+check_canonical(const BundleManifest& manifest, std::string_view bytes)
+{
   const std::string canonical = serialize(manifest);
   if (canonical != bytes) {
     std::size_t line = 1;
@@ -730,6 +797,21 @@ parse(std::string_view bytes)
     }
     return line_error(line, "not in canonical form (order, spacing or number spelling)");
   }
+  return {};
+}
+
+} // namespace
+
+Result<BundleManifest>
+parse(std::string_view bytes)
+{
+  PW_TRY(check_bytes(bytes));
+  Lines lines(bytes);
+  BundleManifest manifest;
+  PW_TRY(parse_header(lines, manifest));
+  PW_TRY(parse_slices(lines, manifest));
+  PW_TRY(validate(manifest));
+  PW_TRY(check_canonical(manifest, bytes));
   return manifest;
 }
 

@@ -5,45 +5,136 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace prewarm::bundle {
 
 namespace {
-
-constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
-                                CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
-                                CacheKind::inductor};
 
 // CUDA_CACHE_MAXSIZE is capped by the driver at 4 GiB; asking for the cap
 // means the first run never evicts installed entries (the default 1 GiB /
 // 256 MiB would).
 constexpr std::uint64_t k_cuda_cache_max = 4294967296;
 
+// NEO's temporaries come from mkstemp("cl_cache.XXXXXX") and friends.
+bool
+is_neo_temporary(std::string_view name)
+{
+  for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {
+    if (name.starts_with(stem) && name.size() == stem.size() + 6) {
+      const auto suffix = name.substr(stem.size());
+      return std::all_of(suffix.begin(), suffix.end(),
+                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+    }
+  }
+  return false;
+}
+
+// A stale .lock hides its entry forever; cache_size.txt is recomputed.
+bool
+is_sycl_bookkeeping(std::string_view name)
+{
+  return name.ends_with(".lock") || name == "cache_size.txt";
+}
+
+// Why each variable and each bookkeeping name: kernel-caches.md §2 (NEO),
+// §4 (SYCL), §5 (CUDA), §6 (PoCL), §7 (Triton), §8 (Inductor), §17 (install
+// hygiene).
+constexpr std::array<CacheKindRules, 7> k_rules = {{
+  {CacheKind::programs, "programs",
+   [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
+   nullptr, nullptr},
+  {CacheKind::pocl, "pocl", [](const std::string& dir) -> std::vector<EnvSetting> { return {{"POCL_CACHE_DIR", dir}}; },
+   ".cache/pocl/kcache",
+   [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); }, nullptr},
+  // CUDA_CACHE_DISABLE=0 explicitly: some images set it to 1. The layout is
+  // undocumented: ship it whole.
+  {CacheKind::cuda, "cuda",
+   [](const std::string& dir) -> std::vector<EnvSetting> {
+     return {{"CUDA_CACHE_PATH", dir},
+             {"CUDA_CACHE_DISABLE", "0"},
+             {"CUDA_CACHE_MAXSIZE", std::to_string(k_cuda_cache_max)}};
+   },
+   ".nv/ComputeCache", nullptr, nullptr},
+  // NEO silently disables a cache whose directory does not exist or when
+  // NEO_CACHE_PERSISTENT=0; 0 as max size means no eviction. config.file
+  // holds the running total size: a shipped one is wrong on the target and
+  // NEO recomputes it when it is missing.
+  {CacheKind::neo, "neo",
+   [](const std::string& dir) -> std::vector<EnvSetting> {
+     return {{"NEO_CACHE_DIR", dir}, {"NEO_CACHE_PERSISTENT", "1"}, {"NEO_CACHE_MAX_SIZE", "0"}};
+   },
+   ".cache/neo_compiler_cache",
+   [](std::string_view name) {
+     return name == "config.file" || name == "stats" || is_neo_temporary(name) || name.ends_with(".trace") ||
+            name.ends_with(".input");
+   },
+   nullptr},
+  // The persistent cache is off unless asked for (intel/llvm PR #3891);
+  // SYCL_CACHE_MAX_SIZE defaults to 0 = no eviction, so it is left alone.
+  {CacheKind::sycl, "sycl",
+   [](const std::string& dir) -> std::vector<EnvSetting> {
+     return {{"SYCL_CACHE_DIR", dir}, {"SYCL_CACHE_PERSISTENT", "1"}};
+   },
+   ".cache/libsycl_cache", is_sycl_bookkeeping,
+   [](std::string_view name) { return name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock")); }},
+  {CacheKind::triton, "triton",
+   [](const std::string& dir) -> std::vector<EnvSetting> { return {{"TRITON_CACHE_DIR", dir}}; }, ".triton/cache",
+   [](std::string_view name) { return name.starts_with("tmp."); }, nullptr},
+  // Inductor defaults to a directory under /tmp (/tmp/torchinductor_$USER:
+  // outside HOME, so always set explicitly) and the FX graph and AOTAutograd
+  // caches are what make a warm start skip compilation. Bookkeeping: FileLock
+  // files; Triton's tmp.* staging under inductor/triton.
+  {CacheKind::inductor, "inductor",
+   [](const std::string& dir) -> std::vector<EnvSetting> {
+     return {{"TORCHINDUCTOR_CACHE_DIR", dir},
+             {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
+             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}};
+   },
+   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr},
+}};
+
+constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
+                                CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
+                                CacheKind::inductor};
+
 } // namespace
+
+const CacheKindRules&
+rules_of(CacheKind kind)
+{
+  for (const auto& rules : k_rules) {
+    if (rules.kind == kind) {
+      return rules;
+    }
+  }
+  return k_rules.front(); // unreachable: every enumerator has a row (cache_kind test)
+}
+
+const CacheKindRules*
+find_kind_rules(std::string_view name)
+{
+  for (const auto& rules : k_rules) {
+    if (rules.name == name) {
+      return &rules;
+    }
+  }
+  return nullptr;
+}
 
 std::string_view
 to_string(CacheKind kind)
 {
-  switch (kind) {
-    case CacheKind::programs: return "programs";
-    case CacheKind::pocl: return "pocl";
-    case CacheKind::cuda: return "cuda";
-    case CacheKind::neo: return "neo";
-    case CacheKind::sycl: return "sycl";
-    case CacheKind::triton: return "triton";
-    case CacheKind::inductor: return "inductor";
-  }
-  return "unknown";
+  return rules_of(kind).name;
 }
 
 Result<CacheKind>
 parse_cache_kind(std::string_view name)
 {
-  for (const auto kind : k_kinds) {
-    if (to_string(kind) == name) {
-      return kind;
-    }
+  if (const auto* rules = find_kind_rules(name)) {
+    return rules->kind;
   }
   std::string known;
   for (const auto kind : k_kinds) {
@@ -62,35 +153,7 @@ all_cache_kinds()
 std::vector<EnvSetting>
 cache_environment(CacheKind kind, const std::filesystem::path& dir, std::uint64_t /*size_hint*/)
 {
-  const std::string path = dir.string();
-  switch (kind) {
-    case CacheKind::programs:
-      return {{"PREWARM_PROGRAM_STORE", path}};
-    case CacheKind::pocl:
-      return {{"POCL_CACHE_DIR", path}};
-    case CacheKind::cuda:
-      // CUDA_CACHE_DISABLE=0 explicitly: some images set it to 1.
-      return {{"CUDA_CACHE_PATH", path},
-              {"CUDA_CACHE_DISABLE", "0"},
-              {"CUDA_CACHE_MAXSIZE", std::to_string(k_cuda_cache_max)}};
-    case CacheKind::neo:
-      // NEO silently disables a cache whose directory does not exist or when
-      // NEO_CACHE_PERSISTENT=0; 0 as max size means no eviction.
-      return {{"NEO_CACHE_DIR", path}, {"NEO_CACHE_PERSISTENT", "1"}, {"NEO_CACHE_MAX_SIZE", "0"}};
-    case CacheKind::sycl:
-      // The persistent cache is off unless asked for (intel/llvm PR #3891);
-      // SYCL_CACHE_MAX_SIZE defaults to 0 = no eviction, so it is left alone.
-      return {{"SYCL_CACHE_DIR", path}, {"SYCL_CACHE_PERSISTENT", "1"}};
-    case CacheKind::triton:
-      return {{"TRITON_CACHE_DIR", path}};
-    case CacheKind::inductor:
-      // Inductor defaults to a directory under /tmp and the FX graph and
-      // AOTAutograd caches are what make a warm start skip compilation.
-      return {{"TORCHINDUCTOR_CACHE_DIR", path},
-              {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
-              {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}};
-  }
-  return {};
+  return rules_of(kind).environment(dir.string());
 }
 
 } // namespace prewarm::bundle

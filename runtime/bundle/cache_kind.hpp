@@ -2,7 +2,11 @@
 // The kinds of kernel cache a bundle carries. Each kind is one top-level
 // directory of a slice ("pocl/...", "neo/...") and one set of environment
 // variables that points an application at an installed copy of it.
-// Why each variable: see shared/research/kernel-caches.md.
+// Every rule that differs by kind (its variables, where its driver writes
+// without them, what the capture and the installer must not keep) is one row
+// of one table (cache_kind.cpp, CacheKindRules), read by the builder's
+// capture and by the runtime's installer alike.
+// Why each rule: see shared/research/kernel-caches.md.
 #pragma once
 
 #include "base/error.hpp"
@@ -51,5 +55,30 @@ struct EnvSetting
 std::vector<EnvSetting> cache_environment(CacheKind kind,
                                           const std::filesystem::path& dir,
                                           std::uint64_t size_hint);
+
+// The rules of one kind.
+struct CacheKindRules
+{
+  CacheKind kind;
+  std::string_view name; // to_string(kind)
+  // The variables (cache_environment() below): `dir` as it is written.
+  std::vector<EnvSetting> (*environment)(const std::string& dir);
+  // Where the driver writes when the variables are not set, relative to HOME
+  // (empty: nowhere under HOME); a capture folds it into staging.
+  std::string_view default_location_under_home;
+  // Capture hygiene: driver bookkeeping beside the entries that must not be
+  // packaged (locks, temporaries, size accounting); `name` is one path
+  // component. Null: the kind ships whole.
+  bool (*capture_bookkeeping)(std::string_view name);
+  // Install hygiene: files the installer removes from a staged kind before it
+  // goes live (a stale lock would hide an entry forever). Null: the slice is
+  // installed as it is, and its manifest says what is installed.
+  bool (*install_bookkeeping)(std::string_view name);
+};
+
+const CacheKindRules& rules_of(CacheKind kind);
+// The rules of the kind named `name` (a slice's top-level directory); null
+// for a directory that is no kind ("custom").
+const CacheKindRules* find_kind_rules(std::string_view name);
 
 } // namespace prewarm::bundle

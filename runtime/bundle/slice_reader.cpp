@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Two reads of one payload fd, the second only if the first passed:
-//   1. size + SHA-256 against the signed manifest (no parser involved);
+//   1. size + SHA-256 against the signed manifest (no parser involved:
+//      payload_verification.cpp);
 //   2. one decompression feeding two checks in a pipeline:
-//   2a. structure audit: the zstd-decompressed tar stream walked block by
-//      block (libarchive "raw" format), checking every header's type flag,
-//      checksum and magic, pax records, and that nothing but zeros follows
-//      the end-of-archive marker. This sees what the libarchive tar reader
-//      hides: global pax headers ('g', silently skipped by 3.6.2), GNU long
-//      name/link headers, concatenated archives, trailing data;
+//   2a. structure audit (tar_audit.cpp): the zstd-decompressed tar stream
+//      (libarchive "raw" format) walked block by block;
 //   2b. extraction through the libarchive tar reader with the per-entry
 //       policy, reading only blocks the audit has finished with.
 // The audit keeps the entry policy independent of how one tar parser resolves
@@ -16,15 +13,18 @@
 #include "bundle/slice_reader.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "bundle/payload_verification.hpp"
+#include "bundle/reader_errors.hpp"
+#include "bundle/tar_audit.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <fmt/format.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,24 +51,10 @@ namespace {
 
 std::atomic<std::uint64_t> g_archive_reader_opens{0};
 
-constexpr std::size_t k_block = 512;
 constexpr std::size_t k_read_buffer = 256 * 1024;
-constexpr std::uint64_t k_max_pax_header = 64 * 1024;
 // Below this many bytes a slice cannot be a meaningful decompression bomb;
 // tiny slices of zero-filled files legitimately compress beyond any ratio.
 constexpr std::uint64_t k_expansion_check_floor = std::uint64_t{64} << 20;
-
-std::unexpected<Error>
-verify_error(std::string_view code, std::string message)
-{
-  return fail(Errc::verify, std::move(message), std::string(code));
-}
-
-std::unexpected<Error>
-io_error(std::string message)
-{
-  return fail(Errc::failed, std::move(message), "E_IO");
-}
 
 using ArchivePtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
 
@@ -179,194 +165,43 @@ private:
   bool m_abandoned = false;
 };
 
-// Sequential reader over the decompressed stream.
-class RawStream
+// The audit's input: the payload decompressed by libarchive ("raw" format,
+// zstd only). Each block goes on to the extraction through `sink` when the
+// audit asks for the next one, that is, once it has audited every byte of it.
+class AuditedPayload : public TarBlockSource
 {
 public:
-  RawStream(archive* a, std::uint64_t cap, BlockSink* sink) : m_archive(a), m_cap(cap), m_sink(sink) {}
+  AuditedPayload(archive* a, BlockSink* sink) : m_archive(a), m_sink(sink) {}
 
-  // Copies exactly `size` bytes into `out`; false at end of stream.
-  Result<bool> read(char* out, std::size_t size)
+  Result<std::span<const char>> next_block() override
   {
-    std::size_t done = 0;
-    while (done < size) {
-      PW_ASSIGN(const bool more, fill());
-      if (!more) {
-        return done == 0 ? false : Result<bool>(fail(Errc::verify, "truncated tar stream", "E_PAYLOAD_FORMAT"));
-      }
-      const std::size_t n = std::min(size - done, m_size - m_pos);
-      std::memcpy(out + done, m_data + m_pos, n);
-      m_pos += n;
-      done += n;
+    if (m_sink != nullptr && !m_block.empty() && !m_sink->push(m_block.data(), m_block.size())) {
+      m_sink = nullptr;
     }
-    return true;
-  }
-
-  Status skip(std::uint64_t size)
-  {
-    while (size > 0) {
-      PW_ASSIGN(const bool more, fill());
-      if (!more) {
-        return fail(Errc::verify, "truncated tar stream (entry data cut short)", "E_PAYLOAD_FORMAT");
+    m_block = {};
+    for (;;) {
+      const void* block = nullptr;
+      std::size_t size = 0;
+      la_int64_t offset = 0;
+      const int r = archive_read_data_block(m_archive, &block, &size, &offset);
+      if (r == ARCHIVE_EOF) {
+        return m_block;
       }
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, m_size - m_pos));
-      m_pos += n;
-      size -= n;
-    }
-    return {};
-  }
-
-  // After the end-of-archive marker: only zero bytes may follow.
-  Status expect_zeros_to_end()
-  {
-    while (true) {
-      PW_ASSIGN(const bool more, fill());
-      if (!more) {
-        return {};
+      if (r != ARCHIVE_OK) {
+        return fail(Errc::verify, "cannot decompress: " + archive_message(m_archive), "E_PAYLOAD_FORMAT");
       }
-      if (std::any_of(m_data + m_pos, m_data + m_size, [](char c) { return c != 0; })) {
-        return fail(Errc::verify, "data after the end-of-archive marker (a second archive or trailing bytes)", "E_PAYLOAD_FORMAT");
+      if (size > 0) {
+        m_block = std::span<const char>(static_cast<const char*>(block), size);
+        return m_block;
       }
-      m_pos = m_size;
     }
   }
 
 private:
-  Result<bool> fill()
-  {
-    if (m_pos < m_size) {
-      return true;
-    }
-    // Every byte of the current block has been audited: hand it on. (A
-    // header that straddles two blocks is checked before the second block
-    // goes on, so the tar reader never holds a whole unchecked header.)
-    if (m_sink != nullptr && m_data != nullptr && !m_sink->push(m_data, m_size)) {
-      m_sink = nullptr;
-    }
-    m_data = nullptr;
-    m_size = 0;
-    m_pos = 0;
-    const void* block = nullptr;
-    std::size_t size = 0;
-    la_int64_t offset = 0;
-    const int r = archive_read_data_block(m_archive, &block, &size, &offset);
-    if (r == ARCHIVE_EOF) {
-      return false;
-    }
-    if (r != ARCHIVE_OK) {
-      return fail(Errc::verify, "cannot decompress: " + archive_message(m_archive), "E_PAYLOAD_FORMAT");
-    }
-    m_total += size;
-    if (m_total > m_cap) {
-      return fail(Errc::verify, fmt::format("decompressed tar stream exceeds {} bytes (declared sizes + header allowance)", m_cap), "E_LIMIT");
-    }
-    m_data = static_cast<const char*>(block);
-    m_size = size;
-    m_pos = 0;
-    return true;
-  }
-
   archive* m_archive;
-  std::uint64_t m_cap;
   BlockSink* m_sink;
-  std::uint64_t m_total = 0;
-  const char* m_data = nullptr;
-  std::size_t m_size = 0;
-  std::size_t m_pos = 0;
+  std::span<const char> m_block;
 };
-
-std::optional<std::uint64_t>
-parse_octal_field(const char* field, std::size_t width)
-{
-  std::uint64_t value = 0;
-  std::size_t i = 0;
-  while (i < width && field[i] == ' ') {
-    ++i;
-  }
-  bool any = false;
-  for (; i < width && field[i] >= '0' && field[i] <= '7'; ++i) {
-    if (value > (std::numeric_limits<std::uint64_t>::max() >> 3)) {
-      return std::nullopt;
-    }
-    value = (value << 3) | static_cast<std::uint64_t>(field[i] - '0');
-    any = true;
-  }
-  for (; i < width; ++i) {
-    if (field[i] != ' ' && field[i] != '\0') {
-      return std::nullopt; // base-256 or garbage: our writer never emits it
-    }
-  }
-  return any ? std::optional(value) : std::nullopt;
-}
-
-std::string_view
-type_name(char flag)
-{
-  switch (flag) {
-    case '1': return "hard link";
-    case '2': return "symbolic link";
-    case '3': return "character device";
-    case '4': return "block device";
-    case '6': return "fifo";
-    case '7': return "contiguous file";
-    case 'g': return "global pax header";
-    case 'S': return "GNU sparse file";
-    case 'V': return "volume label";
-    case 'L': return "GNU long name";
-    case 'K': return "GNU long link name";
-    case 'M': return "GNU multi-volume continuation";
-    case 'D': return "GNU dump directory";
-    default: return "unknown";
-  }
-}
-
-// Pax records "LEN key=value\n"; returns the size override if present.
-Result<std::optional<std::uint64_t>>
-audit_pax_records(std::string_view data, const Slice& slice)
-{
-  std::optional<std::uint64_t> size;
-  while (!data.empty()) {
-    const auto space = data.find(' ');
-    if (space == std::string_view::npos || space == 0 || space > 10) {
-      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: malformed pax record", in_quotes(slice.id)));
-    }
-    std::uint64_t length = 0;
-    for (std::size_t i = 0; i < space; ++i) {
-      if (data[i] < '0' || data[i] > '9') {
-        return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: malformed pax record length", in_quotes(slice.id)));
-      }
-      length = length * 10 + static_cast<std::uint64_t>(data[i] - '0');
-    }
-    if (length <= space + 1 || length > data.size() || data[length - 1] != '\n') {
-      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: pax record length does not match", in_quotes(slice.id)));
-    }
-    const auto record = data.substr(space + 1, length - space - 2);
-    const auto eq = record.find('=');
-    if (eq == std::string_view::npos) {
-      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: pax record without '='", in_quotes(slice.id)));
-    }
-    const auto key = record.substr(0, eq);
-    const auto value = record.substr(eq + 1);
-    if (key == "linkpath" || key.starts_with("GNU.sparse") || key == "SCHILY.devmajor" || key == "SCHILY.devminor") {
-      return verify_error("E_TYPE", fmt::format("slice {}: pax record {} (links, sparse files and devices are not allowed)", in_quotes(slice.id), in_quotes(key)));
-    }
-    if (key == "path" && value.find('\0') != std::string_view::npos) {
-      return verify_error("E_PATH", fmt::format("slice {}: NUL byte inside a pax path", in_quotes(slice.id)));
-    }
-    if (key == "size") {
-      std::uint64_t v = 0;
-      if (value.empty() || value.size() > 19 || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: pax size {} is not a number", in_quotes(slice.id), in_quotes(value)));
-      }
-      for (const char c : value) {
-        v = v * 10 + static_cast<std::uint64_t>(c - '0');
-      }
-      size = v;
-    }
-    data.remove_prefix(length);
-  }
-  return size;
-}
 
 Status
 audit_structure(int fd, const Slice& slice, const ExtractLimits& limits, BlockSink* sink)
@@ -381,84 +216,8 @@ audit_structure(int fd, const Slice& slice, const ExtractLimits& limits, BlockSi
   }
   // Headers + padding + one small pax header per entry, end marker, record padding.
   const std::uint64_t cap = slice.uncompressed_size + (slice.entry_count + 4) * 4096 + (std::uint64_t{1} << 20);
-  RawStream stream(a.get(), cap, sink);
-  std::array<char, k_block> header{};
-  std::uint64_t headers = 0;
-  std::uint64_t pax_size = 0;
-  bool pax_has_size = false;
-  bool pending_pax = false;
-  const auto where = [&](std::string_view what) { return fmt::format("slice {}: tar header {}: {}", in_quotes(slice.id), headers, what); };
-  while (true) {
-    PW_ASSIGN(const bool got, stream.read(header.data(), k_block));
-    if (!got) {
-      return verify_error("E_PAYLOAD_FORMAT", fmt::format("slice {}: tar stream ends without an end-of-archive marker", in_quotes(slice.id)));
-    }
-    if (std::all_of(header.begin(), header.end(), [](char c) { return c == 0; })) {
-      if (pending_pax) {
-        return verify_error("E_PAYLOAD_FORMAT", where("pax header not followed by an entry"));
-      }
-      PW_ASSIGN(const bool second, stream.read(header.data(), k_block));
-      if (!second || !std::all_of(header.begin(), header.end(), [](char c) { return c == 0; })) {
-        return verify_error("E_PAYLOAD_FORMAT", where("end-of-archive marker is not two zero blocks"));
-      }
-      PW_TRY_CTX(fmt::format("slice {}", in_quotes(slice.id)), stream.expect_zeros_to_end());
-      return {};
-    }
-    ++headers;
-    if (headers > 2 * (limits.max_entries + 1)) {
-      return verify_error("E_LIMIT", where(fmt::format("more than {} entries", limits.max_entries)));
-    }
-    // Checksum: sum of all bytes with the checksum field read as spaces.
-    const auto stored = parse_octal_field(header.data() + 148, 8);
-    unsigned long sum = 0;
-    for (std::size_t i = 0; i < k_block; ++i) {
-      sum += (i >= 148 && i < 156) ? static_cast<unsigned char>(' ') : static_cast<unsigned char>(header[i]);
-    }
-    if (!stored || *stored != sum) {
-      return verify_error("E_PAYLOAD_FORMAT", where("bad header checksum"));
-    }
-    if (std::memcmp(header.data() + 257, "ustar\0" "00", 8) != 0) {
-      return verify_error("E_PAYLOAD_FORMAT", where("not a POSIX ustar/pax header"));
-    }
-    const char flag = header[156];
-    const auto size_field = parse_octal_field(header.data() + 124, 12);
-    if (!size_field) {
-      return verify_error("E_PAYLOAD_FORMAT", where("size field is not octal"));
-    }
-    if (flag == 'x') {
-      if (pending_pax) {
-        return verify_error("E_PAYLOAD_FORMAT", where("two pax headers in a row"));
-      }
-      if (*size_field > k_max_pax_header) {
-        return verify_error("E_LIMIT", where(fmt::format("pax header of {} bytes (at most {})", *size_field, k_max_pax_header)));
-      }
-      std::string data(static_cast<std::size_t>(*size_field), '\0');
-      PW_ASSIGN(const bool ok, stream.read(data.data(), data.size()));
-      if (!ok && !data.empty()) {
-        return verify_error("E_PAYLOAD_FORMAT", where("truncated pax header"));
-      }
-      PW_TRY(stream.skip((k_block - (*size_field % k_block)) % k_block));
-      PW_ASSIGN(const auto size_record, audit_pax_records(data, slice));
-      pax_has_size = size_record.has_value();
-      pax_size = size_record.value_or(0);
-      pending_pax = true;
-      continue;
-    }
-    if (flag != '0' && flag != '\0' && flag != '5') {
-      return verify_error("E_TYPE", where(fmt::format("{} entry (type '{}'); only regular files and directories are allowed",
-                                                       type_name(flag), flag >= 0x20 && flag < 0x7f ? std::string(1, flag) : "?")));
-    }
-    const std::uint64_t size = pax_has_size ? pax_size : *size_field;
-    pending_pax = false;
-    pax_has_size = false;
-    if (flag == '5' && size != 0) {
-      return verify_error("E_PAYLOAD_FORMAT", where("directory entry with data"));
-    }
-    if (size > limits.max_file_bytes) {
-      return verify_error("E_LIMIT", where(fmt::format("entry of {} bytes (at most {})", size, limits.max_file_bytes)));
-    }
-    PW_TRY(stream.skip(size + (k_block - size % k_block) % k_block));
-  }
+  AuditedPayload source(a.get(), sink);
+  return audit_tar_stream(source, slice.id, TarAuditLimits{cap, limits.max_entries, limits.max_file_bytes});
 }
 
 // ---- pass 3: extraction ----------------------------------------------------
@@ -468,42 +227,6 @@ struct Expected
   const FileEntry* file = nullptr; // null for a directory
   bool seen = false;
 };
-
-std::string_view
-parent_of(std::string_view path)
-{
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
-}
-
-std::string_view
-leaf_of(std::string_view path)
-{
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-// Opens the directory `rel` under `root` one component at a time, never
-// following a symlink (O_NOFOLLOW on every step).
-Result<UniqueFd>
-open_directory_beneath(int root, std::string_view rel)
-{
-  UniqueFd current(::fcntl(root, F_DUPFD_CLOEXEC, 0));
-  if (!current) {
-    return io_error("dup: " + errno_message(errno));
-  }
-  while (!rel.empty()) {
-    const auto slash = rel.find('/');
-    const std::string component(rel.substr(0, slash));
-    UniqueFd next(::openat(current.get(), component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!next) {
-      return io_error(fmt::format("cannot open directory {} in staging: {}", in_quotes(component), errno_message(errno)));
-    }
-    current = std::move(next);
-    rel = slash == std::string_view::npos ? std::string_view{} : rel.substr(slash + 1);
-  }
-  return current;
-}
 
 Status
 write_all(int fd, const char* data, std::size_t size)
@@ -1182,102 +905,6 @@ check_declared_limits(const Slice& slice, const ExtractLimits& limits)
   return {};
 }
 
-Status
-fsync_tree_at(int dirfd, std::size_t depth)
-{
-  if (depth > 64) {
-    return io_error("fsync_tree: directory tree deeper than 64 levels");
-  }
-  UniqueFd dup(::fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
-  if (!dup) {
-    return io_error("dup: " + errno_message(errno));
-  }
-  DIR* dir = ::fdopendir(dup.get());
-  if (dir == nullptr) {
-    return io_error("fdopendir: " + errno_message(errno));
-  }
-  dup.release();
-  struct CloseDir
-  {
-    void operator()(DIR* d) const { ::closedir(d); }
-  };
-  std::unique_ptr<DIR, CloseDir> guard(dir);
-  ::rewinddir(dir);
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(dir)) {
-    const std::string_view n(e->d_name);
-    if (n != "." && n != "..") {
-      names.emplace_back(n);
-    }
-  }
-  for (const auto& n : names) {
-    struct stat st{};
-    if (::fstatat(dirfd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return io_error(fmt::format("stat {}: {}", in_quotes(n), errno_message(errno)));
-    }
-    if (S_ISDIR(st.st_mode)) {
-      UniqueFd child(::openat(dirfd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child) {
-        return io_error(fmt::format("open {}: {}", in_quotes(n), errno_message(errno)));
-      }
-      PW_TRY_CTX(n, fsync_tree_at(child.get(), depth + 1));
-    } else if (S_ISREG(st.st_mode)) {
-      UniqueFd file(::openat(dirfd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-      if (!file || ::fsync(file.get()) != 0) {
-        return io_error(fmt::format("fsync {}: {}", in_quotes(n), errno_message(errno)));
-      }
-    }
-  }
-  if (::fsync(dirfd) != 0) {
-    return io_error("fsync directory: " + errno_message(errno));
-  }
-  return {};
-}
-
-// What must not change between hashing a payload and parsing it: the same
-// inode with the same size, modification and change times (a write, a
-// truncate or utimensat() moves ctime).
-struct PayloadIdentity
-{
-  dev_t device = 0;
-  ino_t inode = 0;
-  off_t size = 0;
-  timespec modified{};
-  timespec changed{};
-  bool operator==(const PayloadIdentity& o) const
-  {
-    return device == o.device && inode == o.inode && size == o.size && modified.tv_sec == o.modified.tv_sec &&
-           modified.tv_nsec == o.modified.tv_nsec && changed.tv_sec == o.changed.tv_sec &&
-           changed.tv_nsec == o.changed.tv_nsec;
-  }
-};
-
-Result<PayloadIdentity>
-payload_identity(int fd, const Slice& slice)
-{
-  struct stat st{};
-  if (::fstat(fd, &st) != 0) {
-    return io_error(fmt::format("slice {}: cannot stat the payload: {}", in_quotes(slice.id), errno_message(errno)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return verify_error("E_PAYLOAD_SIZE", fmt::format("slice {}: payload is not a regular file", in_quotes(slice.id)));
-  }
-  return PayloadIdentity{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
-}
-
-Status
-check_payload_unchanged(int fd, const Slice& slice, const PayloadIdentity& before, std::string_view when)
-{
-  PW_ASSIGN(const auto now, payload_identity(fd, slice));
-  if (!(now == before)) {
-    return verify_error("E_PAYLOAD_CHANGED",
-                        fmt::format("slice {}: the payload file was modified {} (size {} -> {}, ctime {}.{:09} -> {}.{:09})",
-                                    in_quotes(slice.id), when, before.size, now.size, before.changed.tv_sec,
-                                    before.changed.tv_nsec, now.changed.tv_sec, now.changed.tv_nsec));
-  }
-  return {};
-}
-
 // A thread running `work`, or, where none can be created (EAGAIN under a
 // pids limit), `work` done here and an empty (not joinable) thread.
 template<typename Work>
@@ -1293,38 +920,7 @@ start_thread_or_run_here(Work&& work)
   }
 }
 
-// fstat size == slice.payload_size, SHA-256 of exactly those bytes, fstat
-// again (E_PAYLOAD_CHANGED when the file was written meanwhile).
-Result<PayloadIdentity>
-verify_payload_identity(int payload_fd, const Slice& slice)
-{
-  PW_ASSIGN(const auto before, payload_identity(payload_fd, slice));
-  if (static_cast<std::uint64_t>(before.size) != slice.payload_size) {
-    return verify_error("E_PAYLOAD_SIZE", fmt::format("slice {}: payload is {} bytes, the manifest says {}",
-                                                      in_quotes(slice.id), before.size, slice.payload_size));
-  }
-  auto digest = sha256_hex_of_fd(payload_fd, slice.payload_size);
-  if (!digest) {
-    // A file that shrank under the hash is a change, not an I/O fault.
-    PW_TRY(check_payload_unchanged(payload_fd, slice, before, "while it was hashed"));
-    return io_error(fmt::format("slice {}: cannot hash the payload: {}", in_quotes(slice.id), digest.error().message()));
-  }
-  PW_TRY(check_payload_unchanged(payload_fd, slice, before, "while it was hashed"));
-  if (*digest != slice.payload_sha256) {
-    return verify_error("E_PAYLOAD_DIGEST", fmt::format("slice {}: payload SHA-256 {} but the manifest says {}",
-                                                        in_quotes(slice.id), *digest, slice.payload_sha256));
-  }
-  return before;
-}
-
 } // namespace
-
-Status
-verify_payload(int payload_fd, const Slice& slice)
-{
-  PW_TRY(verify_payload_identity(payload_fd, slice));
-  return {};
-}
 
 Status
 extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const ExtractLimits& limits)
@@ -1376,12 +972,6 @@ extract_slice(int payload_fd, const Slice& slice, int staging_dirfd, const Extra
   // The bytes parsed were the bytes hashed only if nobody wrote the file
   // meanwhile (same fd, so a rename over the path changes nothing).
   return check_payload_unchanged(payload_fd, slice, identity, "while it was extracted");
-}
-
-Status
-fsync_tree(int dirfd)
-{
-  return fsync_tree_at(dirfd, 0);
 }
 
 std::uint64_t

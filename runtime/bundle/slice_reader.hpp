@@ -24,8 +24,10 @@
 //   E_ENTRY_NOT_IN_MANIFEST E_ENTRY_MISSING E_ENTRY_SIZE E_ENTRY_DIGEST E_LIMIT
 #pragma once
 
+#include "base/directory_tree.hpp" // fsync_tree: the installer syncs the extracted tree
 #include "base/error.hpp"
 #include "bundle/bundle_manifest.hpp"
+#include "bundle/payload_verification.hpp" // verify_payload: always before extract_slice
 
 #include <cstdint>
 
@@ -41,11 +43,6 @@ struct ExtractLimits
   std::uint64_t max_depth = 32;                                    // components
   std::uint64_t max_expansion_ratio = 2000; // uncompressed / payload (zstd on zeros ~ 1:1000+)
 };
-
-// fstat size == slice.payload_size, then SHA-256 of exactly those bytes by
-// pread (the fd offset is untouched), then fstat again.
-// E_PAYLOAD_SIZE / E_PAYLOAD_DIGEST / E_PAYLOAD_CHANGED.
-Status verify_payload(int payload_fd, const Slice& slice);
 
 // Extracts `slice` from `payload_fd` into the directory `staging_dirfd`, which
 // the caller created empty and private (verify_payload() first, always);
@@ -66,11 +63,6 @@ Status extract_slice(int payload_fd,
                      const Slice& slice,
                      int staging_dirfd,
                      const ExtractLimits& limits = {});
-
-// fsyncs every regular file and directory under `dirfd` (not following
-// symlinks), children before parents, then `dirfd` itself. The installer
-// calls it on the staging directory before renaming it into place.
-Status fsync_tree(int dirfd);
 
 // How many times this process handed a payload to libarchive (extract_slice
 // past verify_payload). Tests use it to prove a tampered payload never

@@ -64,15 +64,16 @@ struct InstallCommand
     }
     PW_ASSIGN_CTX(const auto timeout, "--lock-timeout", parse_duration(lock_timeout));
     options.lock_timeout = timeout;
-    PW_ASSIGN(const auto devices, host::probe_host());
-    log::verbose("host devices:\n{}", host::describe_host(devices));
     if (is_registry_source(bundle_dir, registry)) {
+      PW_ASSIGN(const auto devices, host::probe_host());
+      log::verbose("host devices:\n{}", host::describe_host(devices));
       return install_from_registry(bundle_dir, registry, policy.trust, install_root, devices, options);
     }
     if (bundle_dir.empty()) {
       return fail(Errc::usage, "install: no bundle given (a directory, REGISTRY/REPO@sha256:..., or --referrer-of)");
     }
-    return install::install_bundle(bundle_dir, policy.trust, install_root, devices, options);
+    // The host is probed only when the install needs it (install/installer.hpp).
+    return install::install_bundle(bundle_dir, policy.trust, install_root, install::probed_host(), options);
   }
 
   void print(const install::InstallReport& r) const

@@ -64,21 +64,37 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
   request.client.connect_timeout = std::max(std::chrono::seconds(1), seconds);
   request.client.stall_timeout = std::max(std::chrono::seconds(1), seconds);
 
+  request.install_root = root;
+
   const auto started = std::chrono::steady_clock::now();
-  auto pulled = [&]() -> Result<registry::PulledBundle> {
+  const auto pull = [&]() -> Result<registry::PulledBundle> {
     if (!options.referrer_of.empty()) {
       PW_ASSIGN_CTX(const auto image, "--referrer-of", registry::parse_pinned_reference(options.referrer_of));
       return registry::pull_bundle_referring_to(image, request);
     }
     PW_ASSIGN(const auto pinned, registry::parse_pinned_reference(source));
     return registry::pull_bundle(pinned, request);
-  }();
+  };
+  auto pulled = pull();
   PW_TRY(pulled);
-  log::info("fetched {} ({} slice{}: {}; {} bytes) in {:.3f} s", pulled->reference.to_string(),
-            pulled->slices_fetched.size(), pulled->slices_fetched.size() == 1 ? "" : "s",
-            fmt::join(pulled->slices_fetched, ", "), pulled->bytes_received,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  const auto& slices = pulled->slices_fetched;
+  log::info("fetched {} ({}; {} bytes) in {:.3f} s", pulled->reference.to_string(),
+            slices.empty() ? std::string("no slice")
+                           : fmt::format("{} slice{}: {}", slices.size(), slices.size() == 1 ? "" : "s",
+                                         fmt::join(slices, ", ")),
+            pulled->bytes_received, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   auto report = install::install_bundle(pulled->dir, trust, root, devices, install_options);
+  if (!report && pulled->already_installed && report.error().category() != Errc::verify) {
+    // The root changed between the unlocked look and the locked one (another
+    // installer, a cache directory removed): fetch the slices after all.
+    log::info("{} is no longer installed under {}: fetching its slices", pulled->reference.to_string(),
+              root.string());
+    (void)remove_tree(pulled->dir);
+    request.install_root.clear();
+    pulled = pull();
+    PW_TRY(pulled);
+    report = install::install_bundle(pulled->dir, trust, root, devices, install_options);
+  }
   if (report || report.error().category() == Errc::verify) {
     // Installed, or refused for good: nothing here is worth resuming.
     if (auto removed = remove_tree(pulled->dir); !removed) {

@@ -10,10 +10,25 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace prewarm::host {
+
+// What a driver enumeration in a forked child found: the text `enumerate`
+// returned, or the message of its error (nothing to enumerate).
+struct IsolatedListing
+{
+  bool found = true; // false: `enumerate` failed, and `text` says why
+  std::string text;
+};
+
+// Runs `enumerate` in a forked child (run_isolated) with a usable HOME
+// (private_home.hpp: PoCL needs one). A crash or hang of the child is an
+// error. The builder's host probe uses it with its own listing format.
+Result<IsolatedListing> list_isolated(const std::function<Result<std::string>()>& enumerate,
+                                      std::chrono::milliseconds timeout);
 
 // `enumerate` runs in the child. Its error (nothing to enumerate) is an empty
 // list, logged verbosely under `source` ("OpenCL"); a crash or hang of the

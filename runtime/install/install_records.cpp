@@ -84,6 +84,9 @@ serialize(const InstalledMarker& m)
 {
   std::string out = fmt::format("{}\nmanifest-sha256 {}\nchannel {}\nserial {}\ninstalled-at {}\n", k_marker_header,
                                 m.manifest_sha256, m.channel, m.serial, format_rfc3339(m.installed_at));
+  if (!m.host_fingerprint.empty()) {
+    out += fmt::format("host-fingerprint {}\n", m.host_fingerprint);
+  }
   for (const auto& id : m.slice_ids) {
     out += fmt::format("slice {}\n", id);
   }
@@ -130,12 +133,15 @@ parse_marker(std::string_view text)
   m.installed_at = *time;
   for (std::size_t i = 5; i < lines.size(); ++i) {
     const auto w = words_of(lines[i]);
-    if (w.size() == 2 && w[0] == "slice" && !w[1].empty()) {
+    if (i == 5 && w.size() == 2 && w[0] == "host-fingerprint" && is_lower_hex(w[1], 64)) {
+      m.host_fingerprint = std::string(w[1]);
+    } else if (w.size() == 2 && w[0] == "slice" && !w[1].empty()) {
       m.slice_ids.emplace_back(w[1]);
     } else if (w.size() == 4 && w[0] == "kind" && !w[1].empty() && parse_u64(w[2]) && parse_u64(w[3])) {
       m.kinds.push_back({std::string(w[1]), *parse_u64(w[2]), *parse_u64(w[3])});
     } else {
-      return fail(malformed(what, i + 1, "expected \"slice ID\" or \"kind KIND FILES BYTES\""));
+      return fail(malformed(what, i + 1,
+                            "expected \"slice ID\", \"kind KIND FILES BYTES\" or (line 6) \"host-fingerprint SHA256\""));
     }
   }
   if (serialize(m) != text) {

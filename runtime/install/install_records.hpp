@@ -9,6 +9,8 @@
 //   "channel " NAME LF
 //   "serial " U64 LF
 //   "installed-at " TIME LF
+//   ["host-fingerprint " SHA256 LF]      host/host_fingerprint.hpp: the host the
+//                                        slices were selected on (absent: unknown)
 //   ("slice " ID LF)+                    the slices selected for this host
 //   ("kind " KIND " " FILES " " BYTES LF)+   the kinds now live under ROOT
 //
@@ -49,6 +51,7 @@ struct InstalledMarker
   std::string channel;
   std::uint64_t serial = 0;
   SysSeconds installed_at{};
+  std::string host_fingerprint; // empty: not recorded (older markers, a host given by the caller)
   std::vector<std::string> slice_ids;
   std::vector<InstalledKind> kinds;
   auto operator<=>(const InstalledMarker&) const = default;

@@ -3,10 +3,13 @@
 
 #include "audit/file_inventory.hpp"
 
+#include "base/device_properties.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_files.hpp"
+#include "host/host_fingerprint.hpp"
+#include "host/probe_host.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <set>
 
 namespace prewarm::install {
@@ -155,6 +159,58 @@ installed_already(int root_fd, const fs::path& root, const VerifiedBundle& verif
     }
   }
   return true;
+}
+
+// Whether a slice of this bundle requires the application's framework
+// versions, which the fingerprint then covers (they cost a Python start).
+bool
+requires_frameworks(const bundle::BundleManifest& manifest)
+{
+  for (const auto& slice : manifest.slices) {
+    for (const auto& r : slice.requirements) {
+      if (r.key.starts_with(prop::framework_prefix)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Staging directories or temporary files an interrupted install left: the
+// locked path removes them (remove_stale_staging), so it must run.
+bool
+holds_leftovers(const fs::path& root)
+{
+  std::error_code ec;
+  for (fs::directory_iterator it(meta_dir(root), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (name.starts_with(k_staging_prefix) || (name.starts_with('.') && name.find(".tmp.") != std::string::npos)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// An install on the host it was made on: the marker holds this host's
+// fingerprint and this manifest, and everything it names is in place; then
+// the slices it selected are the ones a probe would select now, and no
+// interrupted install left anything to clean up. Read without the lock, as
+// for a read-only root: the marker is replaced atomically, and an install in
+// progress leaves its "committing" note first.
+std::optional<InstalledMarker>
+unchanged_host_install(const fs::path& root, const VerifiedBundle& verified, const std::string& fingerprint)
+{
+  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fingerprint.empty() || !root_fd || holds_leftovers(root)) {
+    return std::nullopt;
+  }
+  auto marker = read_marker(root);
+  if (!marker || !*marker || (*marker)->host_fingerprint != fingerprint ||
+      (*marker)->manifest_sha256 != verified.manifest_sha256 ||
+      !installed_already(root_fd.get(), root, verified, (*marker)->slice_ids, Announce::quiet)) {
+    return std::nullopt;
+  }
+  return **marker;
 }
 
 Status
@@ -359,9 +415,16 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
 
 } // namespace
 
+bool
+holds_bundle(const fs::path& root, const VerifiedBundle& verified, const std::vector<std::string>& selected_ids)
+{
+  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  return root_fd && installed_already(root_fd.get(), root, verified, selected_ids, Announce::quiet);
+}
+
 Result<InstallReport>
 install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root_in,
-               std::span<const host::HostDevice> host_devices, const InstallOptions& options)
+               const HostSource& host, const InstallOptions& options)
 {
   const auto started = std::chrono::steady_clock::now();
   const SysSeconds now = options.now.value_or(now_seconds());
@@ -377,15 +440,37 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   };
 
   PW_ASSIGN(auto verified, verify_manifest(bundle_dir, trust, now, options.verify));
-  PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices));
-
-  end_phase("verify");
   report.root = root;
   report.manifest_sha256 = verified.manifest_sha256;
   report.channel = verified.manifest.channel;
   report.serial = verified.manifest.serial;
   report.signer_key_ids = verified.signer_key_ids;
   report.warnings = verified.warnings;
+  const auto finish = [&] {
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+  };
+
+  // The cheap check first: with nothing to do, the host probe is the whole cost.
+  const std::string fingerprint = host.fingerprint ? host.fingerprint(requires_frameworks(verified.manifest)) : "";
+  if (const auto installed = unchanged_host_install(root, verified, fingerprint)) {
+    log::info("already installed under {} (host fingerprint unchanged since the install: devices not probed)",
+              root.string());
+    end_phase("verify");
+    for (const auto& id : installed->slice_ids) {
+      report.selected.push_back({id, "the host it was installed on (unchanged)"});
+    }
+    report.outcome = InstallOutcome::already_installed;
+    return finish();
+  }
+  if (!fingerprint.empty()) {
+    log::verbose("host fingerprint {} not the install's: probing the host", fingerprint);
+  }
+  PW_ASSIGN(const auto host_devices, host.probe());
+  log::verbose("host devices:\n{}", host::describe_host(host_devices));
+  PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices));
+
+  end_phase("verify");
   report.skipped = selection.skipped;
   std::vector<std::string> selected_ids;
   std::uint64_t needed = options.space_margin_bytes;
@@ -395,10 +480,6 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     // Files plus a block per entry for directories and rounding.
     needed += s.slice->uncompressed_size + s.slice->entry_count * 4096;
   }
-  const auto finish = [&] {
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
-  };
 
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
   auto locked = InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout);
@@ -422,6 +503,16 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   PW_TRY(check_channel_occupancy(marker ? *marker : std::nullopt, verified.manifest, root, options.channels));
   if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
     report.outcome = InstallOutcome::already_installed;
+    if (marker && *marker && (*marker)->host_fingerprint != fingerprint && !fingerprint.empty()) {
+      // The same slices on a host that looks different (a driver file
+      // touched, or a marker from before fingerprints): remember this host,
+      // so that the next start need not probe it again.
+      auto remembered = **marker;
+      remembered.host_fingerprint = fingerprint;
+      if (auto written = write_marker(root, remembered); !written) {
+        log::warn("{} (the next install probes the host again)", written.error().message());
+      }
+    }
     return finish();
   }
 
@@ -451,6 +542,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   new_marker.channel = verified.manifest.channel;
   new_marker.serial = verified.manifest.serial;
   new_marker.installed_at = now;
+  new_marker.host_fingerprint = fingerprint;
   new_marker.slice_ids = selected_ids;
   for (const auto& kind : kinds) {
     PW_TRY(apply_kind_hygiene(staging_fd.get(), kind));
@@ -481,7 +573,7 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     }
   }
   if (options.sync == SyncMethod::each_file) {
-    PW_TRY(bundle::fsync_tree(staging_fd.get()));
+    PW_TRY(fsync_tree(staging_fd.get()));
   } else if (::syncfs(staging_fd.get()) != 0) {
     return fail(io_error("cannot sync the filesystem of", staging, errno));
   }
@@ -495,6 +587,22 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
   staging_guard.remove();
   end_phase("cleanup");
   return finish();
+}
+
+HostSource
+probed_host()
+{
+  return {[] { return host::probe_host(); },
+          [](bool with_frameworks) { return host::host_fingerprint({}, with_frameworks); }};
+}
+
+Result<InstallReport>
+install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root,
+               std::span<const host::HostDevice> host_devices, const InstallOptions& options)
+{
+  const std::vector<host::HostDevice> devices(host_devices.begin(), host_devices.end());
+  const HostSource given{[&]() -> Result<std::vector<host::HostDevice>> { return devices; }, {}};
+  return install_bundle(bundle_dir, trust, root, given, options);
 }
 
 } // namespace prewarm::install

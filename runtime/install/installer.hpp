@@ -4,7 +4,11 @@
 // (layout: install_layout.hpp; mechanics: tree_commit.hpp).
 //
 // Sequence:
-//   verify signature -> parse -> validity period -> select slices
+//   verify signature -> parse -> validity period
+//   -> the host's fingerprint (host/host_fingerprint.hpp) equals the marker's,
+//      the marker names this manifest, no install was interrupted, every kind
+//      directory is there: done, the host not probed, nothing written
+//   -> probe the host -> select slices
 //     (nothing is written anywhere before this point)
 //   mkdir ROOT (never through a symlink) -> flock ROOT/.prewarm/lock (bounded)
 //   -> remove stale staging dirs -> another channel installed: E_CHANNEL_OCCUPIED
@@ -36,6 +40,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -94,6 +99,35 @@ struct InstallReport
   std::vector<Phase> phases;
 };
 
+// Whether ROOT already holds this verified bundle's selection (the check
+// install_bundle() makes under its lock, made here without it: the marker is
+// replaced atomically). A registry pull asks first and fetches no slice for
+// a persistent root that holds the bundle. Reads only; false when ROOT does
+// not exist or an install there was interrupted.
+bool holds_bundle(const std::filesystem::path& root, const VerifiedBundle& verified,
+                  const std::vector<std::string>& selected_ids);
+
+// The host, probed only when the install needs its devices: a repeated
+// install on an unchanged host (the marker holds this fingerprint) is done
+// without the probe, which is most of its time.
+struct HostSource
+{
+  std::function<Result<std::vector<host::HostDevice>>()> probe;
+  // The fingerprint of this host; empty function: none (always probe, and
+  // the marker records none).
+  std::function<std::string(bool with_frameworks)> fingerprint;
+};
+
+// The host probe (host/probe_host.hpp) behind its fingerprint.
+HostSource probed_host();
+
+Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
+                                     const bundle::TrustStore& trust,
+                                     const std::filesystem::path& root,
+                                     const HostSource& host,
+                                     const InstallOptions& options = {});
+
+// Devices given by the caller (probed already, or a test's): no fingerprint.
 Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
                                      const bundle::TrustStore& trust,
                                      const std::filesystem::path& root,

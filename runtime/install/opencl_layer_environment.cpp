@@ -29,6 +29,14 @@ bool
 holds_layer_records(const std::filesystem::path& programs_dir)
 {
   std::error_code ec;
+  for (const auto& dir : std::filesystem::directory_iterator(programs_dir / "aot", ec)) {
+    for (const auto& file : std::filesystem::directory_iterator(dir.path(), ec)) {
+      if (file.path().filename().string().starts_with("target.")) {
+        return true;
+      }
+    }
+  }
+  ec.clear();
   for (const auto& dir : std::filesystem::directory_iterator(programs_dir, ec)) {
     if (!dir.is_directory(ec) || !is_record_directory(dir.path())) {
       continue;

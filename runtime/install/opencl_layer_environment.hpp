@@ -5,6 +5,9 @@
 // ../layer/ in a build tree; PREWARM_OPENCL_LAYER overrides), and
 // PREWARM_LAYER=serve. Programs recorded by prewarm's own engine (no
 // layer-format field) need no layer: `prewarm run` serves them itself.
+// Intel AOT binaries (aot/<ocloc-device>/ targets) enable it too: those of a
+// command workload's recorded programs reach the application only through
+// the layer (those of prewarm's engine are served by it first either way).
 #pragma once
 
 #include "bundle/cache_kind.hpp"
@@ -16,7 +19,8 @@
 
 namespace prewarm::install {
 
-// True when some record under `programs_dir` was written by the layer.
+// True when some record under `programs_dir` was written by the layer, or
+// it holds an AOT target record (aot/*/target.*).
 bool holds_layer_records(const std::filesystem::path& programs_dir);
 
 // The layer library beside the running executable (prewarm-runtime or

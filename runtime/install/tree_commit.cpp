@@ -3,34 +3,22 @@
 
 #include "base/digest.hpp"
 #include "base/encoding.hpp"
+#include "base/directory_tree.hpp"
 #include "base/log.hpp"
+#include "bundle/cache_kind.hpp"
 
 #include <fmt/format.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h> // renameat2
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <functional>
 
 namespace prewarm::install {
 
 namespace {
-
-Error
-io_error(std::string_view what, std::string_view path, int error_number)
-{
-  return Error(Errc::failed, fmt::format("{} {}: {}", what, in_quotes(path), errno_message(error_number)), "E_IO");
-}
-
-std::string
-join(std::string_view parent, std::string_view name)
-{
-  return parent.empty() ? std::string(name) : fmt::format("{}/{}", parent, name);
-}
 
 std::pair<std::string, std::string>
 split_parent(std::string_view relative)
@@ -40,37 +28,6 @@ split_parent(std::string_view relative)
     return {"", std::string(relative)};
   }
   return {std::string(relative.substr(0, slash)), std::string(relative.substr(slash + 1))};
-}
-
-// The names in a directory, without "." and "..".
-Result<std::vector<std::string>>
-list_directory(int dirfd, std::string_view where)
-{
-  const int copy = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (copy < 0) {
-    return fail(io_error("cannot open", where, errno));
-  }
-  DIR* dir = ::fdopendir(copy);
-  if (dir == nullptr) {
-    const int e = errno;
-    ::close(copy);
-    return fail(io_error("cannot list", where, e));
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string_view name(entry->d_name);
-    if (name != "." && name != "..") {
-      names.emplace_back(name);
-    }
-  }
-  const int e = errno;
-  ::closedir(dir);
-  if (e != 0) {
-    return fail(io_error("cannot list", where, e));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // renameat2(NOREPLACE), or link + unlink where the filesystem has no
@@ -97,10 +54,10 @@ same_content(int dir_a, const std::string& name_a, int dir_b, const std::string&
   struct stat a{};
   struct stat b{};
   if (::fstatat(dir_a, name_a.c_str(), &a, AT_SYMLINK_NOFOLLOW) != 0) {
-    return fail(io_error("cannot stat", where, errno));
+    return fail(tree_io_error("cannot stat", where, errno));
   }
   if (::fstatat(dir_b, name_b.c_str(), &b, AT_SYMLINK_NOFOLLOW) != 0) {
-    return fail(io_error("cannot stat", where, errno));
+    return fail(tree_io_error("cannot stat", where, errno));
   }
   if (!S_ISREG(b.st_mode)) {
     return fail(Errc::verify, fmt::format("the live cache has a non-regular file at {} (a symlink?)", in_quotes(where)),
@@ -112,7 +69,7 @@ same_content(int dir_a, const std::string& name_a, int dir_b, const std::string&
   const auto digest = [&](int dir, const std::string& name) -> Result<std::string> {
     UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     if (!fd) {
-      return fail(io_error("cannot open", where, errno));
+      return fail(tree_io_error("cannot open", where, errno));
     }
     return sha256_hex_of_fd(fd.get(), static_cast<std::uint64_t>(a.st_size));
   };
@@ -135,10 +92,10 @@ plan_merge(int src_fd, int dst_fd, const std::string& relative, MergePlan& plan)
 {
   PW_ASSIGN(const auto names, list_directory(src_fd, relative));
   for (const auto& name : names) {
-    const auto path = join(relative, name);
+    const auto path = join_relative(relative, name);
     struct stat src{};
     if (::fstatat(src_fd, name.c_str(), &src, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(io_error("cannot stat staged", path, errno));
+      return fail(tree_io_error("cannot stat staged", path, errno));
     }
     struct stat dst{};
     bool dst_exists = false;
@@ -146,13 +103,13 @@ plan_merge(int src_fd, int dst_fd, const std::string& relative, MergePlan& plan)
       if (::fstatat(dst_fd, name.c_str(), &dst, AT_SYMLINK_NOFOLLOW) == 0) {
         dst_exists = true;
       } else if (errno != ENOENT) {
-        return fail(io_error("cannot stat live", path, errno));
+        return fail(tree_io_error("cannot stat live", path, errno));
       }
     }
     if (S_ISDIR(src.st_mode)) {
       UniqueFd child(::openat(src_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (!child) {
-        return fail(io_error("cannot open staged", path, errno));
+        return fail(tree_io_error("cannot open staged", path, errno));
       }
       UniqueFd live_child;
       if (!dst_exists) {
@@ -160,7 +117,7 @@ plan_merge(int src_fd, int dst_fd, const std::string& relative, MergePlan& plan)
       } else if (S_ISDIR(dst.st_mode)) {
         live_child.reset(::openat(dst_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!live_child) {
-          return fail(io_error("cannot open live", path, errno));
+          return fail(tree_io_error("cannot open live", path, errno));
         }
       } else {
         return fail(Errc::verify,
@@ -204,7 +161,7 @@ merge_kind(int root_fd, int staging_fd, std::string_view kind, CommitJournal& jo
     }
     PW_ASSIGN(live, open_directory_beneath(root_fd, top));
   } else if (errno != ENOENT) {
-    return fail(io_error("cannot stat live", top, errno));
+    return fail(tree_io_error("cannot stat live", top, errno));
   }
 
   MergePlan plan;
@@ -218,7 +175,7 @@ merge_kind(int root_fd, int staging_fd, std::string_view kind, CommitJournal& jo
     const auto [parent, name] = split_parent(dir);
     PW_ASSIGN(UniqueFd parent_fd, open_directory_beneath(root_fd, parent));
     if (::mkdirat(parent_fd.get(), name.c_str(), 0755) != 0) {
-      return fail(io_error("cannot create", dir, errno));
+      return fail(tree_io_error("cannot create", dir, errno));
     }
     journal.record(CommitJournal::StepType::created_directory, dir);
   }
@@ -228,7 +185,7 @@ merge_kind(int root_fd, int staging_fd, std::string_view kind, CommitJournal& jo
     PW_ASSIGN(UniqueFd to, open_directory_beneath(root_fd, parent));
     if (const int e = move_no_replace(from.get(), name.c_str(), to.get(), name.c_str()); e != 0) {
       if (e != EEXIST) {
-        return fail(io_error("cannot move into place", file, e));
+        return fail(tree_io_error("cannot move into place", file, e));
       }
       // Someone (the application itself) wrote this name since the plan.
       PW_ASSIGN(const bool same, same_content(from.get(), name, to.get(), name, file));
@@ -254,28 +211,6 @@ needs_merge_fallback(int error_number)
   return error_number == EINVAL || error_number == ENOSYS || error_number == EXDEV;
 }
 
-Status
-walk_files(int dirfd, const std::string& relative, const std::function<Status(int, const std::string&, const struct stat&)>& visit)
-{
-  PW_ASSIGN(const auto names, list_directory(dirfd, relative));
-  for (const auto& name : names) {
-    struct stat st{};
-    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(io_error("cannot stat", join(relative, name), errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child) {
-        return fail(io_error("cannot open", join(relative, name), errno));
-      }
-      PW_TRY(walk_files(child.get(), join(relative, name), visit));
-    } else {
-      PW_TRY(visit(dirfd, name, st));
-    }
-  }
-  return {};
-}
-
 } // namespace
 
 std::string_view
@@ -287,36 +222,6 @@ to_string(CommitMethod method)
   case CommitMethod::merged: return "merged";
   }
   return "?";
-}
-
-Result<UniqueFd>
-open_directory_beneath(int base_fd, std::string_view relative)
-{
-  UniqueFd current(::openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!current) {
-    return fail(io_error("cannot open", ".", errno));
-  }
-  std::size_t start = 0;
-  while (start < relative.size()) {
-    auto end = relative.find('/', start);
-    if (end == std::string_view::npos) {
-      end = relative.size();
-    }
-    const std::string component(relative.substr(start, end - start));
-    UniqueFd next(::openat(current.get(), component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!next) {
-      const int e = errno;
-      if (e == ELOOP || e == ENOTDIR) {
-        return fail(Errc::verify,
-                    fmt::format("{} is not a directory (a symlink?)", in_quotes(relative.substr(0, end))),
-                    "E_TARGET_UNSAFE");
-      }
-      return fail(io_error("cannot open", relative.substr(0, end), e));
-    }
-    current = std::move(next);
-    start = end + 1;
-  }
-  return current;
 }
 
 void
@@ -364,7 +269,7 @@ CommitJournal::undo()
       break;
     }
     if (rc != 0) {
-      note(io_error("cannot undo the commit of", it->path, errno));
+      note(tree_io_error("cannot undo the commit of", it->path, errno));
     }
   }
   m_steps.clear();
@@ -384,7 +289,7 @@ commit_kind(int root_fd, int staging_fd, std::string_view kind, CommitStrategy s
   struct stat st{};
   if (::fstatat(root_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno != ENOENT) {
-      return fail(io_error("cannot stat live", name, errno));
+      return fail(tree_io_error("cannot stat live", name, errno));
     }
     if (::renameat2(staging_fd, name.c_str(), root_fd, name.c_str(), RENAME_NOREPLACE) == 0) {
       journal.record(CommitJournal::StepType::renamed_directory, name);
@@ -396,11 +301,11 @@ commit_kind(int root_fd, int staging_fd, std::string_view kind, CommitStrategy s
       return merge_kind(root_fd, staging_fd, kind, journal);
     }
     if (e != EEXIST) {
-      return fail(io_error("cannot move into place", name, e));
+      return fail(tree_io_error("cannot move into place", name, e));
     }
     // Appeared since the stat (the application created it): exchange below.
     if (::fstatat(root_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(io_error("cannot stat live", name, errno));
+      return fail(tree_io_error("cannot stat live", name, errno));
     }
   }
   if (!S_ISDIR(st.st_mode)) {
@@ -417,54 +322,14 @@ commit_kind(int root_fd, int staging_fd, std::string_view kind, CommitStrategy s
     log::verbose("{}: exchange not possible here ({}); merging file by file", name, errno_message(e));
     return merge_kind(root_fd, staging_fd, kind, journal);
   }
-  return fail(io_error("cannot exchange", name, e));
-}
-
-namespace {
-
-Status
-chown_beneath(int dirfd, const std::string& relative, std::uint32_t uid, std::uint32_t gid, std::size_t depth)
-{
-  if (depth > 64) {
-    return fail(Errc::failed, fmt::format("{}: directory tree deeper than 64 levels", in_quotes(relative)), "E_IO");
-  }
-  PW_ASSIGN(const auto names, list_directory(dirfd, relative));
-  for (const auto& name : names) {
-    const auto path = join(relative, name);
-    if (::fchownat(dirfd, name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(io_error("cannot chown", path, errno));
-    }
-    struct stat st{};
-    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(io_error("cannot stat", path, errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child) {
-        return fail(io_error("cannot open", path, errno));
-      }
-      PW_TRY(chown_beneath(child.get(), path, uid, gid, depth + 1));
-    }
-  }
-  return {};
-}
-
-} // namespace
-
-Status
-chown_tree(int staging_fd, std::string_view kind, std::uint32_t uid, std::uint32_t gid)
-{
-  PW_ASSIGN(UniqueFd top, open_directory_beneath(staging_fd, kind));
-  if (::fchown(top.get(), uid, gid) != 0) {
-    return fail(io_error("cannot chown", kind, errno));
-  }
-  return chown_beneath(top.get(), std::string(kind), uid, gid, 0);
+  return fail(tree_io_error("cannot exchange", name, e));
 }
 
 bool
 kind_hygiene_removes_files(std::string_view kind)
 {
-  return kind == "sycl";
+  const auto* rules = bundle::find_kind_rules(kind);
+  return rules != nullptr && rules->install_bookkeeping != nullptr;
 }
 
 Status
@@ -473,33 +338,16 @@ apply_kind_hygiene(int staging_fd, std::string_view kind)
   if (!kind_hygiene_removes_files(kind)) {
     return {};
   }
+  const auto is_bookkeeping = bundle::find_kind_rules(kind)->install_bookkeeping;
   PW_ASSIGN(UniqueFd top, open_directory_beneath(staging_fd, kind));
-  return walk_files(top.get(), std::string(kind), [](int dirfd, const std::string& name, const struct stat&) -> Status {
-    if (name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock"))) {
+  return walk_files(top.get(), std::string(kind), [is_bookkeeping](int dirfd, const std::string& name, const struct stat&) -> Status {
+    if (is_bookkeeping(name)) {
       if (::unlinkat(dirfd, name.c_str(), 0) != 0) {
-        return fail(io_error("cannot remove", name, errno));
+        return fail(tree_io_error("cannot remove", name, errno));
       }
     }
     return {};
   });
-}
-
-Result<TreeCounts>
-count_tree(int dirfd, std::string_view relative)
-{
-  TreeCounts counts;
-  auto top = open_directory_beneath(dirfd, relative);
-  if (!top) {
-    return counts;
-  }
-  PW_TRY(walk_files(top->get(), std::string(relative), [&](int, const std::string&, const struct stat& st) -> Status {
-    if (S_ISREG(st.st_mode)) {
-      ++counts.files;
-      counts.bytes += static_cast<std::uint64_t>(st.st_size);
-    }
-    return {};
-  }));
-  return counts;
 }
 
 } // namespace prewarm::install

@@ -25,6 +25,7 @@
 // as it was.
 #pragma once
 
+#include "base/directory_tree.hpp"
 #include "base/error.hpp"
 #include "base/files.hpp"
 
@@ -88,30 +89,19 @@ Result<KindCommit> commit_kind(int root_fd,
                                CommitStrategy strategy,
                                CommitJournal& journal);
 
-// Install hygiene on a staged kind directory (kernel-caches.md §17):
-// sycl: *.lock files and cache_size.txt are removed (stale locks block the
-// DPC++ runtime; the size file is recomputed). Other kinds: nothing.
+// Install hygiene on a staged kind directory (kernel-caches.md §17): the
+// files bundle::CacheKindRules::install_bookkeeping names are removed (sycl:
+// *.lock and cache_size.txt; stale locks block the DPC++ runtime, the size
+// file is recomputed). Other kinds: nothing.
 Status apply_kind_hygiene(int staging_fd, std::string_view kind);
 // Whether apply_kind_hygiene() may remove files of `kind` (then the staged
 // tree, not the manifest, says what is installed).
 bool kind_hygiene_removes_files(std::string_view kind);
 
-// Gives staging/<kind> and everything beneath it (not following symlinks) to
-// uid:gid: the trust policy's install.owner, applied by a root installer.
-Status chown_tree(int staging_fd, std::string_view kind, std::uint32_t uid, std::uint32_t gid);
-
-struct TreeCounts
-{
-  std::uint64_t files = 0;
-  std::uint64_t bytes = 0;
-};
-
-// Regular files and their total size under `dirfd`/`relative` (not following
-// symlinks). A missing directory counts as empty.
-Result<TreeCounts> count_tree(int dirfd, std::string_view relative);
-
-// Opens a directory below `base_fd`, one component at a time with
-// O_DIRECTORY|O_NOFOLLOW. "" opens `base_fd` itself again.
-Result<UniqueFd> open_directory_beneath(int base_fd, std::string_view relative);
+// The tree helpers (base/directory_tree.hpp) the installer uses on a staged
+// or live kind directory: chown_tree (the trust policy's install.owner),
+// count_tree.
+using prewarm::count_tree;
+using prewarm::TreeCounts;
 
 } // namespace prewarm::install

@@ -4,6 +4,7 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_files.hpp"
+#include "install/installer.hpp"
 #include "install/slice_selection.hpp"
 #include "registry/registry_fetch.hpp"
 
@@ -18,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t k_max_signature_bytes = 64 << 10; // as bundle_files.hpp caps manifest.sig
+constexpr std::string_view k_not_a_bundle = "E_OCI_ARTIFACT_TYPE";
 
 Status
 make_private_dir(const fs::path& dir)
@@ -50,7 +52,7 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
     return fail(Errc::verify,
                 fmt::format("{}: artifactType {} is not a prewarm bundle ({})", pinned.to_string(), oci.artifact_type,
                             k_bundle_artifact_type),
-                "E_OCI_FORMAT");
+                std::string(k_not_a_bundle));
   }
   PW_ASSIGN_CTX(const auto manifest_layer, pinned.to_string(), single_layer(oci, k_manifest_layer_type));
   PW_ASSIGN_CTX(const auto signature_layer, pinned.to_string(), single_layer(oci, k_signature_layer_type));
@@ -85,7 +87,20 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     (void)remove_tree(pull.dir); // nothing for this host: nothing to resume either
     return fail(std::move(selection).error());
   }
-  PulledBundle pulled{pull.reference, pull.dir, {}, 0};
+  PulledBundle pulled{pull.reference, pull.dir, {}, 0, false};
+  if (!request.install_root.empty()) {
+    std::vector<std::string> selected_ids;
+    for (const auto& selected : selection->selected) {
+      selected_ids.push_back(selected.slice->id);
+    }
+    if (install::holds_bundle(request.install_root, pull.verified, selected_ids)) {
+      log::info("{} is already installed under {}: no slice fetched", pull.reference.to_string(),
+                request.install_root.string());
+      pulled.already_installed = true;
+      pulled.bytes_received = client.bytes_received();
+      return pulled;
+    }
+  }
   for (const auto& selected : selection->selected) {
     const auto& slice = *selected.slice;
     const auto digest = "sha256:" + slice.payload_sha256;
@@ -125,6 +140,10 @@ pull_bundle_referring_to(const ImageReference& image, const PullRequest& request
   std::optional<Error> unavailable;
   for (const auto& referrer : referrers) {
     auto candidate = fetch_and_verify(client, image.with_digest(referrer.digest), request);
+    if (!candidate && candidate.error().code() == k_not_a_bundle) {
+      log::verbose("{}", candidate.error().describe()); // another artifact of the image (listed without artifactType)
+      continue;
+    }
     if (!candidate) {
       // Anyone who can push to the repository can attach a referrer: one
       // that does not verify is passed over, and named if nothing else fits.

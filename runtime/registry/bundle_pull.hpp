@@ -9,7 +9,10 @@
 //   3. verify them exactly as for a directory (install::verify_manifest:
 //      signature before a byte is parsed, then policy and validity period)
 //   4. select this host's slices (nothing applies: Errc::not_applicable,
-//      nothing downloaded)
+//      nothing downloaded); when INSTALL_ROOT already holds this signed
+//      manifest's selection (its marker: install::holds_bundle), stop here:
+//      a persistent root costs the OCI manifest, the signed manifest and
+//      its signature at each start, never a slice
 //   5. GET each selected slice's blob by the digest the signature covers,
 //      capped at its signed size, into DOWNLOADS/<hex>/slices/<id>.tar.zst
 //      (resumable; registry_fetch.hpp)
@@ -41,6 +44,7 @@ struct PulledBundle
   std::filesystem::path dir; // a bundle directory with this host's slices
   std::vector<std::string> slices_fetched;
   std::uint64_t bytes_received = 0; // 2xx body bytes, this run
+  bool already_installed = false;   // install_root holds it: no slice fetched
 };
 
 struct PullRequest
@@ -50,6 +54,7 @@ struct PullRequest
   install::VerifyOptions verify;
   std::span<const host::HostDevice> devices;
   std::filesystem::path downloads; // parent of the per-bundle download directories
+  std::filesystem::path install_root; // empty: always fetch the selected slices
   ClientOptions client;
 };
 

@@ -241,7 +241,10 @@ find_referrers(RegistryClient& client, const ImageReference& subject, std::strin
   }
   PW_ASSIGN_CTX(const auto index, what, parse_oci_index(body));
   for (const auto& d : index.manifests) {
-    if (d.artifact_type == artifact_type && d.media_type == k_image_manifest_type) {
+    // An entry without artifactType is a candidate too: copies made with
+    // skopeo 1.9 (containers/image before image-spec 1.1) drop the field
+    // from the index. The caller reads each candidate's own artifactType.
+    if ((d.artifact_type == artifact_type || d.artifact_type.empty()) && d.media_type == k_image_manifest_type) {
       found.push_back(d);
     }
   }

@@ -41,8 +41,9 @@ Status download_blob(RegistryClient& client, const std::string& repository, cons
                      std::uint64_t size, const std::filesystem::path& file);
 
 // The manifests whose subject is `subject` (a pinned image) and whose
-// artifactType is `artifact_type`: the referrers API, else the
-// "sha256-<hex>" tag. None: an empty list.
+// artifactType is `artifact_type` (or not stated in the index: the caller
+// checks each manifest's own): the referrers API, else the "sha256-<hex>"
+// tag. None: an empty list.
 Result<std::vector<Descriptor>> find_referrers(RegistryClient& client, const ImageReference& subject,
                                                std::string_view artifact_type);
 

@@ -51,6 +51,19 @@ TEST_F(OpenClLayerEnvironment, EngineRecordsNeedNoLayer)
   EXPECT_TRUE(environment().empty());
 }
 
+TEST_F(OpenClLayerEnvironment, IntelAotTargetsNeedTheLayer)
+{
+  // A command's recorded programs compiled for an Intel target reach the
+  // application only through the layer; a directory without a target
+  // record (or an empty aot/) does not count.
+  std::filesystem::create_directories(m_dir / "programs" / "aot" / "acm-g10");
+  ASSERT_TRUE(write_file_atomic(m_dir / "programs" / "aot" / "acm-g10" / "0123.zebin", "z", 0644, Durability::none));
+  EXPECT_FALSE(holds_layer_records(m_dir / "programs"));
+  ASSERT_TRUE(write_file_atomic(m_dir / "programs" / "aot" / "acm-g10" / "target.arc-a770", "format 1\n", 0644,
+                                Durability::none));
+  EXPECT_TRUE(holds_layer_records(m_dir / "programs"));
+}
+
 TEST_F(OpenClLayerEnvironment, AnAbsentDirectoryNeedsNoLayer)
 {
   EXPECT_FALSE(holds_layer_records(m_dir / "nothing"));

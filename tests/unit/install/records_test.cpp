@@ -33,6 +33,25 @@ TEST(InstallRecords, MarkerRoundTrip)
   EXPECT_EQ(*parsed, m);
 }
 
+// The host fingerprint is optional (markers written before it parse), one
+// line at its place.
+TEST(InstallRecords, MarkerWithHostFingerprint)
+{
+  auto m = sample_marker();
+  m.host_fingerprint = std::string(64, 'c');
+  const auto text = serialize(m);
+  EXPECT_NE(text.find("\nhost-fingerprint " + m.host_fingerprint + "\nslice a770\n"), std::string::npos) << text;
+  auto parsed = parse_marker(text);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(*parsed, m);
+  EXPECT_EQ(serialize(sample_marker()).find("host-fingerprint"), std::string::npos);
+  std::string misplaced = serialize(sample_marker()) + "host-fingerprint " + m.host_fingerprint + "\n";
+  EXPECT_FALSE(parse_marker(misplaced));
+  std::string short_digest = text;
+  short_digest.replace(short_digest.find("host-fingerprint c") + 17, 1, "");
+  EXPECT_FALSE(parse_marker(short_digest));
+}
+
 TEST(InstallRecords, DamagedMarkerIsRejected)
 {
   const auto text = serialize(sample_marker());

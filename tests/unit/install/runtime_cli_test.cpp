@@ -137,6 +137,51 @@ TEST_F(RuntimeCli, InstallEnvExecStatus)
   EXPECT_NE(other.out.find("was made for vendor == cpu"), std::string::npos) << other.out;
 }
 
+// A repeated install on the host it was made on is done without probing the
+// host (the marker holds its fingerprint); an ICD file added since makes it
+// probe in full, and the next one is a no-op without the probe again. The
+// real probe, through the real loader, on PoCL.
+TEST_F(RuntimeCli, RepeatedInstallSkipsTheProbeUntilTheHostChanges)
+{
+  const fs::path pocl_icd = "/etc/OpenCL/vendors/pocl.icd";
+  if (!fs::exists(pocl_icd)) {
+    GTEST_SKIP() << "needs PoCL's ICD (pocl-opencl-icd)";
+  }
+  const auto vendors = dir.path() / "vendors";
+  fs::create_directories(vendors);
+  fs::copy_file(pocl_icd, vendors / "pocl.icd");
+  const std::string env = "OCL_ICD_VENDORS=" + vendors.string() + " PREWARM_PYTHON=none";
+  const auto root = dir.path() / "root";
+  const auto install =
+    "-v install " + good_bundle().string() + " --trust " + pub.string() + " --root " + root.string() + " --json";
+  constexpr std::string_view skipped = "host fingerprint unchanged since the install: devices not probed";
+  constexpr std::string_view probed = "host devices:";
+
+  auto first = runtime(dir.path(), install, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("\"outcome\": \"installed\""), std::string::npos) << first.out;
+  EXPECT_NE(first.err.find(probed), std::string::npos) << first.err;
+  EXPECT_NE(slurp(root / ".prewarm/installed").find("host-fingerprint "), std::string::npos);
+
+  auto again = runtime(dir.path(), install, env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("\"outcome\": \"already-installed\""), std::string::npos) << again.out;
+  EXPECT_NE(again.err.find(skipped), std::string::npos) << again.err;
+  EXPECT_EQ(again.err.find(probed), std::string::npos) << again.err;
+
+  std::ofstream(vendors / "prewarm-test-fake.icd") << "libprewarm-test-no-such-icd.so\n";
+  auto changed = runtime(dir.path(), install, env);
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_NE(changed.out.find("\"outcome\": \"already-installed\""), std::string::npos) << changed.out;
+  EXPECT_EQ(changed.err.find(skipped), std::string::npos) << changed.err;
+  EXPECT_NE(changed.err.find("not the install's: probing the host"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.err.find(probed), std::string::npos) << changed.err;
+
+  auto remembered = runtime(dir.path(), install, env);
+  ASSERT_EQ(remembered.exit_code, 0) << remembered.err;
+  EXPECT_NE(remembered.err.find(skipped), std::string::npos) << remembered.err;
+}
+
 // The binary that ships in production images carries no signing or builder
 // code (minisign's verify-only build): no prewarm::pack symbol, no signing or
 // key generation entry point of OpenSSL.
