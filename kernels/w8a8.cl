@@ -19,40 +19,7 @@
 //   -DPRECISION_BF16                 bf16 storage (ushort), float compute: any device
 // Sums accumulate in float (acc_t) in every variant, as fp16 inference libraries
 // do: a half accumulator keeps about 3 significant digits over a long reduction.
-#if defined(PRECISION_FP16)
-typedef half store_t;
-#if defined(COMPUTE_HALF)
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-typedef half real_t;
-#define LOAD(p, i) ((p)[(i)])
-#define STORE(p, i, v) ((p)[(i)] = (half)(v))
-#else
-typedef float real_t;
-#define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half((float)(v), (i), (p))
-#endif
-#elif defined(PRECISION_BF16)
-// bf16 is the upper half of a float: no extension needed. Loads widen exactly;
-// stores round to nearest, ties to even (as engine/ops/bfloat16.cpp on the host),
-// keeping NaN a NaN.
-typedef ushort store_t;
-typedef float real_t;
-#define LOAD(p, i) as_float((uint)(p)[(i)] << 16)
-#define STORE(p, i, v) ((p)[(i)] = float_to_bf16((float)(v)))
-ushort float_to_bf16(const float value)
-{
-  const uint bits = as_uint(value);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {
-    return (ushort)((bits >> 16) | 0x40u);
-  }
-  return (ushort)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-}
-#else
-typedef float store_t;
-typedef float real_t;
-#define LOAD(p, i) ((p)[(i)])
-#define STORE(p, i, v) ((p)[(i)] = (float)(v))
-#endif
+#include "precision_prelude.clh"
 typedef float acc_t;
 
 #ifndef LOCAL_SIZE

@@ -149,7 +149,7 @@ compile_targets(const Ocloc& ocloc, std::span<const AotTargetSpec> targets, std:
       errors.push_back(r.error());
     }
   }
-  if (!errors.empty()) {
+  if (!errors.empty() && options.on_failure == CompileFailure::fail) {
     std::string message = fmt::format("AOT: {} of {} compiles failed", errors.size(), jobs.size());
     for (const auto& e : errors) {
       message += "\n  " + e.message();
@@ -169,7 +169,13 @@ compile_targets(const Ocloc& ocloc, std::span<const AotTargetSpec> targets, std:
     target_report.ip_version = records[t].ip_version;
     target_report.compiler = records[t].compiler;
     for (std::size_t v = 0; v < variants.size(); ++v) {
-      const auto& program = *results[t * variants.size() + v];
+      const auto& result = results[t * variants.size() + v];
+      if (!result) {
+        target_report.left_out.push_back(result.error().message());
+        log::warn("AOT: left out {}", result.error().message());
+        continue;
+      }
+      const auto& program = *result;
       PW_TRY(write_file_atomic(dir / (program.key + ".zebin"), program.output.zebin, 0644, Durability::none));
       PW_TRY(write_file_atomic(dir / (program.key + ".spv"), program.output.spirv, 0644, Durability::none));
       // The meta last: a reader that sees it sees the binaries too.

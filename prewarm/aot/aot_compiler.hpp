@@ -42,10 +42,17 @@ Result<AotSupport> assess_target(const Ocloc& ocloc, const AotTargetSpec& target
 
 enum class Validation { validate, skip };
 
+// What a program ocloc cannot compile does: fail the call (the built-in
+// workload's kernels must all compile), or leave that program out with the
+// reason (an application's recorded programs: one that only its own driver
+// takes must not cost the others their binaries).
+enum class CompileFailure { fail, leave_out };
+
 struct AotCompileOptions
 {
   unsigned jobs = 1;
   Validation validation = Validation::validate; // `ocloc validate` every zebin
+  CompileFailure on_failure = CompileFailure::fail;
 };
 
 struct AotTargetReport
@@ -55,6 +62,7 @@ struct AotTargetReport
   std::string ip_version;  // ocloc's
   std::string compiler;    // ocloc's OCL_DRIVER_VERSION
   std::vector<std::string> programs; // "gemm.cl [-DTILE=16 -DTRANSPOSE_B=0] -> <key12> (N bytes)"
+  std::vector<std::string> left_out; // CompileFailure::leave_out: "<program>: <why>"
   std::uint64_t zebin_bytes = 0;
   std::uint64_t spirv_bytes = 0;
 };

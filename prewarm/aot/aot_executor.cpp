@@ -33,6 +33,36 @@ aot_requirements(const AotTargetSpec& target, const std::string& compiler)
   };
 }
 
+Result<AotTargetSpec>
+aot_target_spec(const manifest::Target& target)
+{
+  if (target.vendor != manifest::Vendor::intel) {
+    return fail(Errc::internal, fmt::format("an AOT job for non-Intel target {}", target.name));
+  }
+  if (target.pci_ids.empty()) {
+    return fail(Errc::usage,
+                fmt::format("{}: the registry lists no PCI ids, so no host could ever select its AOT binaries",
+                            target.name));
+  }
+  return AotTargetSpec{target.name, target.ocloc_device, target.ip_version, target.pci_ids};
+}
+
+nlohmann::json
+aot_target_json(const AotTargetReport& target, double compile_seconds)
+{
+  return {
+    {"strategy", "aot"},
+    {"target", target.name},
+    {"ocloc_device", target.ocloc_device},
+    {"ip_version", target.ip_version},
+    {"compiler", target.compiler},
+    {"programs", target.programs},
+    {"zebin_bytes", target.zebin_bytes},
+    {"spirv_bytes", target.spirv_bytes},
+    {"compile_seconds", compile_seconds},
+  };
+}
+
 bool
 AotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
 {
@@ -43,15 +73,7 @@ Result<build::JobOutcome>
 AotExecutor::run(const build::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
-  const auto& target = context.target;
-  if (target.vendor != manifest::Vendor::intel) {
-    return fail(Errc::internal, fmt::format("aot executor given non-Intel target {}", target.name));
-  }
-  if (target.pci_ids.empty()) {
-    return fail(Errc::usage,
-                fmt::format("{}: the registry lists no PCI ids, so no host could ever select its AOT binaries",
-                            target.name));
-  }
+  PW_ASSIGN(const auto spec, aot_target_spec(context.target));
   if (!m_ocloc) {
     PW_ASSIGN(auto ocloc, Ocloc::locate());
     m_ocloc.emplace(std::move(ocloc));
@@ -62,7 +84,6 @@ AotExecutor::run(const build::JobContext& context)
   PW_ASSIGN(auto variants, workload_variants(*context.model.architecture, context.job.precision,
                                              context.manifest.shapes, context.manifest.coverage));
 
-  const AotTargetSpec spec{target.name, target.ocloc_device, target.ip_version, target.pci_ids};
   const auto staging = context.work_dir / "slice";
   AotCompileOptions options;
   options.jobs = m_options.jobs;
@@ -79,18 +100,8 @@ AotExecutor::run(const build::JobContext& context)
   outcome.summary = fmt::format("{} programs for {} ({} bytes of zebin, validated: {})", variants.size(),
                                 t.ocloc_device, t.zebin_bytes,
                                 m_options.validation == Validation::validate ? "yes" : "no");
-  nlohmann::json json = {
-    {"strategy", "aot"},
-    {"target", t.name},
-    {"ocloc_device", t.ocloc_device},
-    {"ip_version", t.ip_version},
-    {"compiler", t.compiler},
-    {"programs", t.programs},
-    {"zebin_bytes", t.zebin_bytes},
-    {"spirv_bytes", t.spirv_bytes},
-    {"compile_seconds", report.seconds},
-    {"jobs", m_options.jobs},
-  };
+  auto json = aot_target_json(t, report.seconds);
+  json["jobs"] = m_options.jobs;
   outcome.report_json = json.dump();
   log::verbose("aot {}: {}", t.name, outcome.summary);
   return outcome;

@@ -15,7 +15,9 @@
 
 #include "aot/aot_compiler.hpp"
 #include "aot/ocloc.hpp"
-#include "build/executor.hpp"
+#include "jobs/executor.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 
@@ -42,5 +44,13 @@ private:
 
 // The slice requirements of an AOT output (see the file comment).
 std::vector<bundle::Requirement> aot_requirements(const AotTargetSpec& target, const std::string& compiler);
+
+// The registry's Intel target as the AOT compiler takes it; an error when
+// the registry lists no PCI ids (no host could ever select its binaries).
+Result<AotTargetSpec> aot_target_spec(const manifest::Target& target);
+
+// The per-job report fields every AOT job has: target, ocloc device, IP
+// version, compiler, programs, zebin and SPIR-V bytes, compile time.
+nlohmann::json aot_target_json(const AotTargetReport& target, double compile_seconds);
 
 } // namespace prewarm::aot

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aot/kernel_variants.hpp"
 
-#include "engine/ops/forward_programs.hpp"
+#include "engine/models/forward_programs.hpp"
 
 #include <fmt/format.h>
 
@@ -71,7 +71,7 @@ workload_variants(const engine::ModelArchitecture& model, engine::Precision prec
       } else if constexpr (std::is_same_v<Arch, engine::CnnArchitecture>) {
         append(variants, engine::ops::cnn_forward_programs(arch, precision, k_intel_half_compute));
       } else {
-        // As the run path (engine/workload.cpp run_gptq): no int8; fp16 stores
+        // As the run path (engine/models/workload.cpp run_gptq): no int8; fp16 stores
         // and (on Intel) computes half; bf16 stores bf16 and computes float.
         if (precision == engine::Precision::int8) {
           status = fail(Errc::usage, "GPTQ models run fp16, bf16 or fp32, not int8 (as `prewarm run`)",

@@ -2,7 +2,7 @@
 // The kernel programs a built-in workload compiles: (kernels/<file>, build
 // options) pairs. AOT compiles exactly these, so that a binary exists for
 // every program the run path builds. They come from the engine itself
-// (engine/ops/forward_programs.hpp lists a forward pass's programs without
+// (engine/models/forward_programs.hpp lists a forward pass's programs without
 // running it, and tests/unit/ops checks the lists against real runs), for the
 // manifest's architecture, precision and shapes, with half-precision compute
 // for fp16: every Intel GPU target reports cl_khr_fp16 (bf16 computes in float
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 
 #include <map>
 #include <string>

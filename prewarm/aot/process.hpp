@@ -2,7 +2,8 @@
 // Runs one external tool (ocloc) to completion: argv without a shell, a
 // chosen working directory, stdout and stderr merged into one captured text.
 // ocloc writes helper files (OCL_DRIVER_VERSION, *.spv) into its working
-// directory, so every call here runs in a private scratch directory.
+// directory, so every call here runs in a private scratch directory. A layer
+// over process/run.hpp.
 #pragma once
 
 #include "base/error.hpp"
@@ -23,9 +24,5 @@ struct ProcessResult
 // exit is a result, not an error (the caller knows what it means).
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const std::filesystem::path& working_directory);
-
-// "ocloc compile -file source.cl ..." with arguments that contain spaces quoted,
-// for messages.
-std::string command_line_text(const std::vector<std::string>& argv);
 
 } // namespace prewarm::aot

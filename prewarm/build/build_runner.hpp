@@ -13,7 +13,7 @@
 
 #include "base/error.hpp"
 #include "base/files.hpp"
-#include "build/executor.hpp"
+#include "jobs/executor.hpp"
 #include "build/progress_board.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/plan.hpp"

@@ -4,9 +4,10 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "build/child_process.hpp"
+#include "build/job_spec.hpp"
 #include "build/slice_identity.hpp"
 #include "bundle/cache_kind.hpp"
-#include "command/cache_capture.hpp"
+#include "jobs/staged_kind.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -68,6 +69,41 @@ json_at(const nlohmann::json& json, const char* pointer, T fallback)
 
 } // namespace
 
+Result<BuiltinJobSpec>
+builtin_job_spec(const JobContext& context, const std::filesystem::path& staging,
+                 const std::filesystem::path& report_file)
+{
+  const auto& job = context.job;
+  if (!job.device) {
+    return fail(Errc::internal, fmt::format("{}: a run job without a device", job.id));
+  }
+  if (!context.model.architecture) {
+    return fail(Errc::internal, fmt::format("{}: a built-in job without an architecture", job.id));
+  }
+  BuiltinJobSpec spec;
+  spec.job_id = job.id;
+  spec.target = job.target;
+  spec.model_name = job.model;
+  spec.manifest_source = context.manifest.source_name;
+  spec.manifest_sha256 = context.manifest.bytes_sha256;
+  spec.model = *context.model.architecture;
+  spec.precision = job.precision;
+  spec.shapes = context.manifest.shapes;
+  spec.coverage = context.manifest.coverage;
+  spec.device_selector = std::to_string(job.device->index);
+  spec.device_description = job.device->description;
+  spec.report_file = report_file;
+  for (const auto kind : kinds_for(context.target.vendor)) {
+    // PoCL compiles from "<POCL_CACHE_DIR>/tempfile_XXXXXX.cl" and that path
+    // ends up in the cached program.bc and program binaries: a relative cache
+    // directory (the child runs in `staging`) and deterministic temporary
+    // names (deterministic_tempnames.cpp) make them the same in every build.
+    const auto name = std::filesystem::path(bundle::to_string(kind));
+    spec.caches.push_back({kind, kind == bundle::CacheKind::pocl ? name : staging / name});
+  }
+  return spec;
+}
+
 bool
 BuiltinExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
 {
@@ -78,40 +114,25 @@ Result<JobOutcome>
 BuiltinExecutor::run(const JobContext& context)
 {
   const auto& job = context.job;
-  if (!job.device) {
-    return fail(Errc::internal, fmt::format("{}: a run job without a device", job.id));
-  }
   const auto staging = context.work_dir / "staging";
-  Environment env = current_environment();
-  const auto kinds = kinds_for(context.target.vendor);
-  for (const auto kind : kinds) {
-    const auto dir = staging / std::string(bundle::to_string(kind));
+  const auto report_file = context.work_dir / "report.json";
+  PW_ASSIGN(const auto job_spec, builtin_job_spec(context, staging, report_file));
+  for (const auto& cache : job_spec.caches) {
+    const auto dir = staging / std::string(bundle::to_string(cache.kind));
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
       return fail(Errc::failed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
     }
-    // PoCL compiles from "<POCL_CACHE_DIR>/tempfile_XXXXXX.cl" and that path
-    // ends up in the cached program.bc and program binaries: a relative cache
-    // directory (the child runs in `staging`) and deterministic temporary
-    // names (deterministic_tempnames.cpp) make them the same in every build.
-    const auto where = kind == bundle::CacheKind::pocl ? std::filesystem::path(bundle::to_string(kind)) : dir;
-    for (auto& setting : bundle::cache_environment(kind, where, 0)) {
-      env[setting.name] = setting.value;
-    }
   }
-  env["PREWARM_DETERMINISTIC_TEMPNAMES"] = "1";
+  const auto spec_file = context.work_dir / "job-spec.json";
+  PW_TRY_CTX(fmt::format("{}: writing the job spec", job.id),
+             write_file_atomic(spec_file.string(), to_json_text(job_spec), 0600, Durability::none));
 
-  const auto report_file = context.work_dir / "report.json";
+  Environment env = process::inherited_environment();
+  env["PREWARM_DETERMINISTIC_TEMPNAMES"] = "1";
   ChildSpec spec;
-  spec.argv = {m_options.executable.string(), "run-job", "--job", job.id, "--device",
-               std::to_string(job.device->index), "--report", report_file.string()};
-  if (m_options.manifest_file) {
-    spec.argv.insert(spec.argv.end(), {"--manifest", m_options.manifest_file->string()});
-  }
-  if (m_options.targets_file) {
-    spec.argv.insert(spec.argv.end(), {"--targets", m_options.targets_file->string()});
-  }
+  spec.argv = {m_options.executable.string(), "run-job", "--spec", spec_file.string()};
   spec.environment = std::move(env);
   spec.log_file = context.log_file_or("job.log");
   spec.working_directory = staging;
@@ -149,8 +170,9 @@ BuiltinExecutor::run(const JobContext& context)
   outcome.store_hits = json_at<std::uint64_t>(report, "/program_store/hits", 0);
   outcome.store_misses = json_at<std::uint64_t>(report, "/program_store/misses", 0);
   outcome.report_json = report.dump();
-  for (const auto kind : kinds) {
-    PW_ASSIGN(const auto cleaned, command::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));
+  for (const auto& cache : job_spec.caches) {
+    const auto kind = cache.kind;
+    PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));
     for (const auto& warning : cleaned.warnings) {
       log::warn("{}: {}", job.id, warning);
     }

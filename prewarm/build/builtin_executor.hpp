@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs built-in model jobs (presets and inline architectures) on a present
-// device: each job is a child `prewarm run-job` process whose environment
-// points every cache it can fill (program store, PoCL, CUDA, NEO) at the
-// job's staging directories, set BEFORE the OpenCL ICD loads.
+// device: each job is a child `prewarm run-job --spec FILE` process; the job
+// spec (build/job_spec.hpp) carries the resolved model, shapes, device and
+// every cache it can fill (program store, PoCL, CUDA, NEO) pointed at the
+// job's staging directories, which the child sets before the OpenCL ICD loads.
 #pragma once
 
-#include "build/executor.hpp"
+#include "build/job_spec.hpp"
+#include "jobs/executor.hpp"
 
 #include <chrono>
 #include <filesystem>
-#include <optional>
 
 namespace prewarm::build {
 
 struct BuiltinExecutorOptions
 {
-  std::filesystem::path executable;                   // a `prewarm` binary (run-job)
-  std::optional<std::filesystem::path> manifest_file; // empty: the embedded default
-  std::optional<std::filesystem::path> targets_file;  // empty: the embedded registry
+  std::filesystem::path executable; // a `prewarm` binary (run-job)
   std::chrono::seconds timeout{std::chrono::minutes(30)};
 };
+
+// The spec of a run job whose child works in `staging` (its cache kinds are
+// <kind>/ below it) and writes the engine's report to `report_file`.
+Result<BuiltinJobSpec> builtin_job_spec(const JobContext& context,
+                                        const std::filesystem::path& staging,
+                                        const std::filesystem::path& report_file);
 
 class BuiltinExecutor final : public Executor
 {

@@ -1,27 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The child side of a built-in job (`prewarm run-job`, hidden): re-read the
-// manifest, find the job's model and precision, run the representative
-// workload on the given device with the caches the parent pointed us at, and
-// write the engine's JSON report.
+// The child side of a built-in job (`prewarm run-job --spec FILE`, hidden):
+// read the job spec the parent wrote (build/job_spec.hpp), point the caches
+// it names at their directories, run the representative workload on its
+// device and write the engine's JSON report. It reads neither the manifest
+// nor the target registry: the spec is all it runs.
 #pragma once
 
 #include "base/error.hpp"
 
 #include <filesystem>
-#include <optional>
-#include <string>
 
 namespace prewarm::build {
 
-struct BuiltinJobArgs
-{
-  std::optional<std::filesystem::path> manifest_file; // empty: embedded default
-  std::optional<std::filesystem::path> targets_file;  // empty: embedded registry
-  std::string job_id;                                 // "<target>/<model>/<precision>"
-  std::string device;                                 // engine device selector ("0")
-  std::filesystem::path report_file;                  // JSON written here
-};
-
-Status run_builtin_job(const BuiltinJobArgs& args);
+Status run_builtin_job(const std::filesystem::path& spec_file);
 
 } // namespace prewarm::build

@@ -3,36 +3,16 @@
 
 #include "base/files.hpp"
 #include "command/interruption.hpp"
+#include "process/run.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <fstream>
-#include <thread>
-
-extern char** environ;
 
 namespace prewarm::build {
-
-Environment
-current_environment()
-{
-  Environment env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view text(*entry);
-    const auto eq = text.find('=');
-    if (eq != std::string_view::npos && eq > 0) {
-      env.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
-    }
-  }
-  return env;
-}
 
 std::string
 ChildResult::describe() const
@@ -58,68 +38,30 @@ run_child(const ChildSpec& spec)
   }
   UniqueFd log(log_fd);
 
-  std::vector<std::string> env_strings;
-  for (const auto& [name, value] : spec.environment) {
-    env_strings.push_back(name + "=" + value);
+  process::Spec child;
+  child.argv = spec.argv;
+  child.environment = spec.environment;
+  child.working_directory = spec.working_directory;
+  child.output_fd = log.get();
+  child.group = process::ProcessGroup::share_group;
+  process::Supervision supervision;
+  supervision.timeout = spec.timeout;
+  // SIGTERM to the builder must stop the job within 20 ms.
+  supervision.stop_requested = [] { return command::interruption_signal() != 0; };
+  auto outcome = process::run(child, supervision);
+  if (!outcome) {
+    return fail(Errc::failed, outcome.error().describe(child));
   }
-  std::vector<char*> envp;
-  for (auto& s : env_strings) {
-    envp.push_back(s.data());
+  if (outcome->ending == process::Outcome::Ending::stopped) {
+    return fail(command::interrupted_error(spec.argv[0]));
   }
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = spec.argv;
-  std::vector<char*> argv;
-  for (auto& a : argv_copy) {
-    argv.push_back(a.data());
-  }
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, log.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, log.get(), STDERR_FILENO);
-  if (!spec.working_directory.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, spec.working_directory.c_str());
-  }
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    return fail(Errc::failed, fmt::format("cannot start {}: {}", spec.argv[0], errno_message(rc)));
-  }
-
   ChildResult result;
-  int status = 0;
-  for (;;) {
-    // Never a blocking wait: SIGTERM to the builder must be seen within 20 ms.
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) {
-      break;
-    }
-    if (done < 0 && errno != EINTR) {
-      return fail(Errc::failed, fmt::format("waiting for {}: {}", spec.argv[0], errno_message(errno)));
-    }
-    if (command::interruption_signal() != 0) {
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      return fail(command::interrupted_error(spec.argv[0]));
-    }
-    if (spec.timeout.count() > 0 && std::chrono::steady_clock::now() - start > spec.timeout && !result.timed_out) {
-      result.timed_out = true;
-      ::kill(pid, SIGKILL);
-    }
-    if (done == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.exit_code = 128 + WTERMSIG(status);
+  result.seconds = std::chrono::duration<double>(outcome->duration).count();
+  result.timed_out = outcome->ending == process::Outcome::Ending::timed_out;
+  if (outcome->ending == process::Outcome::Ending::exited) {
+    result.exit_code = outcome->exit_status;
+  } else {
+    result.exit_code = 128 + outcome->signal;
   }
   return result;
 }

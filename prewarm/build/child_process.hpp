@@ -3,21 +3,21 @@
 // and its output in a log file. Jobs run in children because driver caches
 // (PoCL, CUDA) read their directory from the environment once, when the
 // OpenCL ICD loads: only a fresh process can point them at a job's staging.
+// A layer over process/run.hpp: the output goes to a log file, and the
+// builder's interruption stops the child.
 #pragma once
 
 #include "base/error.hpp"
+#include "process/environment.hpp"
 
 #include <chrono>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
 namespace prewarm::build {
 
-using Environment = std::map<std::string, std::string, std::less<>>;
-
-Environment current_environment();
+using process::Environment;
 
 struct ChildSpec
 {

@@ -4,9 +4,8 @@
 #include "aot/ocloc.hpp"
 #include "base/log.hpp"
 #include "host/host_description_file.hpp"
-#include "host/private_home.hpp"
+#include "host/isolated_enumeration.hpp"
 #include "host/probe_host.hpp"
-#include "host/subprocess.hpp"
 #include "opencl/device.hpp"
 
 #include <fmt/format.h>
@@ -27,38 +26,26 @@ namespace {
 void
 probe_opencl(manifest::HostCapabilities& host)
 {
-  const auto listing = host::run_isolated(
-    [] {
-      const host::PrivateHomeIfUnusable home; // PoCL needs one (host/private_home.hpp)
-      nlohmann::json out = nlohmann::json::object();
-      auto devices = opencl::enumerate_devices();
-      if (!devices) {
-        out["error"] = devices.error().message();
-        return out.dump();
-      }
-      out["devices"] = nlohmann::json::array();
-      for (const auto& ref : *devices) {
-        out["devices"].push_back({{"index", ref.index},
-                                  {"description", ref.description},
-                                  {"properties", ref.properties},
-                                  {"is_gpu", ref.is_gpu}});
+  const auto listing = host::list_isolated(
+    []() -> Result<std::string> {
+      PW_ASSIGN(const auto devices, opencl::enumerate_devices());
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& ref : devices) {
+        out.push_back({{"index", ref.index},
+                       {"description", ref.description},
+                       {"properties", ref.properties},
+                       {"is_gpu", ref.is_gpu}});
       }
       return out.dump();
     },
     std::chrono::seconds(60));
-  if (!listing) {
-    host.devices_error = listing.error().message();
+  if (!listing || !listing->found) {
+    host.devices_error = listing ? listing->text : listing.error().message();
     log::verbose("OpenCL: {}", host.devices_error);
     return;
   }
   try {
-    const auto json = nlohmann::json::parse(*listing);
-    if (json.contains("error")) {
-      host.devices_error = json["error"].get<std::string>();
-      log::verbose("OpenCL: {}", host.devices_error);
-      return;
-    }
-    for (const auto& d : json["devices"]) {
+    for (const auto& d : nlohmann::json::parse(listing->text)) {
       DeviceProperties properties;
       for (const auto& [key, value] : d["properties"].items()) {
         properties.emplace(key, value.get<std::string>());

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // prewarm build [MANIFEST] --key K --out BUNDLE [--shard I/N] [--jobs N]
 //               [--keep-going] [--channel C] [--serial N] [--targets FILE] [--json FILE]
-//               [--log-dir DIR] [--show-config]
+//               [--log-dir DIR] [--capture-root PATH] [--show-config]
 // and the hidden `prewarm run-job` that runs one built-in job in a child.
 #include "cli/commands.hpp"
 
 #include "cli/build_settings.hpp"
 
 #include "aot/aot_executor.hpp"
+#include "aot/recorded_aot_executor.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
@@ -20,6 +21,7 @@
 #include "build/job_logs.hpp"
 #include "build/output_preflight.hpp"
 #include "build/progress_board.hpp"
+#include "command/capture_root.hpp"
 #include "command/command_executor.hpp"
 #include "command/interruption.hpp"
 #include "pack/bundle_writer.hpp"
@@ -48,6 +50,7 @@ struct BuildArgs
   std::string targets_file;
   std::string json_file;
   std::string log_dir;
+  std::string capture_root;
   bool show_config = false;
 };
 
@@ -95,6 +98,8 @@ resolved_settings(const BuildArgs& args, const build::BuildOptions& options, con
                  flag_or(!args.log_dir.empty(), "--log-dir", "default: <out>.logs")});
   out.push_back({"json", args.json_file.empty() ? "(none)" : args.json_file,
                  flag_or(!args.json_file.empty(), "--json", "default")});
+  out.push_back({"capture-root", args.capture_root.empty() ? "(none: each job's work directory)" : args.capture_root,
+                 flag_or(!args.capture_root.empty(), "--capture-root", "default")});
   out.push_back({"shard", options.shard.to_string(), flag_or(args.shard != "1/1", "--shard", "default")});
   out.push_back({"jobs", std::to_string(args.jobs), flag_or(args.jobs != 1, "--jobs", "default")});
   out.push_back({"keep-going", args.keep_going ? "true" : "false", flag_or(args.keep_going, "--keep-going", "default")});
@@ -187,6 +192,9 @@ run_build_command(const BuildArgs& args)
                 "E_USAGE");
   }
   PW_TRY(check_outputs(args, log_dir_shown));
+  if (!args.capture_root.empty()) {
+    PW_TRY(command::check_capture_root(args.capture_root, "--capture-root"));
+  }
   std::vector<pack::PrivateKey> keys;
   for (const auto& file : args.key_files) {
     PW_ASSIGN(auto key, pack::PrivateKey::load(file));
@@ -197,15 +205,14 @@ run_build_command(const BuildArgs& args)
 
   const auto host = build::probe_host_capabilities(inputs.registry);
   std::vector<std::unique_ptr<build::Executor>> executors;
-  executors.push_back(std::make_unique<build::BuiltinExecutor>(
-    build::BuiltinExecutorOptions{self,
-                                  options.manifest_file ? std::optional(absolute_path(args.manifest_file))
-                                                        : std::nullopt,
-                                  options.targets_file ? std::optional(absolute_path(args.targets_file))
-                                                       : std::nullopt}));
-  executors.push_back(std::make_unique<command::CommandExecutor>());
+  executors.push_back(std::make_unique<build::BuiltinExecutor>(build::BuiltinExecutorOptions{self}));
+  command::CommandExecutorOptions command_options;
+  command_options.capture_root = args.capture_root;
+  executors.push_back(std::make_unique<command::CommandExecutor>(std::move(command_options)));
   executors.push_back(std::make_unique<aot::AotExecutor>(
     aot::AotExecutorOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
+  executors.push_back(std::make_unique<aot::RecordedAotExecutor>(
+    aot::RecordedAotOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
 
   log::info("building {} ({} targets, {} models, {} precisions) on this host, shard {}; job logs in {}",
             inputs.manifest.source_name, inputs.manifest.targets.size(), inputs.manifest.models.size(),
@@ -236,27 +243,13 @@ run_build_command(const BuildArgs& args)
 void
 add_run_job_command(CLI::App& app, Action& action)
 {
-  auto args = std::make_shared<build::BuiltinJobArgs>();
-  auto manifest_file = std::make_shared<std::string>();
-  auto targets_file = std::make_shared<std::string>();
+  auto spec_file = std::make_shared<std::string>();
   // Internal: `prewarm build` runs each built-in job through this in a child
-  // process whose cache variables point at the job's staging. Hidden (no group).
+  // process, from the job spec it wrote (build/job_spec.hpp). Hidden (no group).
   auto* cmd = app.add_subcommand("run-job", "");
   cmd->group("");
-  cmd->add_option("--job", args->job_id)->required();
-  cmd->add_option("--device", args->device)->required();
-  cmd->add_option("--report", args->report_file)->required();
-  cmd->add_option("--manifest", *manifest_file);
-  cmd->add_option("--targets", *targets_file);
-  cmd->callback([&action, args, manifest_file, targets_file] {
-    if (!manifest_file->empty()) {
-      args->manifest_file = *manifest_file;
-    }
-    if (!targets_file->empty()) {
-      args->targets_file = *targets_file;
-    }
-    action = [args] { return build::run_builtin_job(*args); };
-  });
+  cmd->add_option("--spec", *spec_file)->required();
+  cmd->callback([&action, spec_file] { action = [spec_file] { return build::run_builtin_job(*spec_file); }; });
 }
 
 } // namespace
@@ -284,6 +277,9 @@ add_build_command(CLI::App& app, Action& action)
     ->check(CLI::ExistingFile);
   cmd->add_option("--json", args->json_file, "also write a per-job JSON report to this file");
   cmd->add_option("--log-dir", args->log_dir, "keep every job's full log here (default: BUNDLE.logs)");
+  cmd->add_option("--capture-root", args->capture_root,
+                  "command workloads capture at this absolute path, the prewarm-runtime install --root the bundle "
+                  "is for, so caches keyed by path hit there (absent or empty; left as found; one job at a time)");
   cmd->add_flag("--show-config", args->show_config,
                 "print every setting and where it came from (flag, environment, manifest, default); run nothing");
   cmd->footer("Prints '<manifest sha256>  <BUNDLE>/manifest' on stdout; per-job reports go to stderr.\n"

@@ -12,7 +12,7 @@
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "cli/commands.hpp"
-#include "engine/workload.hpp"
+#include "engine/models/workload.hpp"
 #include "manifest/presets.hpp"
 
 #include <fmt/format.h>

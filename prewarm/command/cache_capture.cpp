@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "command/capture_root.hpp"
 #include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
@@ -21,45 +22,6 @@ namespace prewarm::command {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool
-starts_with(std::string_view text, std::string_view prefix)
-{
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-bool
-ends_with(std::string_view text, std::string_view suffix)
-{
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-// NEO's temporaries come from mkstemp("cl_cache.XXXXXX") and friends.
-bool
-is_neo_temporary(std::string_view name)
-{
-  for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {
-    if (starts_with(name, stem) && name.size() == stem.size() + 6) {
-      const auto suffix = name.substr(stem.size());
-      return std::all_of(suffix.begin(), suffix.end(),
-                         [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
-    }
-  }
-  return false;
-}
-
-// One component as the bundle manifest grammar allows it: [A-Za-z0-9._+-]{1,255}.
-bool
-is_canonical_component(std::string_view name)
-{
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") {
-    return false;
-  }
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '+' ||
-           c == '-';
-  });
-}
 
 std::string
 error_text(const std::error_code& ec)
@@ -197,107 +159,6 @@ CaptureSummary::find(CacheKind kind) const
   return nullptr;
 }
 
-fs::path
-default_location_under_home(CacheKind kind)
-{
-  switch (kind) {
-  case CacheKind::pocl:
-    return ".cache/pocl/kcache";
-  case CacheKind::cuda:
-    return ".nv/ComputeCache";
-  case CacheKind::neo:
-    return ".cache/neo_compiler_cache";
-  case CacheKind::sycl:
-    return ".cache/libsycl_cache";
-  case CacheKind::triton:
-    return ".triton/cache";
-  case CacheKind::inductor: // /tmp/torchinductor_$USER: outside HOME, set explicitly
-  case CacheKind::programs:
-    return {};
-  }
-  return {};
-}
-
-Result<CleanResult>
-clean_staged_kind(CacheKind kind, const fs::path& root)
-{
-  CleanResult result;
-  std::error_code ec;
-  std::vector<fs::path> doomed;
-  std::vector<fs::path> non_regular;
-  std::vector<fs::path> bad_names;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
-    }
-    const auto name = it->path().filename().string();
-    const auto status = it->symlink_status(ec);
-    if (is_bookkeeping(kind, name)) {
-      doomed.push_back(it->path());
-      if (fs::is_directory(status)) {
-        it.disable_recursion_pending();
-      }
-      continue;
-    }
-    if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
-      non_regular.push_back(it->path());
-      continue;
-    }
-    if (!is_canonical_component(name)) {
-      bad_names.push_back(it->path());
-    }
-  }
-  for (const auto& path : doomed) {
-    PW_TRY(remove_tree(path));
-    ++result.bookkeeping_removed;
-  }
-  for (const auto& path : non_regular) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return fail(Errc::failed,
-                  fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
-    }
-    result.warnings.push_back(fmt::format("{}: removed {} (not a regular file or directory; a slice "
-                                          "holds only files and directories)",
-                                          to_string(kind), in_quotes(path.lexically_relative(root).string())));
-  }
-  for (const auto& path : bad_names) {
-    result.warnings.push_back(fmt::format(
-      "{}: {} has a name outside [A-Za-z0-9._+-]; the bundle writer will refuse it", to_string(kind),
-      in_quotes(path.lexically_relative(root).string())));
-  }
-  return result;
-}
-
-bool
-is_bookkeeping(CacheKind kind, std::string_view name)
-{
-  switch (kind) {
-  case CacheKind::neo:
-    // config.file holds the running total size; a shipped one is wrong on the
-    // target and NEO recomputes it when it is missing.
-    return name == "config.file" || name == "stats" || is_neo_temporary(name) ||
-           ends_with(name, ".trace") || ends_with(name, ".input");
-  case CacheKind::sycl:
-    // A stale .lock hides its entry forever; cache_size.txt is recomputed.
-    return ends_with(name, ".lock") || name == "cache_size.txt";
-  case CacheKind::pocl:
-    return starts_with(name, "tempfile_") || starts_with(name, "_UNCACHED_");
-  case CacheKind::triton:
-    return starts_with(name, "tmp.");
-  case CacheKind::inductor:
-    // FileLock files; Triton's tmp.* staging under inductor/triton.
-    return ends_with(name, ".lock") || starts_with(name, "tmp.");
-  case CacheKind::cuda: // layout undocumented: ship it whole
-  case CacheKind::programs:
-    return false;
-  }
-  return false;
-}
-
 std::vector<std::string>
 environment_traps(const Environment& environment, std::span<const CacheKind> kinds)
 {
@@ -319,7 +180,7 @@ environment_traps(const Environment& environment, std::span<const CacheKind> kin
   }
   if (selected(kinds, CacheKind::neo)) {
     for (const auto& [name, value] : environment) {
-      if (starts_with(name, "IGC_")) {
+      if (name.starts_with("IGC_")) {
         traps.push_back(fmt::format(
           "{} is set: Intel compute-runtime 25.31 to 26.31 turns its compiler cache off when any "
           "IGC_* variable is set, so neo stays empty on those drivers (unset it for the warm-up and "
@@ -370,10 +231,14 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
   }
   std::sort(kinds.begin(), kinds.end());
   kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
-  const auto staging_root = work_dir / "staging";
+  const auto staging_root = options.staging_root.empty() ? work_dir / "staging" : options.staging_root;
   const auto home = work_dir / "home";
   std::error_code ec;
-  for (const auto& dir : {staging_root, home, home / ".cache"}) {
+  if (!options.staging_root.empty() && !is_real_directory(staging_root)) {
+    return fail(Errc::failed, fmt::format("capture directory {} does not exist", in_quotes(staging_root.string())));
+  }
+  for (const auto& dir : options.staging_root.empty() ? std::vector<fs::path>{staging_root, home, home / ".cache"}
+                                                      : std::vector<fs::path>{home, home / ".cache"}) {
     if (!fs::create_directory(dir, ec) || ec) {
       return fail(Errc::failed, fmt::format("cannot create capture directory {}: {}", in_quotes(dir.string()),
                                             ec ? error_text(ec) : "it exists already"));
@@ -389,6 +254,30 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
   }
   PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
   return CacheCapture(staging_root, home, std::move(kinds), std::move(options));
+}
+
+Status
+CacheCapture::move_staging(const fs::path& to)
+{
+  std::error_code ec;
+  if (!fs::create_directory(to, ec) || ec) {
+    return fail(Errc::failed, fmt::format("cannot create staging directory {}: {}", in_quotes(to.string()),
+                                          ec ? error_text(ec) : "it exists already"));
+  }
+  std::vector<fs::path> moved;
+  for (const auto kind : m_kinds) {
+    moved.emplace_back(to_string(kind));
+  }
+  if (!m_options.custom_caches.empty()) {
+    moved.emplace_back(bundle::k_custom_kind);
+  }
+  for (const auto& relative : moved) {
+    if (is_real_directory(m_staging_root / relative)) {
+      PW_TRY(move_tree(m_staging_root / relative, to / relative));
+    }
+  }
+  m_staging_root = to;
+  return {};
 }
 
 fs::path
@@ -464,7 +353,7 @@ CacheCapture::collect() const
       return fail(Errc::failed, fmt::format("staging directory {} is gone (did the program delete it?)",
                                             in_quotes(staging.string())));
     }
-    const auto fallback_rel = default_location_under_home(kind);
+    const auto fallback_rel = fs::path(bundle::rules_of(kind).default_location_under_home);
     if (m_options.home == HomeMode::private_home && !fallback_rel.empty() &&
         is_real_directory(m_home / fallback_rel)) {
       PW_ASSIGN(capture.from_default_location, fold_tree_into(m_home / fallback_rel, staging));
@@ -491,7 +380,7 @@ CacheCapture::collect() const
   // home: worth knowing, not worth packaging unasked.
   if (m_options.home == HomeMode::private_home) {
     for (const auto kind : bundle::all_cache_kinds()) {
-      const auto rel = default_location_under_home(kind);
+      const auto rel = fs::path(bundle::rules_of(kind).default_location_under_home);
       if (selected(m_kinds, kind) || rel.empty() || !is_real_directory(m_home / rel)) {
         continue;
       }

@@ -14,14 +14,17 @@
 //   WORK/staging/custom/<name>/...  custom caches (custom_capture.hpp)
 //   WORK/home/                HOME for the program; XDG_CACHE_HOME=WORK/home/.cache
 //
-// Why each rule: shared/research/kernel-caches.md §2 (NEO), §4 (SYCL),
-// §5 (CUDA), §6 (PoCL), §7 (Triton), §8 (Inductor).
+// The rules that differ by kind (variables, default locations, bookkeeping)
+// are bundle::CacheKindRules (runtime/bundle/cache_kind.hpp); why each rule:
+// shared/research/kernel-caches.md §2 (NEO), §4 (SYCL), §5 (CUDA), §6 (PoCL),
+// §7 (Triton), §8 (Inductor).
 #pragma once
 
 #include "base/error.hpp"
 #include "bundle/cache_kind.hpp"
 #include "command/custom_capture.hpp"
 #include "command/subprocess.hpp"
+#include "jobs/staged_kind.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -48,6 +51,10 @@ struct CaptureOptions
   HomeMode home = HomeMode::private_home;
   KindSelection selection = KindSelection::all_known;
   std::vector<CustomCacheRequest> custom_caches; // custom_capture.hpp
+  // Where the program's caches go; empty: WORK/staging. Else an existing
+  // empty directory: the capture root (capture_root.hpp), laid out as
+  // WORK/staging is.
+  std::filesystem::path staging_root;
 };
 
 struct KindCapture
@@ -70,26 +77,9 @@ struct CaptureSummary
   const KindCapture* find(CacheKind kind) const;
 };
 
-// The default location of a kind relative to HOME ("", if it has none there).
-std::filesystem::path default_location_under_home(CacheKind kind);
-
-// Bookkeeping a driver keeps beside its entries that must not be packaged:
-// NEO config.file / stats / mkstemp temporaries, SYCL *.lock and
-// cache_size.txt, PoCL tempfile_* / _UNCACHED_*, Triton tmp.* staging
-// directories, Inductor lock files. `name` is one path component.
-bool is_bookkeeping(CacheKind kind, std::string_view name);
-
-struct CleanResult
-{
-  std::uint64_t bookkeeping_removed = 0;
-  std::vector<std::string> warnings;
-};
-
-// Makes a staged kind directory packageable: removes bookkeeping and
-// anything that is neither a regular file nor a directory (the bundle writer
-// refuses links and special files, and a slice must never carry a link the
-// installer would have to trust); warns about names the writer will refuse.
-Result<CleanResult> clean_staged_kind(CacheKind kind, const std::filesystem::path& root);
+// Capture hygiene shared with the other executors (jobs/staged_kind.hpp).
+using jobs::CleanResult;
+using jobs::clean_staged_kind;
 
 // Settings in the program's environment (before redirection) that make a
 // selected cache miss, stay empty or be unusable, one readable line each.
@@ -121,6 +111,11 @@ public:
   // bookkeeping and non-regular files removed, kinds measured, warnings for
   // an empty capture.
   Result<CaptureSummary> collect() const;
+
+  // Moves every kind's and custom cache's directory from the staging root
+  // (the capture root) to `to`, which becomes the staging root: after the
+  // run, before collect().
+  Status move_staging(const std::filesystem::path& to);
 
 private:
   CacheCapture(std::filesystem::path staging_root, std::filesystem::path home,

@@ -205,6 +205,12 @@ CommandExecutor::run(const build::JobContext& context)
     return gpus;
   };
 
+  // The root is one directory: jobs that capture there take turns.
+  std::unique_lock<std::mutex> root_turn;
+  if (!m_options.capture_root.empty()) {
+    request.capture_root = m_options.capture_root;
+    root_turn = std::unique_lock(m_capture_root_busy);
+  }
   PW_ASSIGN(auto result, run_command_job(request));
   for (const auto& warning : result.warnings) {
     log::warn("{}: {}", job.id, warning);

@@ -9,10 +9,12 @@
 // PREWARM_PRECISION, so a warm-up script can pick the device a job is for.
 #pragma once
 
-#include "build/executor.hpp"
+#include "jobs/executor.hpp"
 #include "command/command_job.hpp"
 
+#include <filesystem>
 #include <functional>
+#include <mutex>
 
 namespace prewarm::command {
 
@@ -24,6 +26,10 @@ struct CommandExecutorOptions
   // Framework versions as slice requirements or only in the job line
   // (identity.hpp).
   FrameworkRequirements frameworks = FrameworkRequirements::required;
+  // `--capture-root`: every command job captures at this install root
+  // (capture_root.hpp), one job at a time; empty: in its work directory,
+  // in parallel.
+  std::filesystem::path capture_root;
 };
 
 class CommandExecutor final : public build::Executor
@@ -36,6 +42,7 @@ public:
 
 private:
   CommandExecutorOptions m_options;
+  std::mutex m_capture_root_busy; // held by the job that captures at the root
 };
 
 // The manifest's workload in this module's terms: kind names parsed, a shell

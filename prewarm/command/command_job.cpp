@@ -230,8 +230,17 @@ run_command_job(const CommandJobRequest& request)
   if (kinds.empty()) {
     kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
   }
-  PW_ASSIGN(auto capture, CacheCapture::prepare(request.work_dir, kinds,
-                                                CaptureOptions{request.home, selection, workload.custom_caches}));
+  // Held until this function returns, however it returns: PATH is then as
+  // it was found (capture_root.hpp).
+  std::optional<CaptureRootClaim> claim;
+  if (!request.capture_root.empty()) {
+    PW_ASSIGN_CTX(auto claimed, fmt::format("job {}", request.job_id), CaptureRootClaim::claim(request.capture_root));
+    claim.emplace(std::move(claimed));
+  }
+  PW_ASSIGN(auto capture,
+            CacheCapture::prepare(request.work_dir, kinds,
+                                  CaptureOptions{request.home, selection, workload.custom_caches,
+                                                 claim ? claim->path() : std::filesystem::path()}));
   result.staging_root = capture.staging_root();
   result.log_file = request.log_file.empty() ? request.work_dir / "command.log" : request.log_file;
 
@@ -270,6 +279,13 @@ run_command_job(const CommandJobRequest& request)
                capture.staging_root().string());
   PW_ASSIGN_CTX(result.run, fmt::format("job {}", request.job_id), run_subprocess(spec));
 
+  if (claim) {
+    // Out of the install root into the work directory, where every capture
+    // lies; the root is empty again for the hit proof.
+    PW_TRY_CTX(fmt::format("job {}", request.job_id), capture.move_staging(request.work_dir / "staging"));
+    PW_TRY_CTX(fmt::format("job {}", request.job_id), claim->empty_again());
+    result.staging_root = capture.staging_root();
+  }
   if (!result.succeeded()) {
     // Whatever a failed warm-up wrote may be half a cache: never package it.
     PW_TRY(remove_tree(capture.staging_root()));
@@ -303,7 +319,9 @@ run_command_job(const CommandJobRequest& request)
   }
 
   result.verify = workload.verify;
-  if (workload.verify != VerifyMode::off && result.capture.total_files() > 0) {
+  const bool custom_filled = std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
+                                         [](const CustomCapture& c) { return c.files > 0; });
+  if (workload.verify != VerifyMode::off && (result.capture.total_files() > 0 || custom_filled)) {
     HitProofRequest proof;
     proof.job_id = request.job_id;
     proof.run = spec;
@@ -314,6 +332,9 @@ run_command_job(const CommandJobRequest& request)
     proof.custom_caches = workload.custom_caches;
     proof.work_dir = request.work_dir / "hit-proof";
     proof.home = request.home;
+    // At the capture root, the program saw the path the application will
+    // see: only the private home is a build-time path then.
+    proof.install_root = claim ? claim->path() : std::filesystem::path();
     proof.capture_paths = {capture.staging_root().string(), capture.private_home().string()};
     std::error_code ec;
     std::filesystem::create_directory(proof.work_dir, ec);
@@ -321,6 +342,9 @@ run_command_job(const CommandJobRequest& request)
     PW_ASSIGN(result.hit_proof, prove_hits(proof));
     // The copy has served its purpose; the log stays beside the capture's.
     PW_TRY(remove_tree(proof.work_dir));
+    if (claim) {
+      PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), claim->empty_again());
+    }
     const auto& hp = *result.hit_proof;
     if (!hp.run.succeeded()) {
       result.warnings.push_back(fmt::format("hit proof: the second run {} (log: {})", hp.run.describe(),

@@ -10,6 +10,7 @@
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/cache_kind.hpp"
 #include "command/cache_capture.hpp"
+#include "command/capture_root.hpp"
 #include "command/hit_proof.hpp"
 #include "command/identity.hpp"
 #include "command/subprocess.hpp"
@@ -49,6 +50,10 @@ struct CommandJobRequest
   std::filesystem::path work_dir;   // an existing empty directory owned by this job
   std::filesystem::path log_file;   // the program's full output; empty: <work_dir>/command.log
   HomeMode home = HomeMode::private_home;
+  // Empty: the caches are captured in work_dir. Else the install root the
+  // bundle is meant for (capture_root.hpp): absent or empty, held by this job
+  // while it runs and left as it was found.
+  std::filesystem::path capture_root;
   // The OpenCL devices of this host as runtime/opencl reports them (pocl,
   // neo and sycl identity); null: none known.
   std::function<std::vector<DeviceProperties>()> list_opencl_devices;

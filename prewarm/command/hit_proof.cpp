@@ -4,8 +4,10 @@
 #include "audit/access_watch.hpp"
 #include "audit/cache_entries.hpp"
 #include "audit/file_inventory.hpp"
+#include "audit/layer_audit_log.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
 
@@ -132,7 +134,7 @@ uncaptured_caches(const fs::path& home, const std::vector<CacheKind>& kinds)
 {
   std::set<fs::path> known;
   for (const auto kind : bundle::all_cache_kinds()) {
-    if (const auto rel = default_location_under_home(kind); !rel.empty()) {
+    if (const auto rel = std::filesystem::path(bundle::rules_of(kind).default_location_under_home); !rel.empty()) {
       known.insert(*rel.begin() == ".cache" ? fs::path(".cache") / *std::next(rel.begin()) : *rel.begin());
     }
   }
@@ -298,7 +300,7 @@ prove_hits(const HitProofRequest& request)
 {
   PW_ASSIGN(auto layout, CacheCapture::prepare(request.work_dir, request.kinds,
                                                CaptureOptions{request.home, KindSelection::named,
-                                                              request.custom_caches}));
+                                                              request.custom_caches, request.install_root}));
   std::map<std::string, fs::path> dirs;
   std::map<std::string, audit::FileSet> before;
   std::map<std::string, std::set<std::string>> captured_kernels;
@@ -346,6 +348,17 @@ prove_hits(const HitProofRequest& request)
     dirs[name] = dir;
   }
 
+  // Programs the OpenCL layer recorded are only reused when the layer
+  // serves them, as prewarm-runtime env/exec enable it where they are
+  // installed (install/opencl_layer_environment.hpp): the re-run serves
+  // instead of recording again, and its audit log says what it served.
+  const auto programs = dirs.find(std::string(to_string(CacheKind::programs)));
+  fs::path layer_log;
+  if (programs != dirs.end() && env.contains("OPENCL_LAYERS") && install::holds_layer_records(programs->second)) {
+    layer_log = request.work_dir / "layer-audit.jsonl";
+    env["PREWARM_LAYER"] = "serve";
+    env[std::string(audit::k_layer_audit_log_variable)] = layer_log.string();
+  }
   SubprocessSpec spec = request.run;
   spec.environment = env;
   if (spec.log_file.empty()) {
@@ -368,10 +381,14 @@ prove_hits(const HitProofRequest& request)
       proof.usage.kinds.push_back(std::move(usage));
     }
   }
+  if (!layer_log.empty()) {
+    PW_ASSIGN_CTX(const auto events, fmt::format("job {}: hit proof", request.job_id), audit::read_layer_audit_log(layer_log));
+    audit::add_layer_events(proof.usage, events);
+  }
   proof.causes = diagnose_misses(proof.usage, captured_kernels, request.capture_paths);
   if (request.home == HomeMode::private_home) {
     for (const auto kind : layout.kinds()) {
-      const auto rel = default_location_under_home(kind);
+      const auto rel = std::filesystem::path(bundle::rules_of(kind).default_location_under_home);
       if (rel.empty()) {
         continue;
       }

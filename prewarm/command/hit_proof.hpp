@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Hit proof: after a command workload's caches were captured, the same
 // command runs again in a fresh process against a copy of them laid out as
-// they will be installed (VERIFY/staging/<kind>, each kind's variables set as
-// the runtime sets them), while runtime/audit watches which captured files it
+// they will be installed (VERIFY/staging/<kind>, or PATH/<kind> when the job
+// captured at the install root PATH (capture_root.hpp), each kind's variables
+// set as the runtime sets them), while runtime/audit watches which captured files it
 // opens and lists what it writes anew. A bundle that cannot hit is then
 // reported at build time, with the cause where it is known:
 //   - the program source differs between runs: the re-run built programs or
 //     kernels of the same names under other keys (pyopencl's own cache adds
 //     a fresh constant to every source: PYOPENCL_NO_CACHE=1);
 //   - a path in a key: captured files hold the capture's staging path or the
-//     private home, which the application will not see;
+//     private home, which the application will not see (`--capture-root`
+//     removes the first);
 //   - the host name in captured files of a kind that missed;
 //   - an ignored or reset variable: the re-run wrote a kind's default
 //     location under its private home;
@@ -61,6 +63,9 @@ struct HitProofRequest
   std::vector<CacheKind> kinds;        // the kinds the capture redirected
   std::vector<CustomCacheRequest> custom_caches; // the model's extra caches (custom_capture.hpp)
   std::filesystem::path work_dir;      // an empty directory owned by the proof
+  // Empty: the copy lies in work_dir. Else the capture root (capture_root.hpp),
+  // empty now: the copy lies there, as `install --root` lays it out.
+  std::filesystem::path install_root;
   HomeMode home = HomeMode::private_home;
   // Strings the capture's keys must not depend on (its staging root and
   // private home): found in captured files of a kind that missed, they are

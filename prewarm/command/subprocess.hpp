@@ -1,29 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs one program to completion: argv passed as-is (execvp, no shell unless
-// asked), a complete environment, a working directory, a timeout enforced on
-// the whole process group, stdout+stderr appended to a log file with a
-// bounded in-memory tail for error reports.
+// Runs one command workload's program to completion: what process/run.hpp
+// does (argv as-is, no shell unless asked, a complete environment, a working
+// directory, a timeout on the whole process group), plus stdout+stderr
+// appended to a capped log file with a bounded in-memory tail for error
+// reports, a session token that finds what the program left behind outside
+// its group, and the builder's interruption.
 #pragma once
 
 #include "base/error.hpp"
+#include "process/command_line.hpp"
+#include "process/environment.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace prewarm::command {
 
-// The complete environment of a child: name -> value. Ordered, so that a
-// printed environment and the child's envp are deterministic.
-using Environment = std::map<std::string, std::string, std::less<>>;
-
-// This process's environment (`environ`).
-Environment inherited_environment();
+// The complete environment of a child, this process's own, and argv as a
+// shell-quoted line (process/: one of each for every runner).
+using process::Environment;
+using process::inherited_environment;
+using process::quote_argv;
 
 // How argv is run. via_shell runs `/bin/sh -c argv[0] argv[1..]` (argv[1]
 // becomes $0): only when a manifest asks for it, so that no argv element is
@@ -73,8 +75,5 @@ struct SubprocessResult
 // environment). SIGTERM/SIGINT to the builder (interruption.hpp) kills them
 // too and returns E_INTERRUPTED.
 Result<SubprocessResult> run_subprocess(const SubprocessSpec& spec);
-
-// "a b 'c d'": argv as a shell-quoted line, for logs and job descriptions.
-std::string quote_argv(const std::vector<std::string>& argv);
 
 } // namespace prewarm::command

@@ -3,7 +3,7 @@
 // and a manifest's inline `architecture:`. Internal to prewarm_manifest.
 #pragma once
 
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 #include "manifest/yaml_reader.hpp"
 
 namespace prewarm::manifest {

@@ -34,7 +34,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 #include "manifest/presets.hpp"
 #include "manifest/runtime_needs.hpp"
 #include "manifest/target_registry.hpp"

@@ -140,6 +140,16 @@ assess_intel(const Target& target, const HostCapabilities& host)
 
 } // namespace
 
+bool
+records_programs(const ModelSpec& model)
+{
+  if (!model.command) {
+    return false;
+  }
+  const auto& kinds = model.command->kinds;
+  return std::find(kinds.begin(), kinds.end(), "programs") != kinds.end();
+}
+
 TargetAssessment
 assess_target(const Target& target, const HostCapabilities& host)
 {
@@ -209,10 +219,17 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
         job.device = assessment.device;
         job.runner = runner_kind(*target, model, host.ocloc);
         if (assessment.strategy == Strategy::aot && !model.is_builtin()) {
-          job.strategy = Strategy::skip;
-          job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
-                                   "(built-in models compile ahead of time)",
-                                   target->name);
+          if (records_programs(model)) {
+            // The command runs on this host's device with the OpenCL layer
+            // recording, and ocloc compiles every program it built.
+            job.reason = fmt::format("{} for the programs the command builds", assessment.reason);
+          } else {
+            job.strategy = Strategy::skip;
+            job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
+                                     "(built-in models compile ahead of time; a command's OpenCL programs do when "
+                                     "its kinds include programs)",
+                                     target->name);
+          }
         }
         jobs.push_back(std::move(job));
       }

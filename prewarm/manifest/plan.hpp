@@ -62,6 +62,12 @@ struct TargetAssessment
 
 TargetAssessment assess_target(const Target& target, const HostCapabilities& host);
 
+// Whether a command workload names the programs kind: its OpenCL programs
+// are recorded by the layer, so an absent Intel target gets them compiled
+// ahead of time (strategy aot) instead of a skip. Only when named: an empty
+// kinds list (every kind) keeps the skip, so adding AOT is a choice.
+bool records_programs(const ModelSpec& model);
+
 struct Job
 {
   std::string id; // "cpu/qwen2.5-0.5b/fp32"

@@ -19,7 +19,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 
 #include <string>
 #include <string_view>

@@ -2,6 +2,7 @@
 #include "pack/bundle_writer.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "bundle/bundle_files.hpp"
@@ -182,7 +183,7 @@ write_bundle(const BundleSpec& spec, std::span<const PrivateKey> keys, const std
     if (!dir || ::fchmod(dir.get(), 0755) != 0) {
       return fail(Errc::failed, fmt::format("cannot chmod {}: {}", in_quotes(tmp.path().string()), errno_message(errno)));
     }
-    PW_TRY(bundle::fsync_tree(dir.get()));
+    PW_TRY(fsync_tree(dir.get()));
   }
   PW_TRY(publish(tmp.path(), out));
   tmp.keep();

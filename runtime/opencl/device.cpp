@@ -118,6 +118,15 @@ properties_of(cl_platform_id platform, cl_device_id device)
       p.emplace(prop::pci_id, hex4(*id));
     }
   }
+  // Intel's OpenCL driver (NEO) reports its release as CL_DRIVER_VERSION,
+  // the same string ocloc's OCL_DRIVER_VERSION prints: an AOT slice requires
+  // it as intel.driver, and a host with an OpenCL ICD but no Level Zero
+  // driver (which reports it otherwise) must still be able to match.
+  if (const auto vendor = p.find(prop::vendor); vendor != p.end() && vendor->second == "intel") { // a GPU (CPUs are "cpu")
+    if (const auto driver = p.find(prop::opencl_driver); driver != p.end()) {
+      p.emplace(prop::intel_driver, driver->second);
+    }
+  }
   if (auto location = pci_location(device)) {
     if (!p.contains(prop::pci_id)) {
       if (auto id = sysfs_pci_attribute(location->domain, location->bus, location->device, location->function, "device")) {

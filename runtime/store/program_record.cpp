@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <system_error>
 
 namespace prewarm::store {
@@ -33,6 +35,39 @@ escape_value(std::string_view value)
     }
   }
   return out;
+}
+
+std::string
+unescape_value(std::string_view value)
+{
+  std::string out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (value[i] == '\\' && i + 1 < value.size()) {
+      const char next = value[++i];
+      out += next == 'n' ? '\n' : next == 'r' ? '\r' : next;
+    } else {
+      out += value[i];
+    }
+  }
+  return out;
+}
+
+// The value of the first "name value" line of a meta text, unescaped.
+std::optional<std::string>
+meta_field(std::string_view meta, std::string_view name)
+{
+  while (!meta.empty()) {
+    const auto nl = meta.find('\n');
+    const auto line = meta.substr(0, nl);
+    if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == ' ') {
+      return unescape_value(line.substr(name.size() + 1));
+    }
+    if (nl == std::string_view::npos) {
+      break;
+    }
+    meta.remove_prefix(nl + 1);
+  }
+  return std::nullopt;
 }
 
 std::string
@@ -173,6 +208,52 @@ write_record(const std::filesystem::path& store, const ProgramKey& key, std::str
   PW_TRY_CTX("program store", write_file_atomic(record_binary_path(store, digest), binary, 0644, Durability::none));
   PW_TRY_CTX("program store", write_file_atomic(record_meta_path(store, digest), meta_text(key, binary), 0644, Durability::none));
   return {};
+}
+
+Result<std::vector<RecordedSource>>
+recorded_sources(const std::filesystem::path& store)
+{
+  namespace fs = std::filesystem;
+  std::vector<fs::path> sources;
+  std::error_code ec;
+  if (!fs::is_directory(store, ec)) {
+    return std::vector<RecordedSource>{};
+  }
+  for (const auto& dir : fs::directory_iterator(store, ec)) {
+    if (dir.path().filename().string().size() != 2 || !dir.is_directory(ec)) {
+      continue; // aot/ and anything else that is not a record directory
+    }
+    for (const auto& file : fs::directory_iterator(dir.path(), ec)) {
+      if (file.path().extension() == ".source" && file.is_regular_file(ec)) {
+        sources.push_back(file.path());
+      }
+    }
+  }
+  if (ec) {
+    return fail(Errc::failed, fmt::format("program store: cannot list {}: {}", in_quotes(store.string()), ec.message()));
+  }
+  std::sort(sources.begin(), sources.end());
+  std::vector<RecordedSource> out;
+  std::set<std::pair<std::string, std::string>> seen; // (source sha256, options)
+  for (const auto& path : sources) {
+    const auto key = path.stem().string();
+    auto meta = read_file(record_meta_path(store, key).string(), 1 << 20);
+    auto source = read_file(path.string(), std::uint64_t{1} << 28);
+    if (!meta || !source) {
+      continue;
+    }
+    const auto sha = meta_field(*meta, "source-sha256");
+    const auto options = meta_field(*meta, "options");
+    if (sha != sha256_hex(*source) || !options || meta_field(*meta, "source-kind") != "source" ||
+        meta_field(*meta, "stage").value_or("build") != "build") {
+      continue;
+    }
+    if (!seen.emplace(*sha, *options).second) {
+      continue;
+    }
+    out.push_back(RecordedSource{key, std::move(*source), *options});
+  }
+  return out;
 }
 
 } // namespace prewarm::store

@@ -93,4 +93,22 @@ Status write_record(const std::filesystem::path& store,
                     std::string_view binary,
                     std::string_view source = {});
 
+// A program source the OpenCL layer recorded (a <key>.source beside its
+// meta): what the builder compiles ahead of time for absent Intel targets
+// (prewarm/aot/recorded_programs.hpp). Only whole builds of OpenCL C
+// (stage build, source-kind source) are listed: a separate compile's object
+// and an IL program have no OpenCL C that ocloc could build alone.
+struct RecordedSource
+{
+  std::string key;     // the record's store key (the first one recorded for it)
+  std::string source;  // the OpenCL C, as the application passed it
+  std::string options; // its build options, verbatim
+};
+
+// Every recorded source in `store`, once per distinct (source, options), in
+// key order. A .source whose meta is missing or does not hash to it is
+// skipped (a record being written, or damage): it is a program the build
+// cannot vouch for. An absent store is an empty list.
+Result<std::vector<RecordedSource>> recorded_sources(const std::filesystem::path& store);
+
 } // namespace prewarm::store

@@ -3,7 +3,7 @@
 // 16 bits of an IEEE 754 binary32: the same sign and 8-bit exponent, 7 stored
 // significand bits (8 with the implicit one). Widening is exact; narrowing
 // rounds to nearest, ties to even, exactly as the STORE macro of the kernels'
-// bf16 prelude (kernels/*.cl), so host-rounded inputs and kernel-rounded
+// bf16 prelude (kernels/precision_prelude.clh), so host-rounded inputs and kernel-rounded
 // outputs agree bit for bit. NaNs stay NaNs (quiet); there are no bf16-only
 // special cases: float's subnormals and infinities carry over.
 #pragma once

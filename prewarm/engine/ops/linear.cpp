@@ -3,7 +3,6 @@
 
 #include "engine/gemm.hpp"
 #include "engine/ops/device_tensor.hpp"
-#include "engine/ops/forward_programs.hpp"
 
 #include <fmt/format.h>
 #include <limits>

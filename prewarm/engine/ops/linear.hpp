@@ -10,7 +10,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 #include "engine/device_buffer.hpp"
 #include "engine/ops/gemv.hpp"
 #include "engine/ops/precision.hpp"
@@ -23,6 +23,10 @@
 #include <vector>
 
 namespace prewarm::engine::ops {
+
+// The GEMM tile the linears launch (engine/models/forward_programs.hpp lists
+// the program it builds for ahead-of-time compilation).
+inline constexpr int linear_gemm_tile = 16;
 
 enum class Phase { prefill, decode };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // How an op stores and computes floating-point tensors, and the -D defines
-// that select the matching kernel variant (the prelude of every kernels/*.cl
-// reads them):
+// that select the matching kernel variant (kernels/precision_prelude.clh, which
+// every kernels/*.cl includes, reads them):
 //   fp32                     (no define)
 //   fp16, device without cl_khr_fp16   -DPRECISION_FP16               store half, compute float
 //   fp16, device with cl_khr_fp16      -DPRECISION_FP16 -DCOMPUTE_HALF store half, compute half
@@ -12,7 +12,7 @@
 // these formats too; their integer parts are described by the op itself.
 #pragma once
 
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 #include "engine/defines.hpp"
 
 #include <cstddef>

@@ -10,7 +10,7 @@
 #include "aot/kernel_variants.hpp"
 #include "base/files.hpp"
 #include "engine/session.hpp"
-#include "engine/workload.hpp"
+#include "engine/models/workload.hpp"
 #include "level_zero/aot_programs.hpp"
 #include "ze_test_env.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // run_workload end to end on the real device with a small decoder.
 #include "base/files.hpp"
-#include "engine/workload.hpp"
+#include "engine/models/workload.hpp"
 #include "opencl/device.hpp"
 
 #include <gtest/gtest.h>

@@ -154,6 +154,34 @@ TEST(Plan, JobsAreTargetTimesModelTimesPrecisionSortedById)
   EXPECT_EQ(plan->count(Strategy::skip), 6u);
 }
 
+TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  host.ocloc = ocloc_22_43();
+  const auto text = [](const std::string& kinds) {
+    return "version: 1\nmodels:\n  - name: app\n    command: {argv: [./app], kinds: " + kinds +
+           "}\nprecisions: [fp32]\ntargets: [arc-a380, arc-b580]\n";
+  };
+  auto named = testing::parse(text("[programs]"));
+  ASSERT_TRUE(named) << named.error().message();
+  auto plan = make_plan(*named, testing::registry(), host);
+  ASSERT_TRUE(plan) << plan.error().message();
+  ASSERT_EQ(plan->jobs.size(), 2u);
+  EXPECT_EQ(plan->jobs[0].id, "arc-a380/app/fp32");
+  EXPECT_EQ(plan->jobs[0].strategy, Strategy::aot);
+  EXPECT_THAT(plan->jobs[0].reason, HasSubstr("for the programs the command builds"));
+  EXPECT_EQ(plan->jobs[1].strategy, Strategy::skip); // ocloc does not know bmg: still a skip
+  EXPECT_THAT(plan->jobs[1].reason, HasSubstr("does not know 'bmg'"));
+
+  auto other = testing::parse(text("[pocl]"));
+  ASSERT_TRUE(other) << other.error().message();
+  auto skipped = make_plan(*other, testing::registry(), host);
+  ASSERT_TRUE(skipped) << skipped.error().message();
+  EXPECT_EQ(skipped->jobs[0].strategy, Strategy::skip);
+  EXPECT_THAT(skipped->jobs[0].reason, HasSubstr("when its kinds include programs"));
+}
+
 TEST(Shard, ParseAcceptsOnlyIOverN)
 {
   EXPECT_EQ(Shard::parse("2/4")->index, 2);

@@ -2,10 +2,10 @@
 // The program lists that AOT compiles must be exactly what a run builds: each
 // forward pass runs on a fresh Session and its recorded variants are compared
 // with the list made without running.
-#include "engine/ops/cnn_forward.hpp"
-#include "engine/ops/decoder_forward.hpp"
-#include "engine/ops/forward_programs.hpp"
-#include "engine/ops/gptq_stack_forward.hpp"
+#include "engine/models/cnn_forward.hpp"
+#include "engine/models/decoder_forward.hpp"
+#include "engine/models/forward_programs.hpp"
+#include "engine/models/gptq_stack_forward.hpp"
 #include "op_fixture.hpp"
 
 #include <sstream>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Model-level forward passes built from the ops, each op checked on the way.
-#include "engine/ops/cnn_forward.hpp"
-#include "engine/ops/decoder_forward.hpp"
-#include "engine/ops/gptq_stack_forward.hpp"
+#include "engine/models/cnn_forward.hpp"
+#include "engine/models/decoder_forward.hpp"
+#include "engine/models/gptq_stack_forward.hpp"
 #include "op_fixture.hpp"
 
 #include <tuple>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/forward_check.hpp"
+#include "engine/models/forward_check.hpp"
 
 #include <algorithm>
 

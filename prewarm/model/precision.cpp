@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/architecture.hpp"
+#include "model/precision.hpp"
 
 namespace prewarm::engine {
 

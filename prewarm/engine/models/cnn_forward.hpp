@@ -8,8 +8,8 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "engine/architecture.hpp"
-#include "engine/ops/forward_check.hpp"
+#include "model/architecture.hpp"
+#include "engine/models/forward_check.hpp"
 #include "engine/session.hpp"
 
 #include <cstddef>

@@ -128,26 +128,6 @@ TEST(CacheCapture, TrapsInTheEnvironmentAreNamed)
   EXPECT_TRUE(environment_traps({{"PATH", "/bin"}}, all).empty());
 }
 
-TEST(CacheCapture, BookkeepingRulesPerKind)
-{
-  EXPECT_TRUE(is_bookkeeping(CacheKind::neo, "config.file"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::neo, "cl_cache.a1B2c3"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::neo, "l0_cache.XyZ123"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::neo, "0123abcd.cl_cache"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::neo, "cl_cache.toolongname"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::sycl, "0.lock"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::sycl, "cache_size.txt"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::sycl, "0.bin"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::pocl, "tempfile_VL832x"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::pocl, "_UNCACHED_abc"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::pocl, "program.bc"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::triton, "tmp.pid_12_abc"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::triton, "kernel.cubin"));
-  EXPECT_TRUE(is_bookkeeping(CacheKind::inductor, "abc.lock"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::cuda, "index"));
-  EXPECT_FALSE(is_bookkeeping(CacheKind::cuda, "config.file"));
-}
-
 TEST(CacheCapture, CollectCleansBookkeepingAndMeasuresEachKind)
 {
   auto dir = TempDir::create("test_only_capture-");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/gptq_stack_forward.hpp"
+#include "engine/models/gptq_stack_forward.hpp"
 
 #include "engine/ops/device_tensor.hpp"
 #include "engine/ops/gptq_layer.hpp"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/workload.hpp"
+#include "engine/models/workload.hpp"
 
 #include "base/log.hpp"
-#include "engine/ops/cnn_forward.hpp"
-#include "engine/ops/decoder_forward.hpp"
-#include "engine/ops/gptq_stack_forward.hpp"
+#include "engine/models/cnn_forward.hpp"
+#include "engine/models/decoder_forward.hpp"
+#include "engine/models/gptq_stack_forward.hpp"
 #include "engine/ops/precision.hpp"
 #include "engine/ops/tolerance.hpp"
 #include "engine/session.hpp"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/decoder_forward.hpp"
+#include "engine/models/decoder_forward.hpp"
 
 #include "engine/ops/attention.hpp"
 #include "engine/ops/device_tensor.hpp"
 #include "engine/ops/elementwise.hpp"
 #include "engine/ops/embedding.hpp"
-#include "engine/ops/forward_programs.hpp"
+#include "engine/models/forward_programs.hpp"
 #include "engine/ops/layer_norm.hpp"
 #include "engine/ops/linear.hpp"
 #include "engine/ops/rope.hpp"

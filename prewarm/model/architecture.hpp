@@ -4,7 +4,8 @@
 // manifest layer into these structs), a precision and the shapes to run.
 #pragma once
 
-#include <array>
+#include "model/precision.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,13 +14,6 @@
 #include <vector>
 
 namespace prewarm::engine {
-
-// bf16 stores the upper half of a float (8-bit significand, float's exponent
-// range) and always computes in float, on any device: no OpenCL extension.
-enum class Precision { fp32, fp16, bf16, int8 };
-
-// Every precision, in the order messages and help list them.
-inline constexpr std::array k_precisions{Precision::fp32, Precision::fp16, Precision::bf16, Precision::int8};
 
 // Decoder-only transformer (Qwen/Llama style). int8 runs W8A8: int8 weights
 // with per-output-channel scales, per-token dynamically quantized int8
@@ -89,11 +83,5 @@ struct Shapes
 };
 
 enum class Coverage { representative, full }; // representative: one layer per distinct shape
-
-// The names in manifests, job ids, `{precision}` and --precision: "fp32", "fp16", "bf16", "int8".
-std::string_view to_string(Precision precision);
-std::optional<Precision> parse_precision(std::string_view name);
-// "fp32, fp16, bf16, int8": what an error about an unknown precision lists.
-std::string precision_names();
 
 } // namespace prewarm::engine

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/forward_programs.hpp"
+#include "engine/models/forward_programs.hpp"
 
 #include "engine/ops/attention.hpp"
 #include "engine/ops/conv2d.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/ops/cnn_forward.hpp"
+#include "engine/models/cnn_forward.hpp"
 
 #include "engine/ops/conv2d.hpp"
 #include "engine/ops/device_tensor.hpp"

@@ -20,7 +20,7 @@
 
 #include "base/device_properties.hpp"
 #include "base/error.hpp"
-#include "engine/architecture.hpp"
+#include "model/architecture.hpp"
 #include "engine/session.hpp"
 #include "store/program_store.hpp"
 

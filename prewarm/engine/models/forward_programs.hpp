@@ -5,8 +5,9 @@
 // against what Session records during a real run (tests/unit/ops).
 #pragma once
 
-#include "engine/architecture.hpp"
-#include "engine/ops/decoder_forward.hpp"
+#include "model/architecture.hpp"
+#include "engine/models/decoder_forward.hpp"
+#include "engine/ops/linear.hpp"
 #include "engine/ops/precision.hpp"
 
 #include <compare>
@@ -23,9 +24,9 @@ struct ProgramVariant
   auto operator<=>(const ProgramVariant&) const = default;
 };
 
-// The engine's row kernels and GEMM at the sizes the forward passes use them.
+// The engine's row kernels at the size the forward passes use them (the
+// linears' GEMM tile: linear_gemm_tile, engine/ops/linear.hpp).
 inline constexpr int rmsnorm_work_group = 64;
-inline constexpr int linear_gemm_tile = 16;
 
 // half_compute: Compute::fp16 for a target with cl_khr_fp16 (Intel GPUs),
 // Compute::fp32 without (NVIDIA, PoCL); fp16 and int8 only (bf16 computes in
