@@ -10,6 +10,7 @@
 #include "layer/next_dispatch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <string_view>
@@ -83,10 +84,20 @@ clInitLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch, cl_uint
   // (clSetProgramSpecializationConstant, OpenCL 2.2) would be read past its
   // end: pass everything through instead.
   constexpr cl_uint k_needed = offsetof(cl_icd_dispatch, clSetProgramSpecializationConstant) / sizeof(void*) + 1;
+  static const cl_icd_dispatch passing{};
+  // Loaded twice into one chain (the Khronos loader reads the installed .lay
+  // file and OPENCL_LAYERS, and both name this library, which dlopen maps
+  // once): the outer instance would be handed the inner one's table as its
+  // next and call itself. The second initialisation passes through.
+  static std::atomic<bool> initialised{false};
+  if (initialised.exchange(true)) {
+    *layer_dispatch_ret = &passing;
+    *num_entries_ret = k_entries;
+    return CL_SUCCESS;
+  }
   static cl_icd_dispatch next_copy{};
   std::memcpy(&next_copy, target_dispatch, std::min<std::size_t>(num_entries, k_entries) * sizeof(void*));
   set_next(&next_copy);
-  static const cl_icd_dispatch passing{};
   static const cl_icd_dispatch intercepting = intercepting_table();
   const bool active = settings().mode != LayerMode::off && num_entries >= k_needed;
   if (settings().mode != LayerMode::off && !active) {

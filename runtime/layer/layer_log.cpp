@@ -70,6 +70,8 @@ audit(const AuditEvent& event)
   };
   if (!event.hit) {
     line["reason"] = event.reason;
+  } else if (!event.origin.empty()) {
+    line["from"] = event.origin;
   }
   // Invalid UTF-8 in a kernel name must not throw inside the application.
   auto text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

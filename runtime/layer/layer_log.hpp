@@ -11,7 +11,8 @@
 //   {"event":"hit"|"miss","key":"<store key of the first device>",
 //    "keys":[...one per device...],"kernels":["name",...],"build_ms":12.5,
 //    "stage":"build"|"compile"|"link","devices":["<CL_DEVICE_NAME>",...],
-//    "reason":"<why not served; misses only>"}
+//    "reason":"<why not served; misses only>",
+//    "from":"the store"|"AOT <ocloc device> <key12>" (hits of a build)}
 #pragma once
 
 #include <string>
@@ -32,6 +33,7 @@ struct AuditEvent
   std::vector<std::string> kernels;
   double build_ms = 0;
   std::string reason;
+  std::string origin = {}; // hits: "the store" or "AOT <ocloc device> <key>"
 };
 
 // Appends to PREWARM_LAYER_AUDIT_LOG when set; in audit mode without it, to

@@ -22,15 +22,20 @@
 // only at exit is not recorded (the pocl cache kind covers it), except that
 // the application's clReleaseContext, its last word before exit in most
 // programs (CLBlast's clients: CLBlast keeps its programs until exit), is a
-// capture point for the context's programs that are still alive.
+// capture point for the context's programs that are still alive. An
+// application may still have frozen the binary itself by reading it after
+// the build (CLBlast, hashcat): a release capture on PoCL therefore reads a
+// second program's binary (program_binaries.hpp).
 #include "layer/layer_calls.hpp"
 
 #include "base/digest.hpp"
+#include "layer/aot_binaries.hpp"
 #include "layer/cl_query.hpp"
 #include "layer/device_identity.hpp"
 #include "layer/layer_log.hpp"
 #include "layer/layer_settings.hpp"
 #include "layer/next_dispatch.hpp"
+#include "layer/program_binaries.hpp"
 #include "layer/program_table.hpp"
 #include "store/program_record.hpp"
 
@@ -134,34 +139,6 @@ built_everywhere(cl_program program, const std::vector<cl_device_id>& devices)
   return true;
 }
 
-// CL_PROGRAM_BINARIES, one per device of CL_PROGRAM_DEVICES; empty on error.
-std::vector<std::pair<cl_device_id, std::string>>
-program_binaries(cl_program program)
-{
-  const auto devices = program_devices(program);
-  std::vector<std::size_t> sizes(devices.size());
-  if (devices.empty() ||
-      next().clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizes.size() * sizeof(std::size_t), sizes.data(), nullptr) !=
-        CL_SUCCESS) {
-    return {};
-  }
-  std::vector<std::string> binaries(devices.size());
-  std::vector<unsigned char*> pointers(devices.size());
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    binaries[i].resize(sizes[i]);
-    pointers[i] = reinterpret_cast<unsigned char*>(binaries[i].data());
-  }
-  if (next().clGetProgramInfo(program, CL_PROGRAM_BINARIES, pointers.size() * sizeof(unsigned char*), pointers.data(), nullptr) !=
-      CL_SUCCESS) {
-    return {};
-  }
-  std::vector<std::pair<cl_device_id, std::string>> out;
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    out.emplace_back(devices[i], std::move(binaries[i]));
-  }
-  return out;
-}
-
 std::vector<std::string>
 device_names(const std::vector<cl_device_id>& devices)
 {
@@ -244,6 +221,36 @@ read_records(const std::vector<store::ProgramKey>& keys)
   return out;
 }
 
+// Zebins compiled ahead of time for every device (aot_binaries.hpp); the
+// first device without one is the reason.
+struct AotServing
+{
+  std::vector<std::string> binaries;
+  std::string origin; // "AOT acm-g10 3f2a9c01b2d4"
+  std::string reason;
+  bool installed = true; // false: no AOT targets in the store
+};
+
+AotServing
+aot_binaries(const std::vector<cl_device_id>& devices, std::string_view source, std::string_view options)
+{
+  AotServing out;
+  for (const auto device : devices) {
+    auto found = find_aot_binary(device, source, options);
+    if (found.zebin.empty()) {
+      out.reason = found.reason;
+      out.installed = found.installed;
+      out.binaries.clear();
+      return out;
+    }
+    if (out.origin.empty()) {
+      out.origin = fmt::format("AOT {} {}", found.target, short_key(found.key));
+    }
+    out.binaries.push_back(std::move(found.zebin));
+  }
+  return out;
+}
+
 // --- recording -------------------------------------------------------------
 
 bool
@@ -255,17 +262,35 @@ capture_after_build(const std::vector<cl_device_id>& devices)
   if (settings().capture_explicit) {
     return true;
   }
-  return std::none_of(devices.begin(), devices.end(),
-                      [](cl_device_id d) { return identity_of(d).platform == "Portable Computing Language"; });
+  return std::none_of(devices.begin(), devices.end(), is_pocl);
 }
 
-void
-write_records(cl_program program, const TrackedProgram& tracked, std::string_view when)
+// When a capture reads a program's binaries: right after its build, or once
+// its kernels may have run (at release).
+struct CapturePoint
 {
+  std::string_view name;
+  bool after_enqueues;
+};
+constexpr CapturePoint k_after_build{"after build", false};
+constexpr CapturePoint k_after_link{"after link", false};
+constexpr CapturePoint k_at_release{"at release", true};
+constexpr CapturePoint k_at_context_release{"at context release", true};
+
+void
+write_records(cl_program program, const TrackedProgram& tracked, CapturePoint capture)
+{
+  const auto when = capture.name;
   if (tracked.keys.empty()) {
     return;
   }
-  const auto binaries = program_binaries(program);
+  // At release the program's kernels have run: on PoCL its binary may have
+  // been frozen before they did (program_binaries.hpp).
+  auto binaries = program_binaries(program);
+  if (capture.after_enqueues && !tracked.compiled && tracked.spec_constants.empty()) {
+    binaries = with_lazily_generated_code({tracked.context, tracked.kind, tracked.payload, tracked.build_options, tracked.link_inputs},
+                                          std::move(binaries));
+  }
   if (binaries.empty()) {
     operator_line(fmt::format("record ({}): cannot read the program's binaries; nothing stored", when));
     return;
@@ -303,39 +328,19 @@ write_compile_records(cl_program program, const TrackedProgram& tracked)
   }
 }
 
-// --- serving ---------------------------------------------------------------
-
-// clCreateProgramWithBinary + clBuildProgram for the devices; null and a
-// reason when the driver refuses.
-cl_program
-program_from_binaries(cl_context context, const std::vector<cl_device_id>& devices, const std::vector<std::string>& binaries,
-                      const char* options, std::string& reason)
+// Drops a reference the layer took; when it was the last, the program is
+// gone and so is what the layer knew of it (a later program may get the
+// same handle).
+void
+release_held(cl_program program)
 {
-  std::vector<std::size_t> sizes;
-  std::vector<const unsigned char*> pointers;
-  for (const auto& binary : binaries) {
-    sizes.push_back(binary.size());
-    pointers.push_back(reinterpret_cast<const unsigned char*>(binary.data()));
+  if (program_reference_count(program) == 1) {
+    ProgramTable::instance().take(program);
   }
-  std::vector<cl_int> statuses(devices.size(), CL_SUCCESS);
-  cl_int status = CL_SUCCESS;
-  cl_program program = next().clCreateProgramWithBinary(context, static_cast<cl_uint>(devices.size()), devices.data(), sizes.data(),
-                                                        pointers.data(), statuses.data(), &status);
-  if (program == nullptr || status != CL_SUCCESS) {
-    reason = fmt::format("the driver refused the stored binary (clCreateProgramWithBinary {})", status);
-    if (program != nullptr) {
-      next().clReleaseProgram(program);
-    }
-    return nullptr;
-  }
-  status = next().clBuildProgram(program, static_cast<cl_uint>(devices.size()), devices.data(), options, nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    reason = fmt::format("the stored binary did not build (clBuildProgram {})", status);
-    next().clReleaseProgram(program);
-    return nullptr;
-  }
-  return program;
+  next().clReleaseProgram(program);
 }
+
+// --- serving ---------------------------------------------------------------
 
 std::vector<cl_device_id>
 devices_or(cl_uint count, const cl_device_id* list, std::vector<cl_device_id> fallback)
@@ -497,13 +502,26 @@ build_program(cl_program program, cl_uint num_devices, const cl_device_id* devic
   if (settings().serves()) {
     const auto start = Clock::now();
     auto stored = read_records(keys);
+    std::string origin = "the store";
+    if (!stored.reason.empty() && tracked->kind == store::SourceKind::source) {
+      // No record made on this device: an Intel GPU the build host did not
+      // have may still have a zebin compiled ahead of time.
+      auto aot = aot_binaries(devices, tracked->payload, options_text);
+      if (aot.reason.empty()) {
+        stored.binaries = std::move(aot.binaries);
+        stored.reason.clear();
+        origin = aot.origin;
+      } else if (aot.installed) {
+        stored.reason = fmt::format("{}; AOT: {}", stored.reason, aot.reason);
+      }
+    }
     reason = stored.reason;
     if (reason.empty()) {
       if (cl_program shadow = program_from_binaries(tracked->context, devices, stored.binaries, options, reason)) {
         ProgramTable::instance().update(program, [&](TrackedProgram& t) { t.shadow = shadow; });
         audit({.hit = true, .stage = "build", .keys = key_digests(keys), .devices = device_names(devices), .kernels = kernel_names(shadow),
-               .build_ms = ms_since(start), .reason = {}});
-        operator_line(fmt::format("served {} from the store", short_key(keys.front().digest())));
+               .build_ms = ms_since(start), .reason = {}, .origin = origin});
+        operator_line(fmt::format("served {} from {}", short_key(keys.front().digest()), origin));
         if (notify != nullptr) {
           notify(program, user_data);
         }
@@ -525,6 +543,7 @@ build_program(cl_program program, cl_uint num_devices, const cl_device_id* devic
     ProgramTable::instance().update(program, [&](TrackedProgram& t) {
       t.key_devices = devices;
       t.keys = keys;
+      t.build_options = options_text;
       t.compiled = false;
       t.record_at_release = settings().capture_at_release;
     });
@@ -532,7 +551,7 @@ build_program(cl_program program, cl_uint num_devices, const cl_device_id* devic
     // read now; the release capture covers the rest.
     if (capture_after_build(devices) && built_everywhere(program, devices)) {
       if (auto now = ProgramTable::instance().find(program)) {
-        write_records(program, *now, "after build");
+        write_records(program, *now, k_after_build);
       }
     }
   }
@@ -693,10 +712,17 @@ link_program(cl_context context, cl_uint num_devices, const cl_device_id* device
     record.context = context;
     record.key_devices = devices;
     record.keys = keys;
+    record.build_options = options_text;
     record.record_at_release = settings().capture_at_release;
+    if (record.record_at_release && std::all_of(devices.begin(), devices.end(), is_pocl)) {
+      for (cl_uint i = 0; i < num_inputs; ++i) {
+        next().clRetainProgram(inputs[i]);
+        record.link_inputs.push_back(inputs[i]);
+      }
+    }
     ProgramTable::instance().put(linked, record);
     if (capture_after_build(devices) && built_everywhere(linked, devices)) {
-      write_records(linked, record, "after link");
+      write_records(linked, record, k_after_link);
     }
   }
   return linked;
@@ -711,10 +737,13 @@ release_program(cl_program program)
   if (program != nullptr && program_reference_count(program) == 1) {
     if (auto tracked = ProgramTable::instance().take(program)) {
       if (tracked->record_at_release && settings().records() && !g_exiting.load()) {
-        write_records(program, *tracked, "at release");
+        write_records(program, *tracked, k_at_release);
       }
       if (tracked->shadow != nullptr) {
         next().clReleaseProgram(tracked->shadow);
+      }
+      for (const auto input : tracked->link_inputs) {
+        release_held(input);
       }
       if (tracked->virtual_compile) {
         for (const auto& header : tracked->virtual_compile->headers) {
@@ -731,7 +760,7 @@ release_context(cl_context context)
 {
   if (settings().records() && !g_exiting.load()) {
     for (const auto& [program, tracked] : ProgramTable::instance().recorded_in(context)) {
-      write_records(program, tracked, "at context release");
+      write_records(program, tracked, k_at_context_release);
     }
   }
   return next().clReleaseContext(context);

@@ -58,6 +58,11 @@ struct TrackedProgram
   // The key per device of the compile (for links) or build (for capture).
   std::vector<cl_device_id> key_devices;
   std::vector<store::ProgramKey> keys;
+  std::string build_options;   // of the recorded clBuildProgram or clLinkProgram
+  // Record mode, a program linked on PoCL: its compiled inputs, retained by
+  // the layer until the capture at release links them again
+  // (program_binaries.hpp).
+  std::vector<cl_program> link_inputs;
   bool compiled = false;       // keys are compile keys (an input for clLinkProgram)
   bool record_at_release = false;
 };

@@ -28,6 +28,12 @@ step "prewarm build: the layer records the application's program"
 "$PREWARM" keygen --out keys/test_only_layer > /dev/null 2>&1
 "$PREWARM" build manifest.yaml --key keys/test_only_layer.key --out bundle > build.log 2>&1 || { cat build.log >&2; fail "prewarm build"; }
 grep -q "captured programs [1-9]" build.log || { cat build.log >&2; fail "no programs captured"; }
+# The hit proof's re-run serves through the layer, as exec does: every
+# recorded record reused, nothing new, every build served.
+proof=$(grep -o "hit proof: programs: [0-9]* reused, [0-9]* new, [0-9]* programs served, [0-9]* built" build.log || true)
+[[ "$proof" =~ programs:\ ([0-9]+)\ reused,\ 0\ new,\ ([0-9]+)\ programs\ served,\ 0\ built ]] \
+  || { cat build.log >&2; fail "hit proof: expected 'programs: N reused, 0 new, M programs served, 0 built', got '$proof'"; }
+[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[2]}" -gt 0 ] || fail "hit proof: nothing reused or served ($proof)"
 
 step "install, env: OPENCL_LAYERS and PREWARM_LAYER=serve"
 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_layer.pub --root "$SCRATCH/root" > /dev/null 2>&1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # A real OpenCL program this project did not write, bundled on PoCL:
-#   real_program_test.sh clpeak|clblast|pyopencl|hashcat
+#   real_program_test.sh clpeak|clblast|clblast-layer|pyopencl|hashcat|hashcat-layer
 # Each case: `prewarm build` of a command workload (kinds: pocl) and its hit
 # proof line ("pocl: N reused, 0 new", or a miss with its cause), install,
 # `prewarm-runtime exec --audit` of the application (what it reused and what
@@ -17,22 +17,33 @@
 #             with PYOPENCL_NO_CACHE=1: hits, and exec --audit all reused
 #   hashcat   (slow) its kernel cache under $XDG_CACHE_HOME/hashcat is no
 #             captured kind: the hit proof names it as not captured
-# Timings (cold vs exec vs warm) are in bench/command/real_programs_bench.sh,
+#   hashcat-layer  kinds [programs]: hashcat's compile + link recorded by
+#             the layer; hit proof and exec --audit serve both stages
+#             (deferred compile), nothing built, hashcat cracks the hash and
+#             PoCL compiles nothing at exec
+#   clblast-layer  kinds [programs]: the OpenCL layer records CLBlast's GEMM
+#             program (CLBlast reads the program's binary right after the
+#             build, which freezes PoCL's serialisation); the hit proof and
+#             exec --audit serve it with nothing built, and PoCL compiles
+#             nothing at exec: every work-group function in its (empty)
+#             cache afterwards came out of the stored binary, including the
+#             ones generated at the first enqueue
+# Timings (cold vs exec vs warm vs the layer) are bench/run --only third_party,
 # not here. Env: PREWARM, PREWARM_RUNTIME, EXAMPLES, CLBLAST_CLIENT.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
-program=${1:?usage: real_program_test.sh clpeak|clblast|pyopencl|hashcat}
+program=${1:?usage: real_program_test.sh clpeak|clblast|clblast-layer|pyopencl|hashcat|hashcat-layer}
 [ -n "${PREWARM:-}" ] && [ -n "${PREWARM_RUNTIME:-}" ] || skip "prewarm or prewarm-runtime not built"
 require_opencl_device
 make_scratch "real-$program"
 PYTHON=/usr/bin/python3
 "$PREWARM" keygen --out "$SCRATCH/test_only_real" > /dev/null 2>&1 || fail "keygen failed"
 
-# build NAME VERIFY ENV_YAML ARGV_YAML: a bundle in $SCRATCH/NAME.bundle; the
-# build's stderr in $SCRATCH/NAME.err, its --json report in NAME.json.
-# Returns the build's exit status.
+# build NAME VERIFY ENV_YAML ARGV_YAML [KINDS]: a bundle in
+# $SCRATCH/NAME.bundle; the build's stderr in $SCRATCH/NAME.err, its --json
+# report in NAME.json. Returns the build's exit status.
 build() {
-  local name=$1 verify=$2 env=$3 argv=$4
+  local name=$1 verify=$2 env=$3 argv=$4 kinds=${5:-pocl}
   cat > "$SCRATCH/$name.yaml" <<YAML
 version: 1
 models:
@@ -41,7 +52,7 @@ models:
       argv: $argv
       env: $env
       timeout: 10m
-      kinds: [pocl]
+      kinds: [$kinds]
       verify: $verify
 precisions: [fp32]
 targets: [cpu]
@@ -86,6 +97,41 @@ expect_audit_all_reused() {
   [ "$reused" -gt 0 ] || fail "$1: the audit measured no reuse"
 }
 
+# proof_served NAME: the hit proof of a kinds [programs] build served every
+# program it recorded: "programs: N reused, 0 new, M programs served, 0 built".
+proof_served() {
+  local proof
+  proof=$(grep -ho "hit proof[A-Z ]*: programs: [0-9]* reused, [0-9]* new, [0-9]* programs served, [0-9]* built" \
+    "$SCRATCH/$1.out" "$SCRATCH/$1.err" | head -1)
+  [[ "$proof" =~ programs:\ ([0-9]+)\ reused,\ 0\ new,\ ([0-9]+)\ programs\ served,\ 0\ built ]] \
+    || { cat "$SCRATCH/$1.err" >&2; fail "$1: hit proof: expected 'programs: N reused, 0 new, M programs served, 0 built', got '$proof'"; }
+  [ "${BASH_REMATCH[2]}" -gt 0 ] || fail "$1: hit proof: nothing served ($proof)"
+  echo "$1: $proof"
+}
+# expect_layer_served NAME: exec --audit (with the layer's audit log) served
+# programs and built none.
+expect_layer_served() {
+  [ "$(audit_field "$SCRATCH/$1.audit.json" programs layer_misses)" -eq 0 ] || fail "$1: exec built a program the build recorded"
+  [ "$(audit_field "$SCRATCH/$1.audit.json" programs layer_hits)" -gt 0 ] || fail "$1: exec served nothing"
+}
+# pocl_compiled_nothing CACHE STORE: PoCL unpacks a served binary into its
+# cache and compiles there only what the binary lacks: a work-group function
+# in CACHE that no stored record names was compiled at exec (the capture
+# missed code PoCL generates at the first enqueue).
+pocl_compiled_nothing() {
+  "$PYTHON" - "$1" "$2" <<'PY' || fail "PoCL compiled work-group functions at exec that the stored binaries lack"
+import pathlib, sys
+cache, store = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+records = b"".join(p.read_bytes() for p in store.rglob("*.bin"))
+functions = [str(p.relative_to(p.parents[2])) for p in cache.rglob("*.so")]
+compiled = [f for f in functions if f.encode() not in records]
+print(f"{len(functions)} work-group functions in PoCL's cache after exec, {len(compiled)} not from a stored binary")
+for path in compiled:
+    print(f"  compiled at exec: {path}", file=sys.stderr)
+sys.exit(1 if compiled or not functions else 0)
+PY
+}
+
 case "$program" in
 clpeak)
   command -v clpeak > /dev/null || skip "clpeak not installed"
@@ -114,6 +160,23 @@ clblast)
   grep -qi "axpy" "$SCRATCH/clblast.new" || fail "the audit does not name the AXPY kernels"
   ! grep -qi "gemm" "$SCRATCH/clblast.new" || fail "the audit calls GEMM new although the warm-up ran it"
   ;;
+clblast-layer)
+  [ -n "${CLBLAST_CLIENT:-}" ] || skip "libclblast-dev not found at configure time"
+  step "CLBlast GEMM recorded by the OpenCL layer (kinds: [programs])"
+  build clblast-layer require '{}' "[$CLBLAST_CLIENT, gemm]" programs || { cat "$SCRATCH/clblast-layer.err" >&2; fail "build failed"; }
+  proof_served clblast-layer
+  install_root clblast-layer
+  step "exec --audit over an empty PoCL cache: served, nothing built, nothing compiled by PoCL"
+  mkdir "$SCRATCH/pocl-exec"
+  # exec --audit joins the layer's events when the layer writes them
+  # (PREWARM_LAYER_AUDIT_LOG, as an operator sets it).
+  POCL_CACHE_DIR="$SCRATCH/pocl-exec" PREWARM_LAYER_AUDIT_LOG="$SCRATCH/clblast-layer.layer.jsonl" "$PREWARM_RUNTIME" exec --root "$SCRATCH/clblast-layer.root" --audit "$SCRATCH/clblast-layer.audit.json" \
+    -- "$CLBLAST_CLIENT" gemm > "$SCRATCH/clblast-layer.app.out" 2> "$SCRATCH/clblast-layer.app.err" \
+    || { cat "$SCRATCH/clblast-layer.app.err" >&2; fail "the application failed under exec --audit"; }
+  grep "audit: programs:" "$SCRATCH/clblast-layer.app.err" || { cat "$SCRATCH/clblast-layer.app.err" >&2; fail "no audit summary line"; }
+  expect_layer_served clblast-layer
+  pocl_compiled_nothing "$SCRATCH/pocl-exec" "$SCRATCH/clblast-layer.root/programs"
+  ;;
 pyopencl)
   "$PYTHON" -c "import pyopencl" 2>/dev/null || skip "python3-pyopencl not installed for $PYTHON"
   script="$EXAMPLES/pyopencl_warmup.py"
@@ -132,6 +195,37 @@ pyopencl)
   install_root pyopencl
   PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 exec_audit pyopencl "$PYTHON" "$script"
   expect_audit_all_reused pyopencl
+  ;;
+hashcat-layer)
+  command -v hashcat > /dev/null || skip "hashcat not installed"
+  # MD5 of "abc", found by a one-word dictionary: hashcat compiles its
+  # shared program and the attack's with clCompileProgram + clLinkProgram
+  # (its own kernel cache is in the private home of each build run, and
+  # fresh at exec below).
+  printf 'abc\n' > "$SCRATCH/words.txt"
+  hashcat_argv=(hashcat -m 0 -a 0 --force --potfile-disable -O --quiet -D 1 900150983cd24fb0d6963f7d28e17f72 "$SCRATCH/words.txt")
+  step "hashcat recorded by the OpenCL layer (kinds: [programs]): compile + link"
+  argv_yaml=$(printf '"%s", ' "${hashcat_argv[@]}")
+  build hashcat-layer require '{}' "[${argv_yaml%, }]" programs \
+    || { cat "$SCRATCH/hashcat-layer.err" >&2; fail "build failed"; }
+  proof_served hashcat-layer
+  install_root hashcat-layer
+  step "exec --audit, hashcat's own cache and PoCL's empty: compile and link served"
+  mkdir "$SCRATCH/pocl-exec" "$SCRATCH/xdg-cache" "$SCRATCH/xdg-data"
+  POCL_CACHE_DIR="$SCRATCH/pocl-exec" XDG_CACHE_HOME="$SCRATCH/xdg-cache" XDG_DATA_HOME="$SCRATCH/xdg-data" \
+    PREWARM_LAYER_AUDIT_LOG="$SCRATCH/hashcat-layer.layer.jsonl" \
+    "$PREWARM_RUNTIME" exec --root "$SCRATCH/hashcat-layer.root" --audit "$SCRATCH/hashcat-layer.audit.json" -- "${hashcat_argv[@]}" \
+    > "$SCRATCH/hashcat-layer.app.out" 2> "$SCRATCH/hashcat-layer.app.err" \
+    || { cat "$SCRATCH/hashcat-layer.app.err" >&2; fail "hashcat failed under exec --audit"; }
+  grep -q "^900150983cd24fb0d6963f7d28e17f72:abc$" "$SCRATCH/hashcat-layer.app.out" || fail "hashcat did not crack the hash"
+  grep "audit: programs:" "$SCRATCH/hashcat-layer.app.err" || { cat "$SCRATCH/hashcat-layer.app.err" >&2; fail "no audit summary line"; }
+  expect_layer_served hashcat-layer
+  for stage in compile link; do
+    grep -q "\"event\":\"hit\".*\"stage\":\"$stage\"" "$SCRATCH/hashcat-layer.layer.jsonl" \
+      || { cat "$SCRATCH/hashcat-layer.layer.jsonl" >&2; fail "no $stage served"; }
+  done
+  ls "$SCRATCH/xdg-cache/hashcat/kernels/"*.kernel > /dev/null || fail "hashcat wrote no kernel cache from the served programs"
+  pocl_compiled_nothing "$SCRATCH/pocl-exec" "$SCRATCH/hashcat-layer.root/programs"
   ;;
 hashcat)
   command -v hashcat > /dev/null || skip "hashcat not installed"

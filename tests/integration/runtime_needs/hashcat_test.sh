@@ -24,7 +24,13 @@ HASH=900150983cd24fb0d6963f7d28e17f72 # md5("abc")
 HASHCAT=(hashcat -m 0 -a 3 --force --potfile-disable -O --quiet "$HASH" '?l?l?l')
 mkdir -p "$SCRATCH/home" "$SCRATCH/nobody-home" "$SCRATCH/nobody-tmp"
 chown 65534:65534 "$SCRATCH/nobody-home" "$SCRATCH/nobody-tmp"
-as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$SCRATCH/nobody-home" TMPDIR="$SCRATCH/nobody-tmp" "$@"; }
+# hashcat finds its session directory by XDG_DATA_HOME or else the passwd
+# entry's home, never $HOME: nobody's is /nonexistent (hashcat fails there
+# without prewarm too), so nobody gets an XDG_DATA_HOME of its own.
+as_nobody() {
+  setpriv --reuid=65534 --regid=65534 --clear-groups \
+    env HOME="$SCRATCH/nobody-home" XDG_DATA_HOME="$SCRATCH/nobody-home/.local/share" TMPDIR="$SCRATCH/nobody-tmp" "$@"
+}
 seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > "$SCRATCH/last.out" 2> "$SCRATCH/last.err"; t1=$(date +%s.%N); python3 -c 'import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 2))' "$t0" "$t1"; }
 cracked() { grep -q "^$HASH:abc$" "$SCRATCH/last.out" || { cat "$SCRATCH/last.out" "$SCRATCH/last.err" >&2; fail "$1: hashcat did not crack the hash"; }; }
 median() { printf '%s\n' "$@" | LC_ALL=C sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

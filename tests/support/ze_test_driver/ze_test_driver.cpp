@@ -32,6 +32,8 @@
 //   PREWARM_ZE_TEST_LOG             file to append one line per recorded call
 //   PREWARM_ZE_TEST_DEVICE_COUNT    0 hides the device (default 1)
 //   PREWARM_ZE_TEST_EXECUTE_SOURCES   a directory of OpenCL C sources (the repo's kernels/)
+//                                   (`#include "x.clh"` lines expanded as the build
+//                                   embeds them: cmake/embed_files.cmake)
 //   PREWARM_ZE_TEST_EXECUTE_PROGRAMS  a programs directory holding the AOT store
 //                                   (aot/<ocloc-device>/<key>.{zebin,spv,meta}).
 //                                   Execution is on only when BOTH are set; they are
@@ -745,6 +747,36 @@ find_in_store(const fs::path& programs, const std::string& bytes, std::string_vi
   return std::nullopt;
 }
 
+// The final source of a kernels/*.cl file, as the build embeds it
+// (cmake/embed_files.cmake): a line `#include "NAME"` naming a file beside it
+// becomes that file, its leading `//` comment lines left out. The .meta's
+// source-sha256 is the digest of this text, not of the file.
+std::string
+expand_includes(const fs::path& path, std::string text)
+{
+  static constexpr std::string_view k_directive = "#include \"";
+  for (std::size_t at = 0; (at = text.find(k_directive, at)) != std::string::npos;) {
+    const auto name_end = text.find('"', at + k_directive.size());
+    if (name_end == std::string::npos || name_end + 1 >= text.size() || text[name_end + 1] != '\n') {
+      break;
+    }
+    const auto name = text.substr(at + k_directive.size(), name_end - at - k_directive.size());
+    auto included = read_whole_file(path.parent_path() / name);
+    if (!included) {
+      at = name_end;
+      continue;
+    }
+    std::size_t code = 0;
+    while (included->compare(code, 2, "//") == 0) {
+      const auto nl = included->find('\n', code);
+      code = nl == std::string::npos ? included->size() : nl + 1;
+    }
+    text.replace(at, name_end + 2 - at, included->substr(code));
+    at += included->size() - code;
+  }
+  return text;
+}
+
 struct SourceOfModule
 {
   std::string name; // "gemm.cl"
@@ -799,6 +831,9 @@ find_source(const ExecutionSettings& settings, const ModuleObject& module, Sourc
   std::sort(sources.begin(), sources.end());
   for (const auto& path : sources) {
     auto text = read_whole_file(path);
+    if (text) {
+      text = expand_includes(path, std::move(*text));
+    }
     if (text && sha256_hex(text->data(), text->size()) == *source_sha256) {
       found = {path.filename().string(), std::move(*text), std::move(*options)};
       return std::nullopt;
