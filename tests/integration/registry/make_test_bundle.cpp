@@ -3,7 +3,7 @@
 // requiring one vendor, written with the builder's own writer.
 //   make_test_bundle KEY OUT SERIAL ID:VENDOR:TREE...
 // TREE holds <kind>/<files> (e.g. pocl/blob.bin). Used by the registry test
-// and bench/registry to make multi-target bundles without GPUs or ocloc.
+// and bench/run's registry case to make multi-target bundles without GPUs or ocloc.
 #include "base/digest.hpp"
 #include "base/time_format.hpp"
 #include "pack/bundle_writer.hpp"

@@ -5,14 +5,25 @@
 #   free_port                       a free TCP port on 127.0.0.1
 #   make_tls_and_auth DIR USER PASS  DIR/cert.pem, DIR/key.pem (self-signed for
 #                                   127.0.0.1), DIR/htpasswd (bcrypt)
-#   start_registry NAME DIR         starts registry NAME with storage DIR/NAME-storage;
+#   start_registry NAME DIR [AUTH]  starts registry NAME with storage DIR/NAME-storage;
 #                                   sets REG_PORT_<NAME>, REG_PID_<NAME>; access log
-#                                   in DIR/NAME.log; killed when the test exits
+#                                   in DIR/NAME.log; killed when the test exits.
+#                                   AUTH: the config's auth line (default: htpasswd)
 #   stop_registry NAME
 #   write_docker_config DIR USER PASS HOST...   DIR/config.json with auths
 #   blob_path DIR NAME DIGEST       where the registry keeps a blob on disk
 #   blob_get_bytes LOG FROM_LINE DIGEST   bytes the registry sent for GETs of DIGEST
+#   wait_for_file FILE              until FILE is non-empty, at most 10 s
 REGISTRY_PIDS=""
+
+wait_for_file() {
+  local i
+  for i in $(seq 1 200); do
+    [ -s "$1" ] && return 0
+    sleep 0.05
+  done
+  fail "$1 did not appear within 10 s"
+}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -28,13 +39,14 @@ make_tls_and_auth() {
 
 start_registry() {
   local name=$1 dir=$2 port
+  local auth=${3:-"auth: {htpasswd: {realm: prewarm-test, path: $dir/htpasswd}}"}
   port=$(free_port)
   cat > "$dir/$name.yml" <<YAML
 version: 0.1
 log: {level: warn, accesslog: {disabled: false}}
 storage: {filesystem: {rootdirectory: $dir/$name-storage}, delete: {enabled: true}}
 http: {addr: 127.0.0.1:$port, tls: {certificate: $dir/cert.pem, key: $dir/key.pem}}
-auth: {htpasswd: {realm: prewarm-test, path: $dir/htpasswd}}
+$auth
 YAML
   docker-registry serve "$dir/$name.yml" >> "$dir/$name.log" 2>&1 &
   local pid=$!
@@ -42,7 +54,7 @@ YAML
   eval "REG_PORT_$name=$port REG_PID_$name=$pid"
   local i
   for i in $(seq 1 100); do
-    if curl -s -o /dev/null --cacert "$dir/cert.pem" "https://127.0.0.1:$port/v2/"; then return 0; fi
+    if curl -s --max-time 2 -o /dev/null --cacert "$dir/cert.pem" "https://127.0.0.1:$port/v2/"; then return 0; fi
     sleep 0.1
   done
   cat "$dir/$name.log" >&2

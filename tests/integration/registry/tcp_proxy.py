@@ -43,7 +43,10 @@ async def handle(client_reader, client_writer):
         return
     up_reader, up_writer = await asyncio.open_connection("127.0.0.1", target_port)
     writers.append(up_writer)
-    await asyncio.gather(pipe(client_reader, up_writer, False), pipe(up_reader, client_writer, True))
+    try:
+        await asyncio.gather(pipe(client_reader, up_writer, False), pipe(up_reader, client_writer, True))
+    except asyncio.CancelledError:
+        pass  # the cut: connections aborted on purpose
 
 async def main():
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
