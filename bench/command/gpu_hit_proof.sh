@@ -41,23 +41,8 @@ note() { echo "== $*" | tee -a "$OUT/summary.log" >&2; }
 die() { echo "gpu_hit_proof: $*" | tee -a "$OUT/summary.log" >&2; exit 1; }
 
 command -v nvidia-smi > /dev/null || die "no nvidia-smi: run this on the GPU machine"
-[ -x "$carry/bin/prewarm" ] || die "$carry/bin/prewarm missing: run bench/command/make_gpu_carry.sh on the build host and carry .carry/gpu"
-
-# Carried libraries only where this host lacks the soname (as gpu_torch_compile.sh).
-mkdir -p "$work/ldlib"
-for lib in "$carry"/lib/*; do
-  [ -e "$lib" ] || continue
-  name=$(basename "$lib")
-  ldconfig -p | grep -q "^[[:space:]]*$name " || ln -s "$lib" "$work/ldlib/$name"
-done
-ldconfig -p | grep -q "libOpenCL.so.1 " || ln -s "$carry/opencl/libOpenCL.so.1" "$work/ldlib/libOpenCL.so.1"
-PW_LD="$work/ldlib${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
-pw() { LD_LIBRARY_PATH="$PW_LD" "$carry/bin/prewarm" "$@"; }
-pwr() { LD_LIBRARY_PATH="$PW_LD" "$carry/bin/prewarm-runtime" "$@"; }
-
-pci=$(nvidia-smi --query-gpu=pci.device_id --format=csv,noheader 2>/dev/null | head -1 | tr 'A-F' 'a-f')
-case "$pci" in 0x2335*) target=h200 ;; *) target=h100 ;; esac
-target=${TARGET:-$target}
+# shellcheck source=bench/command/gpu_carry.sh
+source "$repo/bench/command/gpu_carry.sh"
 {
   echo "date: $(date -u +%FT%TZ)"
   echo "target: $target (pci.device_id $pci)"
@@ -68,8 +53,6 @@ target=${TARGET:-$target}
 cat "$OUT/env.txt" >&2
 pw keygen --out "$work/test_only_gpu" > /dev/null 2>&1 || die "prewarm keygen failed"
 
-now() { date +%s.%N; }
-elapsed() { "$PYTHON" -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 3))" "$1" "$(now)"; }
 # record PRECISION MODE RUN JSONFILE WALL_S [EXTRA_JSON]
 record() {
   "$PYTHON" - "$@" >> "$samples" <<'PY'

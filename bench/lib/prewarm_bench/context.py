@@ -14,7 +14,7 @@ from .measure import BenchError, clean_environment, run_fresh
 class Context:
     def __init__(self, repo, build, work, quick, runs, budget, log, variant_filter=""):
         self.repo = Path(repo)
-        self.build = Path(build)
+        self.build = Path(build).resolve()  # samples run in other directories
         self.work = Path(work)
         self.quick = quick
         self.runs = runs

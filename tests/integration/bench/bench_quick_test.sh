@@ -42,6 +42,7 @@ for g in doc["goals"]:
 names = {c["name"] for c in doc["cases"]}
 check({"first_result", "runtime_overhead", "install_throughput", "build_time", "bundle_size", "peak_memory"} <= names,
       f"cases missing: {sorted(names)}")
+check("third_party" in names, f"third_party case missing: {sorted(names)}")
 print(f"{len(ran)} cases ran, {len(doc['cases']) - len(ran)} skipped, {len(doc['goals'])} goals judged")
 PY
 grep -q "^## Goals" "$out/results.md" || fail "results.md has no goals section"

@@ -5,15 +5,19 @@ from .bundle_size import BundleSize
 from .first_result import FirstResult
 from .install_throughput import InstallThroughput
 from .peak_memory import PeakMemory
+from .registry import RegistryInstall
 from .runtime_overhead import RuntimeOverhead
+from .third_party import ThirdParty
 from .torch_compile import TorchCompile
 
 ALL_CASES = [
     FirstResult(),
+    ThirdParty(),
     RuntimeOverhead(),
     InstallThroughput(),
     BuildTime(),
     BundleSize(),
     PeakMemory(),
+    RegistryInstall(),
     TorchCompile(),
 ]

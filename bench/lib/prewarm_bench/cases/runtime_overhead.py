@@ -62,5 +62,6 @@ class RuntimeOverhead(Case):
 
     def notes(self, ctx):
         return ["direct: /bin/true alone; exec: prewarm-runtime exec --root ROOT -- /bin/true; env: prewarm-runtime env;"
-                " install_noop: prewarm-runtime install of the bundle already installed (signature verified, host"
-                " probed, marker read, nothing written)."]
+                " install_noop: prewarm-runtime install of the bundle already installed (signature verified, the"
+                " host fingerprint compared with the marker's: the devices are probed only when it differs;"
+                " nothing written)."]

@@ -65,9 +65,18 @@ class TorchCompile(Case):
                     " --precision, \"{precision}\", --decode, \"1\"]\n"
                     "      kinds: [triton, inductor, cuda]\n"
                     f"precisions: [{dtype}]\ntargets: [{target}]\nbundle:\n  channel: bench\n  expires: 90d\n")
-        bundle, _, report = ctx.bundle_for(manifest, f"cases/tc-{dtype}-build")
+        # Inductor and Triton key some entries by the cache directory's path:
+        # the build captures at the path where every installed sample runs
+        # (`prewarm build --capture-root`, as the README tells users to).
+        sample_root = ctx.work / self.sample_root_name(dtype)
+        bundle, _, report = ctx.bundle_for(manifest, f"cases/tc-{dtype}-build",
+                                           extra_args=("--capture-root", sample_root))
         root = ctx.installed_root(bundle, f"cases/tc-{dtype}-installed")
         self.prepared[variant] = (dtype, fill / "caches", blob, root, report)
+
+    @staticmethod
+    def sample_root_name(dtype):
+        return f"cases/tc-{dtype}-sample/root"
 
     def target(self, ctx):
         listing = ctx.prewarm_json("targets", "--json")
@@ -81,7 +90,7 @@ class TorchCompile(Case):
         dtype, fill, blob, root, _ = self.prepared[variant]
         base = ctx.scratch(f"cases/tc-{dtype}-sample")
         if mode == "installed":
-            run = ctx.exec_under(ctx.copy_tree(root, f"cases/tc-{dtype}-sample/root"), self.argv(ctx, dtype),
+            run = ctx.exec_under(ctx.copy_tree(root, self.sample_root_name(dtype)), self.argv(ctx, dtype),
                                  env={"CUDA_CACHE_DISABLE": "0"})
         elif mode == "warm":
             run = run_fresh(self.argv(ctx, dtype), env=clean_environment(
