@@ -3,6 +3,7 @@
 
 #include "engine/ops/conv2d.hpp"
 #include "engine/ops/device_tensor.hpp"
+#include "engine/ops/uniform_values.hpp"
 #include "engine/ops/w8a8.hpp"
 
 #include <cmath>
@@ -12,17 +13,6 @@
 namespace prewarm::engine::ops {
 
 namespace {
-
-std::vector<float>
-uniform(std::mt19937& rng, std::size_t n, float low, float high)
-{
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = dist(rng);
-  }
-  return v;
-}
 
 struct ConvStep
 {
@@ -49,7 +39,7 @@ run_cnn_forward(Session& session, const CnnArchitecture& architecture, Precision
   std::size_t channels = static_cast<std::size_t>(architecture.input_channels);
   std::size_t height = static_cast<std::size_t>(architecture.input_height);
   std::size_t width = static_cast<std::size_t>(architecture.input_width);
-  std::vector<float> x = round_to_storage(uniform(rng, batch * channels * height * width, -1, 1), format.storage);
+  std::vector<float> x = round_to_storage(uniform_values(rng, batch * channels * height * width, -1, 1), format.storage);
   PW_ASSIGN(DeviceBuffer device_x, upload(session, x, format.storage));
 
   std::vector<ConvStep> steps;
@@ -82,16 +72,16 @@ run_cnn_forward(Session& session, const CnnArchitecture& architecture, Precision
     // He-style init keeps activations O(1) through the ReLUs.
     const auto fan_in = static_cast<float>(shape.in_channels * shape.kernel * shape.kernel);
     const float bound = std::sqrt(6.0f / fan_in);
-    const auto weights = uniform(rng, shape.weight_size(), -bound, bound);
+    const auto weights = uniform_values(rng, shape.weight_size(), -bound, bound);
     FoldedConv folded;
     if (steps[i].batch_norm) {
-      const auto gamma = uniform(rng, shape.out_channels, 0.8f, 1.2f);
-      const auto beta = uniform(rng, shape.out_channels, -0.1f, 0.1f);
-      const auto mean = uniform(rng, shape.out_channels, -0.1f, 0.1f);
-      const auto variance = uniform(rng, shape.out_channels, 0.5f, 1.5f);
+      const auto gamma = uniform_values(rng, shape.out_channels, 0.8f, 1.2f);
+      const auto beta = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
+      const auto mean = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
+      const auto variance = uniform_values(rng, shape.out_channels, 0.5f, 1.5f);
       folded = fold_batch_norm(shape, weights, {}, BatchNorm{gamma, beta, mean, variance, 1e-5});
     } else {
-      folded = {weights, uniform(rng, shape.out_channels, -0.1f, 0.1f)};
+      folded = {weights, uniform_values(rng, shape.out_channels, -0.1f, 0.1f)};
     }
     const std::vector<float> bias = round_to_storage(folded.bias, format.storage);
     PW_ASSIGN(DeviceBuffer device_bias, upload(session, bias, format.storage));

@@ -10,6 +10,7 @@
 #include "engine/ops/linear.hpp"
 #include "engine/ops/rope.hpp"
 #include "engine/ops/w8a8.hpp"
+#include "engine/ops/uniform_values.hpp"
 #include "engine/row_kernels.hpp"
 
 #include <algorithm>
@@ -21,17 +22,6 @@
 namespace prewarm::engine::ops {
 
 namespace {
-
-std::vector<float>
-uniform(std::mt19937& rng, std::size_t n, float low, float high)
-{
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = dist(rng);
-  }
-  return v;
-}
 
 // A device tensor and the host copy of exactly what the device holds.
 struct Tensor
@@ -88,7 +78,7 @@ private:
   Result<Linear> make_linear(std::size_t out, std::size_t in)
   {
     const float bound = std::sqrt(3.0f / static_cast<float>(in));
-    return Linear::load(m_session, m_precision, out, in, uniform(m_rng, out * in, -bound, bound));
+    return Linear::load(m_session, m_precision, out, in, uniform_values(m_rng, out * in, -bound, bound));
   }
 
   Status load_weights();
@@ -128,7 +118,7 @@ DecoderRun::load_weights()
 {
   const std::size_t h = hidden();
   const std::size_t ffn = static_cast<std::size_t>(m_arch.ffn);
-  const std::vector<float> table = uniform(m_rng, m_vocab * h, -1, 1);
+  const std::vector<float> table = uniform_values(m_rng, m_vocab * h, -1, 1);
   if (m_precision == Precision::int8) {
     m_table_int8 = quantize_rows(m_vocab, h, table);
     PW_ASSIGN(m_table_int8_device, upload_raw(m_session, std::span<const std::int8_t>(m_table_int8.values)));
@@ -145,12 +135,12 @@ DecoderRun::load_weights()
   }
   PW_ASSIGN(m_weights.up, make_linear(ffn, h));
   PW_ASSIGN(m_weights.down, make_linear(h, ffn));
-  PW_ASSIGN(m_weights.norm1_gamma, upload_tensor(uniform(m_rng, h, 0.8f, 1.2f)));
-  PW_ASSIGN(m_weights.norm1_beta, upload_tensor(uniform(m_rng, h, -0.1f, 0.1f)));
-  PW_ASSIGN(m_weights.norm2_gamma, upload_tensor(uniform(m_rng, h, 0.8f, 1.2f)));
-  PW_ASSIGN(m_weights.norm2_beta, upload_tensor(uniform(m_rng, h, -0.1f, 0.1f)));
-  PW_ASSIGN(m_final_gamma, upload_tensor(uniform(m_rng, h, 0.8f, 1.2f)));
-  PW_ASSIGN(m_final_beta, upload_tensor(uniform(m_rng, h, -0.1f, 0.1f)));
+  PW_ASSIGN(m_weights.norm1_gamma, upload_tensor(uniform_values(m_rng, h, 0.8f, 1.2f)));
+  PW_ASSIGN(m_weights.norm1_beta, upload_tensor(uniform_values(m_rng, h, -0.1f, 0.1f)));
+  PW_ASSIGN(m_weights.norm2_gamma, upload_tensor(uniform_values(m_rng, h, 0.8f, 1.2f)));
+  PW_ASSIGN(m_weights.norm2_beta, upload_tensor(uniform_values(m_rng, h, -0.1f, 0.1f)));
+  PW_ASSIGN(m_final_gamma, upload_tensor(uniform_values(m_rng, h, 0.8f, 1.2f)));
+  PW_ASSIGN(m_final_beta, upload_tensor(uniform_values(m_rng, h, -0.1f, 0.1f)));
   PW_ASSIGN(m_lm_head, make_linear(m_vocab, h));
   m_inv_freq_host = Rope::inverse_frequencies(head_dim(), m_arch.rope_theta);
   PW_ASSIGN(m_inv_freq, upload(m_session, m_inv_freq_host, Storage::fp32));

@@ -4,6 +4,7 @@
 #include "engine/ops/conv2d.hpp"
 #include "engine/ops/gptq.hpp"
 #include "engine/ops/tolerance.hpp"
+#include "engine/ops/uniform_values.hpp"
 #include "engine/ops/w8a8.hpp"
 #include "random_gptq.hpp"
 
@@ -24,29 +25,18 @@ seeded_rng()
   return std::mt19937(seed);
 }
 
-std::vector<float>
-uniform(std::mt19937& rng, std::size_t n, float low, float high)
-{
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = dist(rng);
-  }
-  return v;
-}
-
 TEST(FoldBatchNorm, FoldedConvolutionEqualsConvolutionThenBatchNorm)
 {
   auto rng = seeded_rng();
   const Conv2dShape shape{.batch = 2, .in_channels = 3, .in_height = 7, .in_width = 9, .out_channels = 4,
                           .kernel = 3, .stride = 2, .padding = 1};
-  const auto input = uniform(rng, shape.input_size(), -1, 1);
-  const auto weights = uniform(rng, shape.weight_size(), -0.5f, 0.5f);
-  const auto bias = uniform(rng, shape.out_channels, -0.1f, 0.1f);
-  const auto gamma = uniform(rng, shape.out_channels, 0.5f, 1.5f);
-  const auto beta = uniform(rng, shape.out_channels, -0.2f, 0.2f);
-  const auto mean = uniform(rng, shape.out_channels, -0.3f, 0.3f);
-  const auto variance = uniform(rng, shape.out_channels, 0.1f, 2.0f);
+  const auto input = uniform_values(rng, shape.input_size(), -1, 1);
+  const auto weights = uniform_values(rng, shape.weight_size(), -0.5f, 0.5f);
+  const auto bias = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
+  const auto gamma = uniform_values(rng, shape.out_channels, 0.5f, 1.5f);
+  const auto beta = uniform_values(rng, shape.out_channels, -0.2f, 0.2f);
+  const auto mean = uniform_values(rng, shape.out_channels, -0.3f, 0.3f);
+  const auto variance = uniform_values(rng, shape.out_channels, 0.1f, 2.0f);
   const BatchNorm norm{gamma, beta, mean, variance, 1e-5};
 
   const FoldedConv folded = fold_batch_norm(shape, weights, bias, norm);
@@ -143,7 +133,7 @@ TEST(Gptq, PackingRejectsSizesThatAreNotMultiplesOfEight)
 TEST(QuantizeRows, PeakMapsToFullScaleAndZeroRowsStayZero)
 {
   auto rng = seeded_rng();
-  auto x = uniform(rng, 3 * 40, -4, 4);
+  auto x = uniform_values(rng, 3 * 40, -4, 4);
   std::fill(x.begin() + 40, x.begin() + 80, 0.0f); // row 1 all zero
   const QuantizedRows q = quantize_rows(3, 40, x);
   for (std::size_t r : {0u, 2u}) {
