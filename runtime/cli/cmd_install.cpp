@@ -19,7 +19,6 @@
 #include "cli/registry_source.hpp"
 #include "cli/runtime_commands.hpp"
 #include "cli/trust_options.hpp"
-#include "host/probe_host.hpp"
 #include "install/environment.hpp"
 #include "install/installer.hpp"
 
@@ -65,9 +64,7 @@ struct InstallCommand
     PW_ASSIGN_CTX(const auto timeout, "--lock-timeout", parse_duration(lock_timeout));
     options.lock_timeout = timeout;
     if (is_registry_source(bundle_dir, registry)) {
-      PW_ASSIGN(const auto devices, host::probe_host());
-      log::verbose("host devices:\n{}", host::describe_host(devices));
-      return install_from_registry(bundle_dir, registry, policy.trust, install_root, devices, options);
+      return install_from_registry(bundle_dir, registry, policy.trust, install_root, install::probed_host(), options);
     }
     if (bundle_dir.empty()) {
       return fail(Errc::usage, "install: no bundle given (a directory, REGISTRY/REPO@sha256:..., or --referrer-of)");

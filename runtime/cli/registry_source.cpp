@@ -42,7 +42,7 @@ is_registry_source(const std::string& source, const RegistryOptions& options)
 
 Result<install::InstallReport>
 install_from_registry(const std::string& source, const RegistryOptions& options, const bundle::TrustStore& trust,
-                      const std::filesystem::path& root, std::span<const host::HostDevice> devices,
+                      const std::filesystem::path& root, const install::HostSource& host,
                       const install::InstallOptions& install_options)
 {
   if (!options.referrer_of.empty() && !source.empty()) {
@@ -54,7 +54,8 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
   request.now = install_options.now.value_or(std::chrono::time_point_cast<std::chrono::seconds>(
     std::chrono::system_clock::now()));
   request.verify = install_options.verify;
-  request.devices = devices;
+  // One probe at most, and none when the root holds the bundle for this host.
+  request.host = install::probe_once(host);
   request.downloads = install::meta_dir(root) / "downloads";
   request.client.ca_file = options.ca_file;
   request.client.tls = options.insecure_loopback_tls ? registry::TlsVerification::insecure_loopback
@@ -83,7 +84,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
                            : fmt::format("{} slice{}: {}", slices.size(), slices.size() == 1 ? "" : "s",
                                          fmt::join(slices, ", ")),
             pulled->bytes_received, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  auto report = install::install_bundle(pulled->dir, trust, root, devices, install_options);
+  auto report = install::install_bundle(pulled->dir, trust, root, request.host, install_options);
   if (!report && pulled->already_installed && report.error().category() != Errc::verify) {
     // The root changed between the unlocked look and the locked one (another
     // installer, a cache directory removed): fetch the slices after all.
@@ -93,7 +94,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
     request.install_root.clear();
     pulled = pull();
     PW_TRY(pulled);
-    report = install::install_bundle(pulled->dir, trust, root, devices, install_options);
+    report = install::install_bundle(pulled->dir, trust, root, request.host, install_options);
   }
   if (report || report.error().category() == Errc::verify) {
     // Installed, or refused for good: nothing here is worth resuming.

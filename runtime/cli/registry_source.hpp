@@ -39,11 +39,9 @@ void add_registry_options(CLI::App& command, RegistryOptions& options);
 // a directory, or --referrer-of was given.
 bool is_registry_source(const std::string& source, const RegistryOptions& options);
 
-Result<install::InstallReport> install_from_registry(const std::string& source,
-                                                     const RegistryOptions& options,
-                                                     const bundle::TrustStore& trust,
-                                                     const std::filesystem::path& root,
-                                                     std::span<const host::HostDevice> devices,
+Result<install::InstallReport> install_from_registry(const std::string& source, const RegistryOptions& options,
+                                                     const bundle::TrustStore& trust, const std::filesystem::path& root,
+                                                     const install::HostSource& host,
                                                      const install::InstallOptions& install_options);
 
 } // namespace prewarm::runtime_cli

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -416,6 +417,13 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
 } // namespace
 
 bool
+holds_bundle_for_unchanged_host(const fs::path& root, const VerifiedBundle& verified, const HostSource& host)
+{
+  const std::string fingerprint = host.fingerprint ? host.fingerprint(requires_frameworks(verified.manifest)) : "";
+  return unchanged_host_install(root, verified, fingerprint).has_value();
+}
+
+bool
 holds_bundle(const fs::path& root, const VerifiedBundle& verified, const std::vector<std::string>& selected_ids)
 {
   UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -594,6 +602,19 @@ probed_host()
 {
   return {[] { return host::probe_host(); },
           [](bool with_frameworks) { return host::host_fingerprint({}, with_frameworks); }};
+}
+
+HostSource
+probe_once(HostSource host)
+{
+  auto probed = std::make_shared<std::optional<Result<std::vector<host::HostDevice>>>>();
+  auto probe = [probe = std::move(host.probe), probed]() -> Result<std::vector<host::HostDevice>> {
+    if (!*probed) {
+      *probed = probe();
+    }
+    return **probed;
+  };
+  return {std::move(probe), std::move(host.fingerprint)};
 }
 
 Result<InstallReport>

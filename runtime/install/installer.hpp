@@ -99,14 +99,6 @@ struct InstallReport
   std::vector<Phase> phases;
 };
 
-// Whether ROOT already holds this verified bundle's selection (the check
-// install_bundle() makes under its lock, made here without it: the marker is
-// replaced atomically). A registry pull asks first and fetches no slice for
-// a persistent root that holds the bundle. Reads only; false when ROOT does
-// not exist or an install there was interrupted.
-bool holds_bundle(const std::filesystem::path& root, const VerifiedBundle& verified,
-                  const std::vector<std::string>& selected_ids);
-
 // The host, probed only when the install needs its devices: a repeated
 // install on an unchanged host (the marker holds this fingerprint) is done
 // without the probe, which is most of its time.
@@ -120,6 +112,25 @@ struct HostSource
 
 // The host probe (host/probe_host.hpp) behind its fingerprint.
 HostSource probed_host();
+
+// The same host source, probing at most once however often it is asked (a
+// registry pull selects slices and the install then checks them).
+HostSource probe_once(HostSource host);
+
+// Whether ROOT already holds this verified bundle's selection (the check
+// install_bundle() makes under its lock, made here without it: the marker is
+// replaced atomically). A registry pull asks first and fetches no slice for
+// a persistent root that holds the bundle. Reads only; false when ROOT does
+// not exist or an install there was interrupted.
+bool holds_bundle(const std::filesystem::path& root, const VerifiedBundle& verified,
+                  const std::vector<std::string>& selected_ids);
+
+// Whether ROOT holds this verified bundle as installed on this very host:
+// the marker names this manifest and this host's fingerprint, and what it
+// selected is in place. Then the slices a probe would select are the
+// installed ones, and neither a registry pull nor the install probes.
+bool holds_bundle_for_unchanged_host(const std::filesystem::path& root, const VerifiedBundle& verified,
+                                     const HostSource& host);
 
 Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
                                      const bundle::TrustStore& trust,

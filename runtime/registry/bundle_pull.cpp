@@ -82,12 +82,22 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
 Result<PulledBundle>
 fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullRequest& request)
 {
-  auto selection = install::select_slices(pull.verified.manifest, request.devices);
+  PulledBundle pulled{pull.reference, pull.dir, {}, 0, false};
+  if (!request.install_root.empty() &&
+      install::holds_bundle_for_unchanged_host(request.install_root, pull.verified, request.host)) {
+    log::info("{} is already installed under {} for this host (fingerprint unchanged: devices not probed): no slice "
+              "fetched",
+              pull.reference.to_string(), request.install_root.string());
+    pulled.already_installed = true;
+    pulled.bytes_received = client.bytes_received();
+    return pulled;
+  }
+  PW_ASSIGN(const auto devices, request.host.probe());
+  auto selection = install::select_slices(pull.verified.manifest, devices);
   if (!selection) {
     (void)remove_tree(pull.dir); // nothing for this host: nothing to resume either
     return fail(std::move(selection).error());
   }
-  PulledBundle pulled{pull.reference, pull.dir, {}, 0, false};
   if (!request.install_root.empty()) {
     std::vector<std::string> selected_ids;
     for (const auto& selected : selection->selected) {

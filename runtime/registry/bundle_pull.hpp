@@ -27,6 +27,7 @@
 #include "bundle/trust.hpp"
 #include "host/host_device.hpp"
 #include "install/bundle_verification.hpp"
+#include "install/installer.hpp"
 #include "registry/image_reference.hpp"
 #include "registry/registry_client.hpp"
 
@@ -52,7 +53,7 @@ struct PullRequest
   const bundle::TrustStore* trust = nullptr;
   SysSeconds now{};
   install::VerifyOptions verify;
-  std::span<const host::HostDevice> devices;
+  install::HostSource host;        // probed only when the root does not hold the bundle for this host
   std::filesystem::path downloads; // parent of the per-bundle download directories
   std::filesystem::path install_root; // empty: always fetch the selected slices
   ClientOptions client;

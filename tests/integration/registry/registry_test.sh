@@ -78,11 +78,15 @@ small=$(( $(stat -c %s bundle1/manifest) + $(stat -c %s bundle1/manifest.sig) ))
 [ "$all_blob_bytes" -eq $(( cpu_bytes + small )) ] || fail "blob bytes $all_blob_bytes != cpu slice + manifest + signature"
 [ ! -e root/.prewarm/downloads/"${ref1##*sha256:}" ] || fail "the download directory was left behind"
 
-step "already installed: a persistent root fetches no slice at the next start"
+step "already installed: a persistent root fetches no slice and probes nothing at the next start"
 from=$(( $(wc -l < a.log) + 1 ))
 expect_exit 0 bounded "$PREWARM_RUNTIME" install "$ref1" --trust "$trust" --root root "${tls[@]}" > again.out
 grep -q "^already installed" again.out || { cat again.out; fail "the second install did not report already installed"; }
 assert_stderr_contains "no slice fetched"
+# The marker names this host's fingerprint: the host is not probed either
+# (the test double announces every probe: "the host was not probed").
+assert_stderr_contains "devices not probed"
+if grep -qF "test host description" <<< "$LAST_STDERR"; then fail "an already-installed bundle probed the host"; fi
 again_bytes=$(blob_get_bytes a.log "$from" "")
 echo "figure: blob bytes sent for an already-installed bundle: $again_bytes (signed manifest + signature: $small)"
 [ "$again_bytes" -le "$small" ] || fail "an already-installed bundle fetched $again_bytes blob bytes (> $small)"

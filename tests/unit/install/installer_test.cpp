@@ -111,6 +111,25 @@ TEST_F(InstallerTest, SecondInstallIsANoOp)
   EXPECT_EQ(file_mtimes(root), mtimes) << "a file was rewritten";
 }
 
+TEST(HostSource, ProbeOnceProbesAtMostOnceAndKeepsTheFingerprint)
+{
+  int probes = 0;
+  const install::HostSource counted{[&probes]() -> Result<std::vector<host::HostDevice>> {
+                                      ++probes;
+                                      return cpu_host();
+                                    },
+                                    [](bool) { return std::string("fingerprint"); }};
+  const auto once = install::probe_once(counted);
+  EXPECT_EQ(probes, 0) << "making the source must not probe";
+  const auto first = once.probe();
+  const auto second = once.probe();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(probes, 1);
+  EXPECT_EQ(first->size(), cpu_host().size());
+  EXPECT_EQ(second->size(), first->size());
+  EXPECT_EQ(once.fingerprint(false), "fingerprint");
+}
+
 TEST_F(InstallerTest, RemovedCacheDirectoryIsInstalledAgain)
 {
   const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
