@@ -736,6 +736,18 @@ constexpr std::array<SectionParser, 6> k_sections{{
   {"file", parse_file, true},
 }};
 
+} // namespace
+
+bool
+may_hold_caches_or_environment(std::string_view bytes)
+{
+  // A section line starts with its keyword and a space (parse_slices), and is
+  // never the first line (the magic line is).
+  return bytes.find("\ncache ") != std::string_view::npos || bytes.find("\nenv ") != std::string_view::npos;
+}
+
+namespace {
+
 // Every line after the header: slices and their sections.
 Status
 parse_slices(Lines& lines, BundleManifest& manifest)

@@ -129,6 +129,12 @@ void normalize(BundleManifest& manifest);
 // denied variable: E_DENIED_VARIABLE.
 Result<BundleManifest> parse(std::string_view bytes);
 
+// False when the bytes hold no "cache" and no "env" line, so that parse()
+// could give no custom cache and no env setting: a reader that wants only
+// those (prewarm-runtime env and exec, at every start) skips parsing a
+// manifest of thousands of file lines. True says nothing about validity.
+bool may_hold_caches_or_environment(std::string_view bytes);
+
 // Limits validate() enforces (a manifest within them still goes through the
 // extraction limits of slice_reader.hpp).
 inline constexpr std::size_t k_max_slices = 4096;

@@ -46,6 +46,9 @@ installed_extras(const fs::path& root, const InstalledMarker& marker, std::vecto
                                    bytes.error().message()));
     return extras;
   }
+  if (!bundle::may_hold_caches_or_environment(*bytes)) {
+    return extras; // nothing to export: not worth a full parse (most of env's and exec's time for a large bundle)
+  }
   auto manifest = bundle::parse(*bytes);
   if (!manifest) {
     warnings.push_back(fmt::format("the installed manifest under {} does not parse ({}): custom caches and runtime env "

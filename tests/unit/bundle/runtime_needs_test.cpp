@@ -40,6 +40,33 @@ hashcat_bytes()
   return serialize(manifest);
 }
 
+// env and exec skip the parse when this says false: it must be false only
+// when parse() gives neither a cache nor an env setting.
+TEST(RuntimeNeeds, ManifestWithoutCacheOrEnvLinesIsToldApart)
+{
+  EXPECT_TRUE(may_hold_caches_or_environment(hashcat_bytes()));
+
+  auto only_env = hashcat_slice();
+  only_env.caches.clear();
+  only_env.directories = {"pocl"};
+  only_env.files = {file_entry("pocl/k.so", "so")};
+  only_env.uncompressed_size = 2;
+  EXPECT_TRUE(may_hold_caches_or_environment(serialize(test::make_manifest({only_env}))));
+
+  auto neither = only_env;
+  neither.environment.clear();
+  // A file and a job whose names hold the words do not count: only a line's keyword does.
+  neither.jobs = {"command cpu/env cache/fp32: env cache x"};
+  neither.directories = {"pocl", "pocl/cache"};
+  neither.files = {file_entry("pocl/cache/env", "so")};
+  const auto bytes = serialize(test::make_manifest({neither}));
+  EXPECT_FALSE(may_hold_caches_or_environment(bytes)) << bytes;
+  const auto parsed = parse(bytes);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_TRUE(parsed->slices.front().caches.empty());
+  EXPECT_TRUE(parsed->slices.front().environment.empty());
+}
+
 TEST(RuntimeNeeds, CacheAndEnvLinesRoundTripInOrder)
 {
   const auto bytes = hashcat_bytes();
