@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <system_error>
@@ -70,11 +73,29 @@ CaptureRootClaim::claim(const fs::path& path_in)
     return fail(Errc::failed, fmt::format("capture root {}: cannot create it: {}", in_quotes(path.string()),
                                           ec.message()));
   }
-  return CaptureRootClaim(path, created_top);
+  UniqueFd lock(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!lock) {
+    return fail(Errc::failed,
+                fmt::format("capture root {}: cannot open it: {}", in_quotes(path.string()), errno_message(errno)));
+  }
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    return fail(Errc::failed,
+                error == EWOULDBLOCK
+                  ? fmt::format("capture root {}: another prewarm build is capturing there (it holds the lock); "
+                                "give each concurrent build its own --capture-root",
+                                in_quotes(path.string()))
+                  : fmt::format("capture root {}: cannot lock it: {}", in_quotes(path.string()), errno_message(error)),
+                "E_CAPTURE_ROOT_BUSY");
+  }
+  // Both builds may have found PATH empty before either locked it: what
+  // counts is what is there now that this one holds it.
+  PW_TRY(check_capture_root(path, "capture root"));
+  return CaptureRootClaim(path, created_top, std::move(lock));
 }
 
 CaptureRootClaim::CaptureRootClaim(CaptureRootClaim&& other) noexcept
-  : m_path(std::move(other.m_path)), m_created_top(std::move(other.m_created_top))
+  : m_path(std::move(other.m_path)), m_created_top(std::move(other.m_created_top)), m_lock(std::move(other.m_lock))
 {
   other.m_path.clear();
   other.m_created_top.clear();

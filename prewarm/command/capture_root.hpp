@@ -19,10 +19,13 @@
 // again, or empty) after the job, whether it succeeded, failed, timed out or
 // the build was interrupted (the claim's destructor runs on the way out,
 // interruption.hpp). Because PATH is one place, command jobs that capture at
-// it run one at a time (command_executor.hpp).
+// it run one at a time (command_executor.hpp), and a claim holds an
+// exclusive flock on PATH: a second build capturing at the same PATH (both
+// found it empty) is refused instead of writing into the first one's caches.
 #pragma once
 
 #include "base/error.hpp"
+#include "base/files.hpp"
 
 #include <filesystem>
 #include <string_view>
@@ -33,8 +36,10 @@ namespace prewarm::command {
 // directory, or not absolute. `what` names the setting ("--capture-root").
 Status check_capture_root(const std::filesystem::path& path, std::string_view what);
 
-// PATH held for one job: created (with missing parents) if absent; on
-// destruction everything this claim created under and above it is removed.
+// PATH held for one job: created (with missing parents) if absent and locked
+// (flock, released on destruction; Errc::failed E_CAPTURE_ROOT_BUSY when
+// another claim holds it); on destruction everything this claim created under
+// and above it is removed.
 class CaptureRootClaim
 {
 public:
@@ -51,13 +56,14 @@ public:
   Status empty_again() const;
 
 private:
-  CaptureRootClaim(std::filesystem::path path, std::filesystem::path created_top)
-    : m_path(std::move(path)), m_created_top(std::move(created_top))
+  CaptureRootClaim(std::filesystem::path path, std::filesystem::path created_top, UniqueFd lock)
+    : m_path(std::move(path)), m_created_top(std::move(created_top)), m_lock(std::move(lock))
   {
   }
 
   std::filesystem::path m_path;
   std::filesystem::path m_created_top; // the outermost directory this claim created; empty: PATH existed
+  UniqueFd m_lock;                     // PATH, flocked: closed after the removal
 };
 
 // Moves the tree `from` to `to` (which must not exist): a rename, or a copy

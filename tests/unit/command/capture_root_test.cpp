@@ -147,6 +147,31 @@ TEST(CaptureRoot, ANonEmptyRootIsRefusedNamingWhatIsThereAndKeepsIt)
   EXPECT_TRUE(check_capture_root(dirs.scratch.path() / "absent", "--capture-root"));
 }
 
+// Two builds that both found PATH empty: the one that holds the claim's lock
+// captures; the other is refused and touches nothing. (flock locks belong to
+// an open file description, so a second claim in this process conflicts as a
+// second process would.)
+TEST(CaptureRoot, ASecondCaptureAtTheSameRootIsRefusedWhileTheFirstHoldsIt)
+{
+  auto dirs = make_dirs();
+  {
+    auto first = CaptureRootClaim::claim(dirs.root);
+    ASSERT_TRUE(first) << first.error().describe();
+    // Still empty: the check before the lock lets the second one through.
+    auto second = CaptureRootClaim::claim(dirs.root);
+    ASSERT_FALSE(second);
+    EXPECT_NE(second.error().message().find("another prewarm build is capturing there"), std::string::npos)
+      << second.error().message();
+    EXPECT_TRUE(fs::is_directory(dirs.root)) << "the refused claim removed the first one's root";
+  }
+  EXPECT_FALSE(fs::exists(dirs.root)) << "the first claim created the root and gives it back";
+  auto request = path_keyed_job(dirs);
+  request.capture_root = dirs.root;
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().describe();
+  EXPECT_TRUE(result->succeeded()) << result->report();
+}
+
 TEST(CaptureRoot, AFailingOrTimedOutCommandLeavesTheRootAsFound)
 {
   for (const bool existed : {false, true}) {
