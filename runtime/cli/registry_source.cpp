@@ -55,7 +55,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
     std::chrono::system_clock::now()));
   request.verify = install_options.verify;
   // One probe at most, and none when the root holds the bundle for this host.
-  request.host = install::probe_once(host);
+  request.host = install::asked_once(host);
   request.downloads = install::meta_dir(root) / "downloads";
   request.client.ca_file = options.ca_file;
   request.client.tls = options.insecure_loopback_tls ? registry::TlsVerification::insecure_loopback

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <memory>
 #include <optional>
@@ -605,7 +606,7 @@ probed_host()
 }
 
 HostSource
-probe_once(HostSource host)
+asked_once(HostSource host)
 {
   auto probed = std::make_shared<std::optional<Result<std::vector<host::HostDevice>>>>();
   auto probe = [probe = std::move(host.probe), probed]() -> Result<std::vector<host::HostDevice>> {
@@ -614,7 +615,18 @@ probe_once(HostSource host)
     }
     return **probed;
   };
-  return {std::move(probe), std::move(host.fingerprint)};
+  if (!host.fingerprint) {
+    return {std::move(probe), {}};
+  }
+  auto fingerprints = std::make_shared<std::array<std::optional<std::string>, 2>>(); // without, with frameworks
+  auto fingerprint = [fingerprint = std::move(host.fingerprint), fingerprints](bool with_frameworks) {
+    auto& known = (*fingerprints)[with_frameworks ? 1 : 0];
+    if (!known) {
+      known = fingerprint(with_frameworks);
+    }
+    return *known;
+  };
+  return {std::move(probe), std::move(fingerprint)};
 }
 
 Result<InstallReport>

@@ -113,9 +113,11 @@ struct HostSource
 // The host probe (host/probe_host.hpp) behind its fingerprint.
 HostSource probed_host();
 
-// The same host source, probing at most once however often it is asked (a
-// registry pull selects slices and the install then checks them).
-HostSource probe_once(HostSource host);
+// The same host source, probing at most once and computing each fingerprint
+// at most once however often it is asked (a registry pull checks the root and
+// selects slices, then the install does both again; a fingerprint with
+// frameworks costs a Python start).
+HostSource asked_once(HostSource host);
 
 // Whether ROOT already holds this verified bundle's selection (the check
 // install_bundle() makes under its lock, made here without it: the marker is

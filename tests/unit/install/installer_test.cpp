@@ -111,15 +111,19 @@ TEST_F(InstallerTest, SecondInstallIsANoOp)
   EXPECT_EQ(file_mtimes(root), mtimes) << "a file was rewritten";
 }
 
-TEST(HostSource, ProbeOnceProbesAtMostOnceAndKeepsTheFingerprint)
+TEST(HostSource, AskedOnceProbesAndFingerprintsAtMostOnce)
 {
   int probes = 0;
+  int fingerprints = 0;
   const install::HostSource counted{[&probes]() -> Result<std::vector<host::HostDevice>> {
                                       ++probes;
                                       return cpu_host();
                                     },
-                                    [](bool) { return std::string("fingerprint"); }};
-  const auto once = install::probe_once(counted);
+                                    [&fingerprints](bool with_frameworks) {
+                                      ++fingerprints;
+                                      return std::string(with_frameworks ? "with" : "fingerprint");
+                                    }};
+  const auto once = install::asked_once(counted);
   EXPECT_EQ(probes, 0) << "making the source must not probe";
   const auto first = once.probe();
   const auto second = once.probe();
@@ -128,6 +132,11 @@ TEST(HostSource, ProbeOnceProbesAtMostOnceAndKeepsTheFingerprint)
   EXPECT_EQ(first->size(), cpu_host().size());
   EXPECT_EQ(second->size(), first->size());
   EXPECT_EQ(once.fingerprint(false), "fingerprint");
+  EXPECT_EQ(once.fingerprint(false), "fingerprint");
+  EXPECT_EQ(once.fingerprint(true), "with");
+  EXPECT_EQ(once.fingerprint(true), "with");
+  EXPECT_EQ(fingerprints, 2) << "one per kind of fingerprint";
+  EXPECT_FALSE(install::asked_once({counted.probe, {}}).fingerprint) << "no fingerprint stays none";
 }
 
 TEST_F(InstallerTest, RemovedCacheDirectoryIsInstalledAgain)
