@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // prewarm push BUNDLE DEST [--subject IMAGE@sha256:HEX] [--ca-file PEM] [--insecure-loopback-tls]
+//                          [--plain-http] [--registry-timeout DURATION] [--registry-min-rate KIB]
 //   DEST: [docker://]REGISTRY/REPO[:TAG]   an OCI 1.1 artifact in a registry
 //         oci:DIR[:REF] | oci-archive:FILE[:REF]   an OCI image layout (air-gapped copies)
 // Prints the pinned reference (REGISTRY/REPO@sha256:HEX; for a layout, the
@@ -7,6 +8,7 @@
 #include "cli/commands.hpp"
 
 #include "base/log.hpp"
+#include "base/time_format.hpp"
 #include "push/bundle_artifact.hpp"
 #include "push/oci_layout_writer.hpp"
 #include "push/registry_push.hpp"
@@ -29,7 +31,10 @@ struct PushOptions
   std::string subject;
   std::string ca_file;
   bool insecure_loopback_tls = false;
+  bool plain_http = false;
   int attempts = 4;
+  std::string timeout = "10m";
+  std::uint64_t min_rate_kib = 256;
 };
 
 Status
@@ -40,6 +45,10 @@ run_push(const PushOptions& options)
   client.tls = options.insecure_loopback_tls ? registry::TlsVerification::insecure_loopback
                                              : registry::TlsVerification::verify;
   client.attempts = options.attempts;
+  client.plain_http = options.plain_http;
+  client.min_rate_kib = options.min_rate_kib;
+  PW_ASSIGN_CTX(const auto timeout, "--registry-timeout", parse_duration(options.timeout));
+  client.deadline = std::chrono::steady_clock::now() + timeout;
   std::optional<registry::Descriptor> subject;
   std::optional<registry::ImageReference> subject_ref;
   if (!options.subject.empty()) {
@@ -87,8 +96,17 @@ add_push_command(CLI::App& app, Action& action)
   cmd->add_option("--ca-file", options->ca_file, "PEM CA certificates trusted for the registry, besides the system's");
   cmd->add_flag("--insecure-loopback-tls", options->insecure_loopback_tls,
                 "do not verify the registry's TLS certificate; only for 127.0.0.0/8 and [::1]");
+  cmd->add_flag("--plain-http", options->plain_http,
+                "http instead of https; only for a registry on this machine (127.0.0.0/8, [::1], localhost)");
   cmd->add_option("--retries", options->attempts, "tries per registry request, with exponential backoff")
     ->check(CLI::Range(1, 10))
+    ->capture_default_str();
+  cmd->add_option("--registry-timeout", options->timeout,
+                  "the whole push (every request, retry and wait) ends within this")
+    ->capture_default_str();
+  cmd->add_option("--registry-min-rate", options->min_rate_kib,
+                  "KiB/s an upload must keep: a blob may take a fixed time plus its size at this rate")
+    ->check(CLI::Range(1, 1 << 30))
     ->capture_default_str();
   cmd->callback([&action, options] { action = [options] { return run_push(*options); }; });
 }

@@ -5,7 +5,8 @@
 #include "base/log.hpp"
 #include "base/time_format.hpp"
 #include "install/install_layout.hpp"
-#include "registry/bundle_pull.hpp"
+#include "pull/bundle_pull.hpp"
+#include "registry/image_reference.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -25,8 +26,15 @@ add_registry_options(CLI::App& command, RegistryOptions& options)
   command.add_option("--retries", options.attempts, "tries per registry request, with exponential backoff")
     ->check(CLI::Range(1, 10))
     ->capture_default_str();
+  command.add_flag("--plain-http", options.plain_http,
+                   "http instead of https; only for a registry on this machine (127.0.0.0/8, [::1], localhost)");
   command.add_option("--registry-timeout", options.timeout,
-                     "give up on a registry connection that connects or sends nothing for this long")
+                     "the whole pull (every request, retry and wait) ends within this; then the caches installed "
+                     "before stay")
+    ->capture_default_str();
+  command.add_option("--registry-min-rate", options.min_rate_kib,
+                     "KiB/s a slice download must keep: a blob may take a fixed time plus its size at this rate")
+    ->check(CLI::Range(1, 1 << 30))
     ->capture_default_str();
 }
 
@@ -49,7 +57,8 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
     return fail(Errc::usage, "install: give a bundle reference or --referrer-of IMAGE, not both");
   }
   PW_ASSIGN_CTX(const auto timeout, "--registry-timeout", parse_duration(options.timeout));
-  registry::PullRequest request;
+  const auto started = std::chrono::steady_clock::now();
+  pull::PullRequest request;
   request.trust = &trust;
   request.now = install_options.now.value_or(std::chrono::time_point_cast<std::chrono::seconds>(
     std::chrono::system_clock::now()));
@@ -60,21 +69,20 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
   request.client.ca_file = options.ca_file;
   request.client.tls = options.insecure_loopback_tls ? registry::TlsVerification::insecure_loopback
                                                      : registry::TlsVerification::verify;
+  request.client.plain_http = options.plain_http;
   request.client.attempts = options.attempts;
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-  request.client.connect_timeout = std::max(std::chrono::seconds(1), seconds);
-  request.client.stall_timeout = std::max(std::chrono::seconds(1), seconds);
+  request.client.min_rate_kib = options.min_rate_kib;
+  request.client.deadline = started + timeout;
 
   request.install_root = root;
 
-  const auto started = std::chrono::steady_clock::now();
-  const auto pull = [&]() -> Result<registry::PulledBundle> {
+  const auto pull = [&]() -> Result<pull::PulledBundle> {
     if (!options.referrer_of.empty()) {
       PW_ASSIGN_CTX(const auto image, "--referrer-of", registry::parse_pinned_reference(options.referrer_of));
-      return registry::pull_bundle_referring_to(image, request);
+      return pull::pull_bundle_referring_to(image, request);
     }
     PW_ASSIGN(const auto pinned, registry::parse_pinned_reference(source));
-    return registry::pull_bundle(pinned, request);
+    return pull::pull_bundle(pinned, request);
   };
   auto pulled = pull();
   PW_TRY(pulled);
@@ -90,7 +98,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
     // installer, a cache directory removed): fetch the slices after all.
     log::info("{} is no longer installed under {}: fetching its slices", pulled->reference.to_string(),
               root.string());
-    (void)remove_tree(pulled->dir);
+    (void)pull::discard_download(*pulled);
     request.install_root.clear();
     pulled = pull();
     PW_TRY(pulled);
@@ -98,7 +106,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
   }
   if (report || report.error().category() == Errc::verify) {
     // Installed, or refused for good: nothing here is worth resuming.
-    if (auto removed = remove_tree(pulled->dir); !removed) {
+    if (auto removed = pull::discard_download(*pulled); !removed) {
       log::warn("{}", removed.error().message());
     }
   }

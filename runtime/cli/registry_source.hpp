@@ -4,7 +4,16 @@
 //
 //   install REGISTRY/REPO@sha256:HEX | oci://REGISTRY/REPO@sha256:HEX
 //   install --referrer-of REGISTRY/REPO@sha256:HEX   (the bundle attached to an image)
-//   [--ca-file PEM] [--insecure-loopback-tls] [--retries N] [--registry-timeout 30s]
+//   [--ca-file PEM] [--insecure-loopback-tls] [--plain-http] [--retries N]
+//   [--registry-timeout 60s] [--registry-min-rate KIB]
+//
+// --registry-timeout bounds the whole pull (every request, retry and wait):
+// a registry that trickles or never finishes an answer costs the container
+// start at most that, and with --on-failure warn the application then starts
+// on the caches installed before. Within it, a document request has a fixed
+// time and a blob its size at --registry-min-rate KiB/s more.
+// --plain-http is for a registry on this machine (127.0.0.0/8, [::1],
+// localhost: `registry:2` on localhost:5000); any other host: E_PLAIN_HTTP.
 //
 // The pulled bundle directory lives under ROOT/.prewarm/downloads/<hex> until
 // the install succeeds (or fails verification); a failed transfer leaves it
@@ -29,8 +38,10 @@ struct RegistryOptions
   std::string referrer_of;
   std::string ca_file;
   bool insecure_loopback_tls = false;
+  bool plain_http = false;
   int attempts = 4;
-  std::string timeout = "30s";
+  std::string timeout = "60s";
+  std::uint64_t min_rate_kib = 256;
 };
 
 void add_registry_options(CLI::App& command, RegistryOptions& options);

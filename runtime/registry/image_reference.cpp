@@ -43,7 +43,20 @@ is_sha256_digest(std::string_view text)
 bool
 looks_like_registry_reference(std::string_view text)
 {
-  return text.starts_with(k_oci_scheme) || text.find("@sha256:") != std::string_view::npos;
+  if (text.starts_with(k_oci_scheme) || text.find('@') != std::string_view::npos) {
+    return true; // a digest of any algorithm: parse_image_reference() names what is wrong with it
+  }
+  // REGISTRY[:PORT]/REPO[:TAG]: a port, or a tag after the last slash. A
+  // relative directory ("./x", "dist.v1/x") has neither.
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos || slash == 0 || text.starts_with('.')) {
+    return false;
+  }
+  const auto host = text.substr(0, slash);
+  const bool port = host.find(':') != std::string_view::npos;
+  const auto last = text.rfind('/');
+  const bool tag = text.find(':', last) != std::string_view::npos;
+  return (port || tag) && is_valid_registry(host);
 }
 
 std::string

@@ -43,8 +43,11 @@ Result<ImageReference> parse_pinned_reference(std::string_view text);
 // "sha256:" followed by 64 lowercase hex digits.
 bool is_sha256_digest(std::string_view text);
 
-// True for "oci://..." and for anything holding "@sha256:" (a directory name
-// never does in practice; a path that exists is taken as a directory first).
+// True for "oci://...", for anything holding '@' (a digest, whatever its
+// algorithm), and for REGISTRY[:PORT]/REPO[:TAG] with a port or a tag: a
+// tag or a sha512 digest is then refused by name (E_UNPINNED, E_REFERENCE)
+// instead of being read as a missing directory. A path that exists is taken
+// as a directory first.
 bool looks_like_registry_reference(std::string_view text);
 
 } // namespace prewarm::registry

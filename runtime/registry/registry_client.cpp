@@ -60,20 +60,61 @@ excerpt(std::string_view body)
   return std::string(trim(out));
 }
 
-bool
-is_loopback_literal(std::string host)
+// host[:port] or [v6][:port] -> the host alone.
+std::string
+host_part(std::string_view host)
 {
   if (host.starts_with('[')) {
-    host = host.substr(1, host.find(']') - 1);
-  } else if (const auto colon = host.rfind(':'); colon != std::string::npos) {
-    host = host.substr(0, colon);
+    return std::string(host.substr(1, host.find(']') - 1));
   }
+  if (const auto colon = host.rfind(':'); colon != std::string_view::npos) {
+    return std::string(host.substr(0, colon));
+  }
+  return std::string(host);
+}
+
+bool
+is_loopback_literal(std::string_view host)
+{
+  const auto bare = host_part(host);
   in_addr v4{};
-  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+  if (::inet_pton(AF_INET, bare.c_str(), &v4) == 1) {
     return (ntohl(v4.s_addr) >> 24) == 127;
   }
   in6_addr v6{};
-  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+  return ::inet_pton(AF_INET6, bare.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+// scheme://host:port of a URL, lowercase, the port always written out: the
+// unit credentials are bound to.
+struct Origin
+{
+  std::string scheme;
+  std::string host;
+  std::string port;
+  bool operator==(const Origin&) const = default;
+  std::string to_string() const { return fmt::format("{}://{}:{}", scheme, host, port); }
+};
+
+Result<Origin>
+parse_origin(const std::string& url)
+{
+  std::unique_ptr<CURLU, void (*)(CURLU*)> handle(curl_url(), curl_url_cleanup);
+  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+    return fail(Errc::failed, fmt::format("{}: not a URL", in_quotes(url.substr(0, 200))), std::string(k_registry_error));
+  }
+  Origin origin;
+  const auto part = [&](CURLUPart which, unsigned flags, std::string& out) {
+    char* text = nullptr;
+    if (curl_url_get(handle.get(), which, &text, flags) == CURLUE_OK && text != nullptr) {
+      out = lowercase(text);
+    }
+    curl_free(text);
+  };
+  part(CURLUPART_SCHEME, 0, origin.scheme);
+  part(CURLUPART_HOST, 0, origin.host);
+  part(CURLUPART_PORT, CURLU_DEFAULT_PORT, origin.port);
+  return origin;
 }
 
 struct Transfer
@@ -85,6 +126,7 @@ struct Transfer
   std::uint64_t received = 0; // of a 2xx body
   std::FILE* upload = nullptr;
   bool started = false;
+  bool error_body_full = false; // the excerpt is kept: the rest is not read
 };
 
 bool
@@ -103,6 +145,12 @@ on_body(char* data, std::size_t size, std::size_t count, void* user)
   if (!is_success(status)) {
     const auto room = k_max_error_body - std::min(k_max_error_body, t.response->body.size());
     t.response->body.append(chunk.substr(0, room));
+    if (chunk.size() >= room) {
+      // An endless error body must not hold the request: what a message
+      // quotes is here, the transfer stops (perform() keeps the answer).
+      t.error_body_full = true;
+      return 0;
+    }
     return chunk.size();
   }
   if (!t.started) {
@@ -188,9 +236,12 @@ struct RegistryClient::State
 {
   std::string registry;
   ClientOptions options;
+  Origin origin;             // of the registry: where credentials may go
   std::string authorization; // "Basic ..." / "Bearer ...": the last one the registry took
   std::optional<std::optional<Credentials>> credentials; // looked up once, on the first challenge
   std::uint64_t bytes_received = 0;
+
+  using Clock = std::chrono::steady_clock;
 
   Result<std::optional<Credentials>> lookup_credentials()
   {
@@ -205,41 +256,82 @@ struct RegistryClient::State
     return *credentials;
   }
 
+  Error deadline_error(std::string_view what) const
+  {
+    return Error(Errc::failed,
+                 fmt::format("{}: the registry deadline passed (--registry-timeout; the previous caches stay)", what),
+                 std::string(k_deadline));
+  }
+
+  // The time one request may take: its allowance, cut at the deadline.
+  // Zero or less: the deadline has passed.
+  std::chrono::milliseconds request_budget(std::uint64_t transfer_bytes, bool& cut_by_deadline) const
+  {
+    const auto rate = std::max<std::uint64_t>(1, options.min_rate_kib) * 1024;
+    auto budget = std::chrono::duration_cast<std::chrono::milliseconds>(options.document_timeout) +
+                  std::chrono::milliseconds(transfer_bytes / rate * 1000 + (transfer_bytes % rate) * 1000 / rate);
+    cut_by_deadline = false;
+    if (options.deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*options.deadline - Clock::now());
+      if (left <= budget) {
+        budget = left;
+        cut_by_deadline = true;
+      }
+    }
+    return budget;
+  }
+
+  bool redirect_allowed(const Origin& to) const
+  {
+    const bool loopback = is_loopback_host(to.host); // CURLU writes a v6 host in brackets
+    if (options.tls == TlsVerification::insecure_loopback && !loopback) {
+      return false; // unverified TLS stays on loopback
+    }
+    return to.scheme == "https" || (to.scheme == "http" && options.plain_http && loopback);
+  }
+
   Result<HttpResponse> perform(const HttpRequest& request, const std::string& url,
                                const std::string& authorization_header)
   {
+    bool cut_by_deadline = false;
+    const auto upload_size = [&]() -> std::uint64_t {
+      std::error_code ec;
+      return request.upload_file.empty() ? request.body.size() : std::filesystem::file_size(request.upload_file, ec);
+    }();
+    const auto budget = request_budget(std::max(request.transfer_bytes, upload_size), cut_by_deadline);
+    if (budget.count() <= 0) {
+      return fail(deadline_error(fmt::format("{} {}", request.method, url)));
+    }
     CurlHandle curl;
     if (curl.handle == nullptr) {
       return fail(Errc::failed, "curl_easy_init failed", std::string(k_registry_error));
     }
     HttpResponse response;
-    Transfer transfer{&request, &response, curl.handle, std::nullopt, 0, nullptr, false};
+    Transfer transfer{&request, &response, curl.handle, std::nullopt, 0, nullptr, false, false};
     auto* h = curl.handle;
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "prewarm");
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https");
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, options.plain_http ? "http,https" : "https");
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(std::min<std::chrono::milliseconds>(options.connect_timeout, budget).count()));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(budget.count()));
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
+    // Redirects are followed by send(), which decides where credentials go.
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     if (options.tls == TlsVerification::insecure_loopback) {
       curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
       curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-      curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    } else {
-      if (!options.ca_file.empty()) {
-        // CAINFO replaces the default bundle; the hashed system directory
-        // keeps the system CAs trusted as well.
-        curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
-        curl_easy_setopt(h, CURLOPT_CAPATH, "/etc/ssl/certs");
-      }
-      curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-      curl_easy_setopt(h, CURLOPT_MAXREDIRS, 3L);
-      curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+    } else if (!options.ca_file.empty()) {
+      // CAINFO replaces the default bundle; the hashed system directory
+      // keeps the system CAs trusted as well.
+      curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
+      curl_easy_setopt(h, CURLOPT_CAPATH, "/etc/ssl/certs");
     }
     for (const auto& header : request.headers) {
       curl.headers = curl_slist_append(curl.headers, header.c_str());
@@ -255,13 +347,11 @@ struct RegistryClient::State
       if (!upload) {
         return fail(Errc::failed, fmt::format("cannot open {} to upload it", request.upload_file.string()), "E_IO");
       }
-      std::error_code ec;
-      const auto size = std::filesystem::file_size(request.upload_file, ec);
       transfer.upload = upload.get();
       curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
       curl_easy_setopt(h, CURLOPT_READFUNCTION, on_upload);
       curl_easy_setopt(h, CURLOPT_READDATA, &transfer);
-      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(upload_size));
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     } else if (request.method == "PUT" || request.method == "POST" || request.method == "PATCH") {
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
@@ -273,25 +363,34 @@ struct RegistryClient::State
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, curl.headers);
     const CURLcode code = curl_easy_perform(h);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    if (char* location = nullptr; curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
+      response.redirect_url = location;
+    }
     bytes_received += transfer.received;
     if (transfer.sink_error) {
       return fail(std::move(*transfer.sink_error));
     }
-    if (code == CURLE_TOO_MANY_REDIRECTS || code == CURLE_UNSUPPORTED_PROTOCOL) {
-      return fail(Errc::failed, fmt::format("{} {}: redirect refused: {}", request.method, url, curl_easy_strerror(code)),
+    if (code == CURLE_WRITE_ERROR && transfer.error_body_full) {
+      return response; // the excerpt of an error body: enough for the message
+    }
+    if (code == CURLE_OPERATION_TIMEDOUT) {
+      if (cut_by_deadline) {
+        return fail(deadline_error(fmt::format("{} {}", request.method, url)));
+      }
+      return fail(Errc::failed,
+                  fmt::format("{} {}: no complete answer within {:.1f} s ({}: {} KiB/s at least)", request.method, url,
+                              static_cast<double>(budget.count()) / 1000.0,
+                              request.transfer_bytes > 0 || upload_size > 0 ? "a blob" : "a document",
+                              options.min_rate_kib),
+                  std::string(k_unavailable));
+    }
+    if (code == CURLE_UNSUPPORTED_PROTOCOL) {
+      return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, curl_easy_strerror(code)),
                   "E_REDIRECT");
     }
     if (code != CURLE_OK) {
       return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, curl_easy_strerror(code)),
                   std::string(is_transient(code) ? k_unavailable : k_registry_error));
-    }
-    if (response.status >= 300 && response.status < 400) {
-      return fail(Errc::failed,
-                  fmt::format("{} {}: redirect to {} refused ({})", request.method, url, response.header("location"),
-                              options.tls == TlsVerification::insecure_loopback
-                                ? "redirects are not followed with --insecure-loopback-tls"
-                                : "not an https redirect"),
-                  "E_REDIRECT");
     }
     return response;
   }
@@ -299,6 +398,11 @@ struct RegistryClient::State
   // A token for a Bearer challenge (distribution spec "token authentication").
   Result<std::string> fetch_token(const AuthChallenge& challenge)
   {
+    PW_ASSIGN(const auto realm, parse_origin(challenge.realm));
+    if (realm.scheme != "https" && !(realm.scheme == "http" && options.plain_http && origin.scheme == "http" &&
+                                     realm.host == origin.host)) {
+      return fail(Errc::failed, fmt::format("token realm {}: not https", challenge.realm), std::string(k_auth_error));
+    }
     PW_ASSIGN(const auto creds, lookup_credentials());
     std::string query;
     const auto add = [&](std::string_view key, const std::string& value) {
@@ -324,7 +428,16 @@ struct RegistryClient::State
       const auto answer = nlohmann::json::parse(response.body);
       for (const char* key : {"token", "access_token"}) {
         if (const auto it = answer.find(key); it != answer.end() && it->is_string() && !it->get<std::string>().empty()) {
-          return it->get<std::string>();
+          auto token = it->get<std::string>();
+          if (!is_valid_token(token)) {
+            // CR/LF or anything else outside RFC 6750 would become header
+            // lines of every later request.
+            return fail(Errc::failed,
+                        fmt::format("token from {}: not an RFC 6750 token (characters outside A-Z a-z 0-9 -._~+/=)",
+                                    challenge.realm),
+                        "E_AUTH_TOKEN");
+          }
+          return token;
         }
       }
     } catch (const nlohmann::json::exception&) {
@@ -368,11 +481,20 @@ RegistryClient::create(std::string registry, ClientOptions options)
                             registry),
                 "E_USAGE");
   }
+  if (options.plain_http && !is_loopback_host(registry)) {
+    return fail(Errc::usage,
+                fmt::format("--plain-http: {} is not a loopback registry (127.0.0.0/8, [::1] or localhost); "
+                            "credentials and bundles travel in clear text only on this machine",
+                            registry),
+                std::string(k_plain_http));
+  }
   options.attempts = std::max(1, options.attempts);
   auto state = std::make_unique<State>();
   state->registry = std::move(registry);
   state->options = std::move(options);
-  return RegistryClient(std::move(state));
+  auto client = RegistryClient(std::move(state));
+  PW_ASSIGN(client.m_state->origin, parse_origin(client.url("/v2/")));
+  return client;
 }
 
 const std::string&
@@ -387,7 +509,7 @@ RegistryClient::url(std::string_view path) const
   if (path.starts_with("https://") || path.starts_with("http://")) {
     return std::string(path);
   }
-  return fmt::format("https://{}{}", m_state->registry, path);
+  return fmt::format("{}://{}{}", m_state->options.plain_http ? "http" : "https", m_state->registry, path);
 }
 
 std::uint64_t
@@ -402,31 +524,105 @@ RegistryClient::attempts() const
   return m_state->options.attempts;
 }
 
-void
+bool
 RegistryClient::backoff(std::string_view what, int attempt, const Error& error) const
 {
   const auto& o = m_state->options;
   auto delay = o.backoff_base * (1LL << std::min(attempt - 1, 16));
   delay = std::min<std::chrono::milliseconds>(delay, o.backoff_cap);
+  if (o.deadline && State::Clock::now() + delay >= *o.deadline) {
+    return false; // no time for another try: the last error stands
+  }
   // Most errors name the request already.
   const auto& message = error.message();
   log::info("{}{}; try {} of {} in {:.1f} s", message.starts_with(what) ? "" : fmt::format("{}: ", what), message,
             attempt + 1, o.attempts,
             static_cast<double>(delay.count()) / 1000.0);
   std::this_thread::sleep_for(delay);
+  return true;
 }
 
 Result<HttpResponse>
 RegistryClient::send(const HttpRequest& request)
 {
-  const auto target = url(request.path);
-  PW_ASSIGN(auto response, m_state->perform(request, target, m_state->authorization));
-  if (response.status != 401) {
-    return response;
+  constexpr int k_max_redirects = 3;
+  auto& state = *m_state;
+  bool challenged = false;
+  auto target = url(request.path);
+  for (int redirects = 0;;) {
+    PW_ASSIGN(const auto origin, parse_origin(target));
+    const bool home = origin == state.origin;
+    PW_ASSIGN(auto response, state.perform(request, target, home ? state.authorization : std::string()));
+    if (response.status >= 300 && response.status < 400 && response.status != 304) {
+      const auto refused = [&](std::string_view why) {
+        return fail(Errc::failed,
+                    fmt::format("{} {}: redirect to {} refused ({})", request.method, target,
+                                in_quotes(response.redirect_url.substr(0, 200)), why),
+                    "E_REDIRECT");
+      };
+      if (request.method != "GET" && request.method != "HEAD") {
+        return refused("only GET and HEAD are redirected");
+      }
+      if (response.redirect_url.empty()) {
+        return refused("no Location");
+      }
+      if (++redirects > k_max_redirects) {
+        return refused(fmt::format("more than {} redirects", k_max_redirects));
+      }
+      PW_ASSIGN(const auto next, parse_origin(response.redirect_url));
+      if (!state.redirect_allowed(next)) {
+        return refused(state.options.tls == TlsVerification::insecure_loopback
+                         ? "with --insecure-loopback-tls only to loopback hosts"
+                         : "not an https redirect");
+      }
+      target = response.redirect_url;
+      continue;
+    }
+    if (response.status != 401) {
+      return response;
+    }
+    if (!home) {
+      // A CDN or upload host asking for credentials: the registry's are
+      // not its to have, whatever realm it names.
+      return fail(Errc::failed,
+                  fmt::format("{} {}: {} asks for credentials; the registry's ({}) are not sent to another host",
+                              request.method, target, origin.to_string(), state.origin.to_string()),
+                  std::string(k_auth_error));
+    }
+    if (challenged) {
+      return response;
+    }
+    challenged = true;
+    PW_ASSIGN_CTX(state.authorization, fmt::format("{} {}", request.method, target), state.answer_challenge(response));
+    target = url(request.path);
+    redirects = 0;
   }
-  PW_ASSIGN_CTX(m_state->authorization, fmt::format("{} {}", request.method, target),
-                m_state->answer_challenge(response));
-  return m_state->perform(request, target, m_state->authorization);
+}
+
+bool
+is_loopback_host(std::string_view host)
+{
+  return is_loopback_literal(host) || lowercase(host_part(host)) == "localhost";
+}
+
+bool
+is_valid_token(std::string_view token)
+{
+  std::size_t i = 0;
+  const auto token_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_' || c == '~' ||
+           c == '+' || c == '/';
+  };
+  while (i < token.size() && token_char(token[i])) {
+    ++i;
+  }
+  if (i == 0) {
+    return false;
+  }
+  while (i < token.size() && token[i] == '=') {
+    ++i;
+  }
+  return i == token.size();
 }
 
 Status

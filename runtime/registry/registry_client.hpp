@@ -1,16 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 // HTTP to one OCI registry through libcurl: TLS (system CAs plus an optional
-// CA file; verification off only for a loopback address, on request),
-// the distribution spec's auth challenge (a 401 with WWW-Authenticate:
-// Basic, or Bearer realm/service/scope answered by a token from the realm,
-// credentials from the Docker config), bounded timeouts, and a retry loop
-// with exponential backoff for failures that may pass (connection refused,
-// timeouts, 429, 5xx).
+// CA file; verification off only for a loopback address, on request; plain
+// http only for a loopback registry), the distribution spec's auth challenge
+// (a 401 with WWW-Authenticate: Basic, or Bearer realm/service/scope answered
+// by a token from the realm, credentials from the Docker config), deadlines,
+// and a retry loop with exponential backoff for failures that may pass
+// (connection refused, timeouts, 429, 5xx).
 //
-// Redirects (registries send blob downloads to a CDN) are followed, at most
-// three, to https only, and never with --insecure-loopback-tls (that would
-// extend unverified TLS beyond loopback); the bytes that arrive are digest
-// checked by the caller wherever they come from.
+// Time: a registry that trickles bytes or sends an endless error body must
+// not hold a container's start. Every request has a deadline (a document:
+// document_timeout; a blob: that plus its size at min_rate_kib), every
+// operation may have one over all its requests, retries and waits
+// (ClientOptions::deadline, --registry-timeout), and an error body is read
+// only up to the excerpt kept for the message.
+//
+// Credentials are bound to the registry's origin (scheme, host, port): the
+// Authorization header goes only to URLs of that origin, and a 401 from any
+// other origin (a CDN a blob was redirected to, an upload Location on
+// another host) is an error, never answered with the registry's
+// credentials. Tokens are accepted only in RFC 6750 characters, so a token
+// cannot add header lines.
+//
+// Redirects (registries send blob downloads to a CDN) are followed here, not
+// by libcurl, for GET and HEAD only, at most three, to https only (to http
+// only for a loopback host with --plain-http), and with
+// --insecure-loopback-tls only to loopback hosts (unverified TLS must not
+// reach beyond loopback); the bytes that arrive are digest checked by the
+// caller wherever they come from.
 #pragma once
 
 #include "base/error.hpp"
@@ -33,6 +49,8 @@ inline constexpr std::string_view k_unavailable = "E_REGISTRY_UNAVAILABLE"; // m
 inline constexpr std::string_view k_registry_error = "E_REGISTRY";          // an answer that will not change
 inline constexpr std::string_view k_not_found = "E_NOT_FOUND";
 inline constexpr std::string_view k_auth_error = "E_AUTH";
+inline constexpr std::string_view k_deadline = "E_REGISTRY_DEADLINE"; // the operation's deadline passed: not retried
+inline constexpr std::string_view k_plain_http = "E_PLAIN_HTTP";      // --plain-http for a host that is not loopback
 
 enum class TlsVerification {
   verify,             // system CAs (+ ca_file)
@@ -44,8 +62,19 @@ struct ClientOptions
   std::filesystem::path ca_file; // trusted in addition to the system CAs
   TlsVerification tls = TlsVerification::verify;
   std::filesystem::path docker_config; // empty: docker_config_path()
+  // http:// instead of https://; refused (k_plain_http) unless the registry
+  // is a loopback address or localhost.
+  bool plain_http = false;
   std::chrono::seconds connect_timeout{10};
   std::chrono::seconds stall_timeout{30}; // less than 1 byte/s for this long: give up
+  // One request for a document (manifest, index, token, small blob), and the
+  // fixed part of a blob's time.
+  std::chrono::seconds document_timeout{20};
+  // A blob of N bytes may take document_timeout + N / (min_rate_kib KiB/s).
+  std::uint64_t min_rate_kib = 256;
+  // Over every request, retry and backoff of this client: past it, requests
+  // fail with k_deadline (a request in flight is cut at it).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   int attempts = 4;                       // tries per request, the first included
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_cap{8000};
@@ -68,6 +97,9 @@ struct HttpRequest
   // the status and headers (a resumed download checks 206 vs 200 here).
   std::function<Status(const HttpResponse&)> on_start;
   std::uint64_t max_body_bytes = std::uint64_t{4} << 20;
+  // The size of the body this request moves (a blob down or up): its time
+  // allowance grows with it (ClientOptions::min_rate_kib). 0: a document.
+  std::uint64_t transfer_bytes = 0;
 };
 
 struct HttpResponse
@@ -75,6 +107,7 @@ struct HttpResponse
   long status = 0;
   std::map<std::string, std::string> headers; // lowercase names, of the final answer
   std::string body;                           // without a sink; error bodies (capped) always
+  std::string redirect_url;                   // of a 3xx answer, resolved against the request's URL
   std::string header(std::string_view name) const;
 };
 
@@ -82,19 +115,22 @@ class RegistryClient
 {
 public:
   // `registry` is host[:port]. Errc::usage for --insecure-loopback-tls on a
-  // host that is not a loopback address literal.
+  // host that is not a loopback address literal, and for plain_http on a
+  // host that is neither that nor localhost (k_plain_http).
   static Result<RegistryClient> create(std::string registry, ClientOptions options);
   RegistryClient(RegistryClient&&) noexcept;
   RegistryClient& operator=(RegistryClient&&) noexcept;
   ~RegistryClient();
 
-  // One request, answering an auth challenge once. Transport failures come
-  // back as errors (k_unavailable where a retry may help); any HTTP status
-  // comes back as a response.
+  // One request, answering an auth challenge of the registry's origin once
+  // and following redirects (see above). Transport failures come back as
+  // errors (k_unavailable where a retry may help, k_deadline past the
+  // deadline); any HTTP status comes back as a response.
   Result<HttpResponse> send(const HttpRequest& request);
 
   // Runs `attempt` up to options.attempts times while it fails with
-  // k_unavailable, sleeping base * 2^i (capped) between tries.
+  // k_unavailable, sleeping base * 2^i (capped) between tries; never past
+  // the deadline.
   template<typename T> Result<T> with_retries(std::string_view what, const std::function<Result<T>()>& attempt);
 
   const std::string& registry() const;
@@ -107,9 +143,17 @@ private:
   struct State;
   explicit RegistryClient(std::unique_ptr<State> state);
   int attempts() const;
-  void backoff(std::string_view what, int attempt, const Error& error) const;
+  // Sleeps before try attempt + 1; false when the deadline comes first.
+  bool backoff(std::string_view what, int attempt, const Error& error) const;
   std::unique_ptr<State> m_state;
 };
+
+// Whether `host` (host[:port], [v6][:port]) is a loopback address literal
+// (127.0.0.0/8, ::1) or localhost.
+bool is_loopback_host(std::string_view host);
+
+// Whether `token` is an RFC 6750 b64token: [A-Za-z0-9-._~+/]+ =*.
+bool is_valid_token(std::string_view token);
 
 // The status of `response` as an error unless it is one of `expected`:
 // 404 k_not_found, 401/403 k_auth_error, 429/5xx k_unavailable, else
@@ -122,10 +166,9 @@ RegistryClient::with_retries(std::string_view what, const std::function<Result<T
 {
   for (int i = 1;; ++i) {
     auto result = attempt();
-    if (result || result.error().code() != k_unavailable || i >= attempts()) {
+    if (result || result.error().code() != k_unavailable || i >= attempts() || !backoff(what, i, result.error())) {
       return result;
     }
-    backoff(what, i, result.error());
   }
 }
 

@@ -3,6 +3,7 @@
 #include "registry/registry_fetch.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 
@@ -29,14 +30,14 @@ manifest_accept_header()
 }
 
 Error
-io_error(std::string_view what, const fs::path& path, int error_number)
+io_error(std::string_view what, const std::string& path, int error_number)
 {
-  return Error(Errc::failed, fmt::format("{} {}: {}", what, path.string(), errno_message(error_number)), "E_IO");
+  return Error(Errc::failed, fmt::format("{} {}: {}", what, path, errno_message(error_number)), "E_IO");
 }
 
 // SHA-256 of the first `size` bytes of `fd` into `hasher`.
 Status
-hash_prefix(int fd, std::uint64_t size, Sha256& hasher, const fs::path& path)
+hash_prefix(int fd, std::uint64_t size, Sha256& hasher, const std::string& path)
 {
   std::array<char, 1 << 16> buffer{};
   std::uint64_t offset = 0;
@@ -52,25 +53,62 @@ hash_prefix(int fd, std::uint64_t size, Sha256& hasher, const fs::path& path)
   return {};
 }
 
+Error
+unsafe_entry(std::string_view where, const std::string& name, std::string_view why)
+{
+  return Error(Errc::failed, fmt::format("{}: {}", join_relative(where, name), why), "E_DOWNLOAD_DIR");
+}
+
+// The partial download NAME.partial in `dirfd`, opened for resuming, or
+// created anew (O_EXCL). What is there and is not a regular file of ours
+// with one link (a FIFO, a directory, a symlink, a hard link to a file
+// elsewhere) was not left by a download: it is removed, and the file is
+// created once more; a second failure is an error.
+Result<UniqueFd>
+open_partial(int dirfd, const std::string& partial, std::string_view where)
+{
+  for (int round = 0; round < 2; ++round) {
+    UniqueFd fd(::openat(dirfd, partial.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (!fd && errno == ENOENT) {
+      fd.reset(::openat(dirfd, partial.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (!fd) {
+        return fail(unsafe_entry(where, partial, fmt::format("cannot create: {}", errno_message(errno))));
+      }
+    }
+    struct stat st{};
+    if (fd && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == ::geteuid()) {
+      if (::fchmod(fd.get(), 0600) != 0) {
+        return fail(tree_io_error("cannot chmod", join_relative(where, partial), errno));
+      }
+      return fd;
+    }
+    const auto what = !fd ? errno_message(errno)
+                          : (S_ISREG(st.st_mode) ? fmt::format("{} links, owner {}", st.st_nlink, st.st_uid)
+                                                 : std::string(file_type_name(st.st_mode)));
+    log::warn("{}: a leftover that is not a partial download ({}): removed", join_relative(where, partial), what);
+    fd.reset();
+    PW_TRY(remove_leftover(dirfd, partial, where));
+  }
+  return fail(unsafe_entry(where, partial, "replaced again while it was being created"));
+}
+
 // One try of a resumable download: append to `partial` from where it ends.
 Result<bool>
 download_once(RegistryClient& client, const std::string& path, const std::string& digest, std::uint64_t size,
-              const fs::path& partial)
+              int dirfd, const std::string& partial, std::string_view where)
 {
-  UniqueFd fd(::open(partial.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd) {
-    return fail(io_error("cannot open", partial, errno));
-  }
+  PW_ASSIGN(UniqueFd fd, open_partial(dirfd, partial, where));
   PW_ASSIGN(std::uint64_t offset, file_size(fd.get()));
   if (offset > size && ::ftruncate(fd.get(), 0) == 0) {
     offset = 0;
   }
   Sha256 hasher;
-  PW_TRY(hash_prefix(fd.get(), offset, hasher, partial));
+  PW_TRY(hash_prefix(fd.get(), offset, hasher, join_relative(where, partial)));
   std::uint64_t written = offset;
 
   HttpRequest request;
   request.path = path;
+  request.transfer_bytes = size - std::min(size, offset);
   if (offset > 0 && offset < size) {
     request.headers.push_back(fmt::format("Range: bytes={}-", offset));
     log::verbose("resuming {} at byte {} of {}", digest, offset, size);
@@ -88,7 +126,7 @@ download_once(RegistryClient& client, const std::string& path, const std::string
     // A whole answer (the registry or CDN ignored Range): start over.
     if (offset > 0) {
       if (::ftruncate(fd.get(), 0) != 0) {
-        return fail(io_error("cannot truncate", partial, errno));
+        return fail(io_error("cannot truncate", join_relative(where, partial), errno));
       }
       hasher = Sha256();
       written = 0;
@@ -103,7 +141,7 @@ download_once(RegistryClient& client, const std::string& path, const std::string
     }
     const auto n = ::pwrite(fd.get(), chunk.data(), chunk.size(), static_cast<off_t>(written));
     if (n != static_cast<ssize_t>(chunk.size())) {
-      return fail(io_error("cannot write", partial, n < 0 ? errno : ENOSPC));
+      return fail(io_error("cannot write", join_relative(where, partial), n < 0 ? errno : ENOSPC));
     }
     hasher.update(chunk);
     written += chunk.size();
@@ -111,11 +149,11 @@ download_once(RegistryClient& client, const std::string& path, const std::string
   };
   auto response = client.send(request);
   if (!response && response.error().category() == Errc::verify) {
-    ::unlink(partial.c_str()); // oversized: nothing of it is worth resuming
+    ::unlinkat(dirfd, partial.c_str(), 0); // oversized: nothing of it is worth resuming
   }
   PW_TRY(response);
   if (response->status == 416) {
-    ::unlink(partial.c_str()); // our partial file does not fit the blob: start again
+    ::unlinkat(dirfd, partial.c_str(), 0); // our partial file does not fit the blob: start again
     return fail(Errc::failed, fmt::format("blob {}: range not satisfiable", digest), std::string(k_unavailable));
   }
   PW_TRY(expect_status(*response, {200, 206}, fmt::format("blob {}", digest)));
@@ -125,12 +163,12 @@ download_once(RegistryClient& client, const std::string& path, const std::string
                 std::string(k_unavailable));
   }
   if (const auto got = "sha256:" + hasher.finish_hex(); got != digest) {
-    ::unlink(partial.c_str());
+    ::unlinkat(dirfd, partial.c_str(), 0);
     return fail(Errc::verify, fmt::format("blob {}: the registry sent content with digest {}", digest, got),
                 "E_BLOB_DIGEST");
   }
   if (::fsync(fd.get()) != 0) {
-    return fail(io_error("cannot fsync", partial, errno));
+    return fail(io_error("cannot fsync", join_relative(where, partial), errno));
   }
   return true;
 }
@@ -168,6 +206,7 @@ fetch_small_blob(RegistryClient& client, const std::string& repository, const De
   HttpRequest request;
   request.path = fmt::format("/v2/{}/blobs/{}", repository, descriptor.digest);
   request.max_body_bytes = descriptor.size;
+  request.transfer_bytes = descriptor.size;
   return client.with_retries<std::string>(what, [&]() -> Result<std::string> {
     PW_ASSIGN_CTX(auto response, what, client.send(request));
     PW_TRY(expect_status(response, {200}, what));
@@ -185,24 +224,50 @@ fetch_small_blob(RegistryClient& client, const std::string& repository, const De
 }
 
 Status
-download_blob(RegistryClient& client, const std::string& repository, const std::string& digest, std::uint64_t size,
-              const fs::path& file)
+remove_leftover(int dirfd, const std::string& name, std::string_view where)
 {
-  if (auto existing = open_regular_file(file.string()); existing) {
-    auto have = sha256_hex_of_fd(existing->get(), size);
-    if (have && "sha256:" + *have == digest && file_size(existing->get()).value_or(0) == size) {
-      log::verbose("blob {} already downloaded", digest);
-      return {};
-    }
-    ::unlink(file.c_str());
+  if (::unlinkat(dirfd, name.c_str(), 0) == 0 || errno == ENOENT) {
+    return {};
   }
-  auto partial = file;
-  partial += ".partial";
+  if (errno != EISDIR && errno != EPERM) {
+    return fail(tree_io_error("cannot remove", join_relative(where, name), errno));
+  }
+  // A directory: emptied through fds (never following a link in it), then removed.
+  PW_ASSIGN(const auto dir, open_directory_beneath(dirfd, name));
+  const auto relative = join_relative(where, name);
+  PW_ASSIGN(const auto names, list_directory(dir.get(), relative));
+  for (const auto& child : names) {
+    PW_TRY(remove_leftover(dir.get(), child, relative));
+  }
+  if (::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    return fail(tree_io_error("cannot remove", relative, errno));
+  }
+  return {};
+}
+
+Status
+download_blob(RegistryClient& client, const std::string& repository, const std::string& digest, std::uint64_t size,
+              int dirfd, const std::string& name, std::string_view where)
+{
+  if (UniqueFd existing(::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+      existing) {
+    struct stat st{};
+    if (::fstat(existing.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+        static_cast<std::uint64_t>(st.st_size) == size) {
+      if (auto have = sha256_hex_of_fd(existing.get(), size); have && "sha256:" + *have == digest) {
+        log::verbose("blob {} already downloaded", digest);
+        return {};
+      }
+    }
+  }
+  PW_TRY(remove_leftover(dirfd, name, where));
+  const auto partial = name + ".partial";
   const auto path = fmt::format("/v2/{}/blobs/{}", repository, digest);
-  PW_TRY(client.with_retries<bool>(fmt::format("blob {}", digest),
-                                   [&] { return download_once(client, path, digest, size, partial); }));
-  if (::rename(partial.c_str(), file.c_str()) != 0) {
-    return fail(io_error("cannot rename", partial, errno));
+  PW_TRY(client.with_retries<bool>(fmt::format("blob {}", digest), [&] {
+    return download_once(client, path, digest, size, dirfd, partial, where);
+  }));
+  if (::renameat(dirfd, partial.c_str(), dirfd, name.c_str()) != 0) {
+    return fail(io_error("cannot rename", join_relative(where, partial), errno));
   }
   return {};
 }
@@ -216,7 +281,7 @@ find_referrers(RegistryClient& client, const ImageReference& subject, std::strin
   api.path = fmt::format("/v2/{}/referrers/{}?artifactType={}", subject.repository, subject.digest, escaped);
   curl_free(escaped);
   api.headers.push_back(fmt::format("Accept: {}", k_image_index_type));
-  api.max_body_bytes = k_max_oci_document_bytes;
+  api.max_body_bytes = k_max_referrers_index_bytes;
   HttpRequest fallback = api;
   fallback.path = fmt::format("/v2/{}/manifests/{}", subject.repository, referrers_tag(subject.digest));
 

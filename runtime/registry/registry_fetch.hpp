@@ -7,12 +7,17 @@
 //   - a large blob (a slice) into a file: hashed while streaming, never more
 //     than the expected size (E_LIMIT), resumed with a Range request from
 //     what a failed try (or an earlier run) left in FILE.partial, renamed to
-//     FILE only when the digest matches.
+//     FILE only when the digest matches. The file is named relative to a
+//     directory fd and opened without following a symlink; a new partial is
+//     created O_EXCL, an old one is resumed only when it is a regular file
+//     of this user with one link (a hard link would let the download write
+//     a file elsewhere), anything else there is removed first.
 // Transient failures (k_unavailable) are retried with backoff; a wrong
 // digest is not (the registry answered, and the answer is wrong).
-// The referrers lookup is the one unpinned read: an image index, capped and
-// parsed strictly (oci_document.hpp); whatever it names is then fetched by
-// digest and verified by signature.
+// The referrers lookup is the one unpinned read: an image index, capped
+// (k_max_referrers_index_bytes: about 1,000 descriptors; anyone who can push
+// to the repository can grow it) and parsed strictly (oci_document.hpp);
+// whatever it names is then fetched by digest and verified by signature.
 #pragma once
 
 #include "base/error.hpp"
@@ -27,6 +32,8 @@
 
 namespace prewarm::registry {
 
+inline constexpr std::uint64_t k_max_referrers_index_bytes = std::uint64_t{256} << 10;
+
 // GET /v2/<repository>/manifests/<digest>.
 Result<std::string> fetch_pinned_manifest(RegistryClient& client, const ImageReference& pinned);
 
@@ -35,10 +42,15 @@ Result<std::string> fetch_pinned_manifest(RegistryClient& client, const ImageRef
 Result<std::string> fetch_small_blob(RegistryClient& client, const std::string& repository,
                                      const Descriptor& descriptor, std::uint64_t max_bytes);
 
-// GET /v2/<repository>/blobs/<digest> into `file` (see above). A complete
-// `file` with the right digest is kept without a request.
+// GET /v2/<repository>/blobs/<digest> into `name` in `dirfd` (see above;
+// `where` names the directory in messages). A complete regular `name` with
+// the right digest is kept without a request.
 Status download_blob(RegistryClient& client, const std::string& repository, const std::string& digest,
-                     std::uint64_t size, const std::filesystem::path& file);
+                     std::uint64_t size, int dirfd, const std::string& name, std::string_view where);
+
+// Removes `name` in `dirfd` whatever it is (a directory with its contents,
+// emptied through fds; a symlink itself, never its target). Absent: fine.
+Status remove_leftover(int dirfd, const std::string& name, std::string_view where);
 
 // The manifests whose subject is `subject` (a pinned image) and whose
 // artifactType is `artifact_type` (or not stated in the index: the caller

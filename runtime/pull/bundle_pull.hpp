@@ -18,8 +18,19 @@
 //      (resumable; registry_fetch.hpp)
 // The installer then verifies the directory again and installs it: the live
 // caches are touched only by install_bundle(), after all of the above.
-// DOWNLOADS/<hex> is private (0700); a failed transfer leaves it for the
-// next run to resume, a verification failure removes it.
+// DOWNLOADS/<hex> is private (0700) and handled through directory fds
+// (download_directory.hpp); a failed transfer leaves it for the next run to
+// resume, a verification failure removes it.
+//
+// Referrers: anyone who can push to the image's repository can attach one,
+// so a referrer counts only when its OCI manifest's subject is the image's
+// digest (E_REFERRER_SUBJECT otherwise), the index is capped
+// (registry_fetch.hpp), and at most max_referrers candidates are fetched,
+// newest first (org.opencontainers.image.created); none of them verifying
+// while more were listed is E_REFERRERS_LIMIT.
+//
+// Time: the client's deadline (ClientOptions::deadline, --registry-timeout)
+// covers every request of the pull, retries and waits included.
 #pragma once
 
 #include "base/error.hpp"
@@ -28,6 +39,7 @@
 #include "host/host_device.hpp"
 #include "install/bundle_verification.hpp"
 #include "install/installer.hpp"
+#include "pull/download_directory.hpp"
 #include "registry/image_reference.hpp"
 #include "registry/registry_client.hpp"
 
@@ -37,12 +49,16 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::registry {
+namespace prewarm::pull {
+
+using registry::ImageReference;
 
 struct PulledBundle
 {
   ImageReference reference;  // pinned
   std::filesystem::path dir; // a bundle directory with this host's slices
+  std::filesystem::path downloads; // its parent, ROOT/.prewarm/downloads
+  std::string name;                // dir's name in it
   std::vector<std::string> slices_fetched;
   std::uint64_t bytes_received = 0; // 2xx body bytes, this run
   bool already_installed = false;   // install_root holds it: no slice fetched
@@ -56,8 +72,12 @@ struct PullRequest
   install::HostSource host;        // probed only when the root does not hold the bundle for this host
   std::filesystem::path downloads; // parent of the per-bundle download directories
   std::filesystem::path install_root; // empty: always fetch the selected slices
-  ClientOptions client;
+  registry::ClientOptions client;
+  std::size_t max_referrers = 16; // candidates fetched for --referrer-of, newest first
 };
+
+inline constexpr std::string_view k_referrer_subject = "E_REFERRER_SUBJECT";
+inline constexpr std::string_view k_referrers_limit = "E_REFERRERS_LIMIT";
 
 // Steps 1-5 for a pinned reference.
 Result<PulledBundle> pull_bundle(const ImageReference& pinned, const PullRequest& request);
@@ -65,6 +85,10 @@ Result<PulledBundle> pull_bundle(const ImageReference& pinned, const PullRequest
 // The bundle attached to `image` (pinned): of its referrers with the bundle's
 // artifactType, those whose signed manifest verifies; the highest serial wins.
 // None: Errc::failed E_NOT_FOUND. Then as pull_bundle().
+// Referrers whose subject is not `image` are refused (see above).
 Result<PulledBundle> pull_bundle_referring_to(const ImageReference& image, const PullRequest& request);
 
-} // namespace prewarm::registry
+// Removes what the pull downloaded (after the install, or a refusal).
+Status discard_download(const PulledBundle& pulled);
+
+} // namespace prewarm::pull

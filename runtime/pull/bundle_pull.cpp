@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "registry/bundle_pull.hpp"
+#include "pull/bundle_pull.hpp"
 
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_files.hpp"
 #include "install/installer.hpp"
 #include "install/slice_selection.hpp"
+#include "registry/oci_document.hpp"
 #include "registry/registry_fetch.hpp"
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
+#include <algorithm>
 
-namespace prewarm::registry {
+namespace prewarm::pull {
+
+using namespace registry;
 
 namespace {
 
@@ -21,30 +24,19 @@ namespace fs = std::filesystem;
 constexpr std::uint64_t k_max_signature_bytes = 64 << 10; // as bundle_files.hpp caps manifest.sig
 constexpr std::string_view k_not_a_bundle = "E_OCI_ARTIFACT_TYPE";
 
-Status
-make_private_dir(const fs::path& dir)
-{
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || ::chmod(dir.c_str(), 0700) != 0) {
-    return fail(Errc::failed, fmt::format("cannot create the download directory {}: {}", dir.string(),
-                                          ec ? ec.message() : errno_message(errno)),
-                "E_IO");
-  }
-  return {};
-}
-
 struct VerifiedPull
 {
   ImageReference reference;
-  fs::path dir;
+  DownloadDirectory dir;
   install::VerifiedBundle verified;
 };
 
 // Steps 1-3: the OCI manifest, the signed manifest and its signature,
-// verified. On a verification failure the directory is removed.
+// verified. On a verification failure the directory is removed. A referrer
+// (`subject` given) must name the image as its subject.
 Result<VerifiedPull>
-fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const PullRequest& request)
+fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const PullRequest& request,
+                 const ImageReference* subject = nullptr)
 {
   PW_ASSIGN(const auto document, fetch_pinned_manifest(client, pinned));
   PW_ASSIGN_CTX(const auto oci, pinned.to_string(), parse_oci_manifest(document));
@@ -54,23 +46,32 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
                             k_bundle_artifact_type),
                 std::string(k_not_a_bundle));
   }
+  if (subject != nullptr && (!oci.subject || oci.subject->digest != subject->digest)) {
+    // A bundle signed for another image, listed under this one: its
+    // signature is good, and it is still not this image's bundle.
+    return fail(Errc::verify,
+                fmt::format("{}: listed as a referrer of {}, its subject is {}", pinned.to_string(), subject->digest,
+                            oci.subject ? oci.subject->digest : std::string("missing")),
+                std::string(k_referrer_subject));
+  }
   PW_ASSIGN_CTX(const auto manifest_layer, pinned.to_string(), single_layer(oci, k_manifest_layer_type));
   PW_ASSIGN_CTX(const auto signature_layer, pinned.to_string(), single_layer(oci, k_signature_layer_type));
 
-  VerifiedPull pull{pinned, request.downloads / pinned.digest.substr(7), {}};
-  PW_TRY(make_private_dir(pull.dir / "slices"));
+  PW_ASSIGN_CTX(auto dir, pinned.to_string(), open_download_directory(request.downloads, pinned.digest.substr(7)));
+  VerifiedPull pull{pinned, std::move(dir), {}};
   auto verified = [&]() -> Result<install::VerifiedBundle> {
     PW_ASSIGN(const auto manifest, fetch_small_blob(client, pinned.repository, manifest_layer,
                                                     bundle::k_max_manifest_bytes));
     PW_ASSIGN(const auto signature, fetch_small_blob(client, pinned.repository, signature_layer,
                                                      k_max_signature_bytes));
-    PW_TRY(write_file_atomic(pull.dir / bundle::k_manifest_file, manifest, 0600, Durability::none));
-    PW_TRY(write_file_atomic(pull.dir / bundle::k_signature_file, signature, 0600, Durability::none));
-    return install::verify_manifest(pull.dir, *request.trust, request.now, request.verify);
+    const auto where = pull.dir.path.string();
+    PW_TRY(write_download_file(pull.dir.bundle.get(), std::string(bundle::k_manifest_file), manifest, where));
+    PW_TRY(write_download_file(pull.dir.bundle.get(), std::string(bundle::k_signature_file), signature, where));
+    return install::verify_manifest(pull.dir.path, *request.trust, request.now, request.verify);
   }();
   if (!verified) {
     if (verified.error().category() == Errc::verify) {
-      (void)remove_tree(pull.dir);
+      (void)remove_download_directory(pull.dir);
     }
     return fail(std::move(verified).error().wrap(pinned.to_string()));
   }
@@ -82,7 +83,7 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
 Result<PulledBundle>
 fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullRequest& request)
 {
-  PulledBundle pulled{pull.reference, pull.dir, {}, 0, false};
+  PulledBundle pulled{pull.reference, pull.dir.path, request.downloads, pull.dir.name, {}, 0, false};
   if (!request.install_root.empty() &&
       install::holds_bundle_for_unchanged_host(request.install_root, pull.verified, request.host)) {
     log::info("{} is already installed under {} for this host (fingerprint unchanged: devices not probed): no slice "
@@ -95,7 +96,7 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
   PW_ASSIGN(const auto devices, request.host.probe());
   auto selection = install::select_slices(pull.verified.manifest, devices);
   if (!selection) {
-    (void)remove_tree(pull.dir); // nothing for this host: nothing to resume either
+    (void)remove_download_directory(pull.dir); // nothing for this host: nothing to resume either
     return fail(std::move(selection).error());
   }
   if (!request.install_root.empty()) {
@@ -116,11 +117,12 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     const auto digest = "sha256:" + slice.payload_sha256;
     log::info("fetching slice {} for {} ({} bytes) from {}", slice.id, selected.device, slice.payload_size,
               pull.reference.registry);
-    auto fetched = download_blob(client, pull.reference.repository, digest, slice.payload_size,
-                                 bundle::slice_payload_path(pull.dir, slice.id));
+    auto fetched = download_blob(client, pull.reference.repository, digest, slice.payload_size, pull.dir.slices.get(),
+                                 bundle::slice_payload_path(pull.dir.path, slice.id).filename().string(),
+                                 (pull.dir.path / "slices").string());
     if (!fetched) {
       if (fetched.error().category() == Errc::verify) {
-        (void)remove_tree(pull.dir);
+        (void)remove_download_directory(pull.dir);
       }
       return fail(std::move(fetched).error().wrap(fmt::format("{}: slice {}", pull.reference.to_string(), slice.id)));
     }
@@ -128,6 +130,22 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
   }
   pulled.bytes_received = client.bytes_received();
   return pulled;
+}
+
+// Newest first by the descriptor's created annotation (RFC 3339 sorts as
+// text), undated ones last, later index entries before earlier ones.
+std::vector<Descriptor>
+newest_first(std::vector<Descriptor> referrers)
+{
+  std::ranges::reverse(referrers);
+  std::ranges::stable_sort(referrers, [](const Descriptor& a, const Descriptor& b) {
+    const auto created = [](const Descriptor& d) {
+      const auto it = d.annotations.find("org.opencontainers.image.created");
+      return it == d.annotations.end() ? std::string() : it->second;
+    };
+    return created(a) > created(b);
+  });
+  return referrers;
 }
 
 } // namespace
@@ -144,15 +162,24 @@ Result<PulledBundle>
 pull_bundle_referring_to(const ImageReference& image, const PullRequest& request)
 {
   PW_ASSIGN(auto client, RegistryClient::create(image.registry, request.client));
-  PW_ASSIGN(const auto referrers, find_referrers(client, image, k_bundle_artifact_type));
+  PW_ASSIGN(auto referrers, find_referrers(client, image, k_bundle_artifact_type));
+  referrers = newest_first(std::move(referrers));
+  const auto listed = referrers.size();
+  if (listed > request.max_referrers) {
+    log::info("{}: {} referrers listed; the {} newest are tried", image.to_string(), listed, request.max_referrers);
+    referrers.resize(request.max_referrers);
+  }
   std::optional<VerifiedPull> best;
   std::vector<std::string> refused;
   std::optional<Error> unavailable;
   for (const auto& referrer : referrers) {
-    auto candidate = fetch_and_verify(client, image.with_digest(referrer.digest), request);
+    auto candidate = fetch_and_verify(client, image.with_digest(referrer.digest), request, &image);
     if (!candidate && candidate.error().code() == k_not_a_bundle) {
       log::verbose("{}", candidate.error().describe()); // another artifact of the image (listed without artifactType)
       continue;
+    }
+    if (!candidate && candidate.error().code() == k_deadline) {
+      return fail(std::move(candidate).error());
     }
     if (!candidate) {
       // Anyone who can push to the repository can attach a referrer: one
@@ -166,16 +193,24 @@ pull_bundle_referring_to(const ImageReference& image, const PullRequest& request
     }
     if (!best || candidate->verified.manifest.serial > best->verified.manifest.serial) {
       if (best) {
-        (void)remove_tree(best->dir);
+        (void)remove_download_directory(best->dir);
       }
       best = std::move(*candidate);
     } else {
-      (void)remove_tree(candidate->dir);
+      (void)remove_download_directory(candidate->dir);
     }
   }
   if (!best) {
     if (unavailable) {
       return fail(std::move(*unavailable)); // the registry failed us: a retry may find one
+    }
+    if (listed > referrers.size()) {
+      return fail(Errc::verify,
+                  fmt::format("no bundle among the {} newest of the {} referrers of {} verifies (at most {} are "
+                              "tried){}",
+                              referrers.size(), listed, image.to_string(), request.max_referrers,
+                              refused.empty() ? std::string() : ": " + refused.front()),
+                  std::string(k_referrers_limit));
     }
     if (!refused.empty()) {
       return fail(Errc::verify,
@@ -193,4 +228,10 @@ pull_bundle_referring_to(const ImageReference& image, const PullRequest& request
   return fetch_selected_slices(client, std::move(*best), request);
 }
 
-} // namespace prewarm::registry
+Status
+discard_download(const PulledBundle& pulled)
+{
+  return remove_download_directory(pulled.downloads, pulled.name);
+}
+
+} // namespace prewarm::pull
