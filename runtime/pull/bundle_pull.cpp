@@ -201,16 +201,16 @@ pull_bundle_referring_to(const ImageReference& image, const PullRequest& request
     }
   }
   if (!best) {
-    if (unavailable) {
-      return fail(std::move(*unavailable)); // the registry failed us: a retry may find one
-    }
     if (listed > referrers.size()) {
-      return fail(Errc::verify,
+      return fail(Errc::failed,
                   fmt::format("no bundle among the {} newest of the {} referrers of {} verifies (at most {} are "
                               "tried){}",
                               referrers.size(), listed, image.to_string(), request.max_referrers,
                               refused.empty() ? std::string() : ": " + refused.front()),
                   std::string(k_referrers_limit));
+    }
+    if (unavailable) {
+      return fail(std::move(*unavailable)); // the registry failed us: a retry may find one
     }
     if (!refused.empty()) {
       return fail(Errc::verify,

@@ -168,7 +168,7 @@ stall_ref="127.0.0.1:$(cat stall.port)/bundles/app@${ref1##*@}"
 s0=$(date +%s)
 expect_exit 1 bounded "$PREWARM_RUNTIME" install "$stall_ref" --trust "$trust" --root prev --insecure-loopback-tls \
   --registry-timeout 2s --retries 2
-assert_stderr_contains "E_REGISTRY_UNAVAILABLE"
+assert_stderr_contains "E_REGISTRY_DEADLINE"
 [ $(( $(date +%s) - s0 )) -lt 15 ] || fail "a hanging registry held the install for more than 15 s"
 expect_exit 0 bounded "$PREWARM_RUNTIME" install "$stall_ref" --trust "$trust" --root prev --insecure-loopback-tls \
   --registry-timeout 1s --retries 1 --on-failure warn
