@@ -2,6 +2,7 @@
 #include "registry/auth_challenge.hpp"
 #include "registry/image_reference.hpp"
 #include "registry/oci_document.hpp"
+#include "registry/registry_client.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -44,6 +45,52 @@ TEST(ImageReference, RuntimeNeedsADigest)
   EXPECT_FALSE(looks_like_registry_reference("out/bundle"));
 }
 
+// A tag or another digest algorithm is a reference refused by name, not a
+// directory that is missing; relative directories stay directories.
+TEST(ImageReference, TagsAndOtherDigestsAreReferences)
+{
+  EXPECT_TRUE(looks_like_registry_reference("127.0.0.1:5000/bundles/app:v1"));
+  EXPECT_TRUE(looks_like_registry_reference("localhost:5000/bundles/app"));
+  EXPECT_TRUE(looks_like_registry_reference("reg.example/app:latest"));
+  EXPECT_TRUE(looks_like_registry_reference("reg.example/app@sha512:" + std::string(128, 'a')));
+  EXPECT_FALSE(looks_like_registry_reference("./out/bundle"));
+  EXPECT_FALSE(looks_like_registry_reference("../bundle"));
+  EXPECT_FALSE(looks_like_registry_reference("dist.v1/bundle"));
+  EXPECT_FALSE(looks_like_registry_reference("bundle"));
+  const auto sha512 = parse_pinned_reference("reg.example/app@sha512:" + std::string(128, 'a'));
+  ASSERT_FALSE(sha512);
+  EXPECT_EQ(sha512.error().code(), "E_REFERENCE");
+}
+
+TEST(RegistryClient, PlainHttpOnlyForLoopback)
+{
+  for (const char* host : {"127.0.0.1:5000", "127.1.2.3", "[::1]:5000", "localhost:5000", "LOCALHOST"}) {
+    EXPECT_TRUE(is_loopback_host(host)) << host;
+  }
+  for (const char* host : {"registry.example:5000", "10.0.0.1", "localhost.example", "[::2]:5000"}) {
+    EXPECT_FALSE(is_loopback_host(host)) << host;
+  }
+  ClientOptions options;
+  options.plain_http = true;
+  const auto remote = RegistryClient::create("registry.example", options);
+  ASSERT_FALSE(remote);
+  EXPECT_EQ(remote.error().code(), k_plain_http);
+  const auto local = RegistryClient::create("localhost:5000", options);
+  ASSERT_TRUE(local) << local.error().message();
+  EXPECT_EQ(local->url("/v2/"), "http://localhost:5000/v2/");
+}
+
+// RFC 6750 b64token: CR/LF or a space would become header lines.
+TEST(RegistryClient, TokensInRfc6750CharactersOnly)
+{
+  EXPECT_TRUE(is_valid_token("eyJhbGciOi.JIUzI1-NiJ9_~+/=="));
+  EXPECT_FALSE(is_valid_token(""));
+  EXPECT_FALSE(is_valid_token("abc\r\nX-Injected: 1"));
+  EXPECT_FALSE(is_valid_token("abc def"));
+  EXPECT_FALSE(is_valid_token("=abc"));
+  EXPECT_FALSE(is_valid_token("ab=c"));
+}
+
 TEST(AuthChallenge, BearerWithQuotedParametersAndScopes)
 {
   const auto c = parse_auth_challenge(
@@ -64,6 +111,9 @@ TEST(AuthChallenge, BasicAndRefusals)
   EXPECT_FALSE(parse_auth_challenge("Negotiate abc"));
   // A token realm over plain http would send the password in clear text.
   EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="http://auth.example/token")"));
+  EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="http://127.0.0.1.example/token")"));
+  // On this machine (a --plain-http registry); the client allows it only there.
+  EXPECT_TRUE(parse_auth_challenge(R"(Bearer realm="http://127.0.0.1:5000/token")"));
   EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="https://unterminated)"));
 }
 
