@@ -21,7 +21,9 @@ namespace prewarm::registry {
 
 namespace {
 
-constexpr std::size_t k_max_error_body = 16 << 10;
+// What an error answer may cost: the excerpt quoted (300 characters) comes
+// from here; the rest of the body is never read.
+constexpr std::size_t k_max_error_body = 4 << 10;
 
 void
 global_init()
@@ -247,7 +249,16 @@ struct RegistryClient::State
   {
     if (!credentials) {
       const auto config = options.docker_config.empty() ? docker_config_path() : options.docker_config;
-      PW_ASSIGN(auto found, find_credentials(config, registry));
+      // A credential helper is a program: it waits for the deadline too.
+      std::chrono::milliseconds helper_timeout{10'000};
+      if (options.deadline) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*options.deadline - Clock::now());
+        if (left.count() <= 0) {
+          return fail(deadline_error(fmt::format("credentials for {}", registry)));
+        }
+        helper_timeout = std::min(helper_timeout, left);
+      }
+      PW_ASSIGN(auto found, find_credentials(config, registry, helper_timeout));
       if (found) {
         log::verbose("registry {}: credentials from {}", registry, found->source);
       }
