@@ -432,8 +432,16 @@ holds_bundle(const fs::path& root, const VerifiedBundle& verified, const std::ve
 }
 
 Result<InstallReport>
-install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root_in,
+install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root,
                const HostSource& host, const InstallOptions& options)
+{
+  PW_ASSIGN(auto verified, verify_manifest(bundle_dir, trust, options.now.value_or(now_seconds()), options.verify));
+  return install_verified_bundle(bundle_dir, std::move(verified), root, host, options);
+}
+
+Result<InstallReport>
+install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, const fs::path& root_in,
+                        const HostSource& host, const InstallOptions& options)
 {
   const auto started = std::chrono::steady_clock::now();
   const SysSeconds now = options.now.value_or(now_seconds());
@@ -448,7 +456,6 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     phase_start = t;
   };
 
-  PW_ASSIGN(auto verified, verify_manifest(bundle_dir, trust, now, options.verify));
   report.root = root;
   report.manifest_sha256 = verified.manifest_sha256;
   report.channel = verified.manifest.channel;

@@ -140,6 +140,14 @@ Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
                                      const HostSource& host,
                                      const InstallOptions& options = {});
 
+// As install_bundle(), for a bundle the caller verified from `bundle_dir`
+// already with these options (a registry pull verifies before it fetches a
+// slice): not verified a second time. Slices are still checked against the
+// verified manifest's digests as they are extracted.
+Result<InstallReport> install_verified_bundle(const std::filesystem::path& bundle_dir, VerifiedBundle verified,
+                                              const std::filesystem::path& root, const HostSource& host,
+                                              const InstallOptions& options = {});
+
 // Devices given by the caller (probed already, or a test's): no fingerprint.
 Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
                                      const bundle::TrustStore& trust,

@@ -83,15 +83,20 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
 Result<PulledBundle>
 fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullRequest& request)
 {
-  PulledBundle pulled{pull.reference, pull.dir.path, request.downloads, pull.dir.name, {}, 0, false};
+  PulledBundle pulled{pull.reference, pull.dir.path, request.downloads, pull.dir.name, {}, 0, false, {}};
+  // Last, after every use of pull.verified (the selection points into it).
+  const auto done = [&]() -> Result<PulledBundle> {
+    pulled.bytes_received = client.bytes_received();
+    pulled.verified = std::move(pull.verified);
+    return std::move(pulled);
+  };
   if (!request.install_root.empty() &&
       install::holds_bundle_for_unchanged_host(request.install_root, pull.verified, request.host)) {
     log::info("{} is already installed under {} for this host (fingerprint unchanged: devices not probed): no slice "
               "fetched",
               pull.reference.to_string(), request.install_root.string());
     pulled.already_installed = true;
-    pulled.bytes_received = client.bytes_received();
-    return pulled;
+    return done();
   }
   PW_ASSIGN(const auto devices, request.host.probe());
   auto selection = install::select_slices(pull.verified.manifest, devices);
@@ -108,8 +113,7 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
       log::info("{} is already installed under {}: no slice fetched", pull.reference.to_string(),
                 request.install_root.string());
       pulled.already_installed = true;
-      pulled.bytes_received = client.bytes_received();
-      return pulled;
+      return done();
     }
   }
   for (const auto& selected : selection->selected) {
@@ -128,8 +132,7 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     }
     pulled.slices_fetched.push_back(slice.id);
   }
-  pulled.bytes_received = client.bytes_received();
-  return pulled;
+  return done();
 }
 
 // Newest first by the descriptor's created annotation (RFC 3339 sorts as

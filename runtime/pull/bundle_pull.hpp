@@ -16,8 +16,9 @@
 //   5. GET each selected slice's blob by the digest the signature covers,
 //      capped at its signed size, into DOWNLOADS/<hex>/slices/<id>.tar.zst
 //      (resumable; registry_fetch.hpp)
-// The installer then verifies the directory again and installs it: the live
-// caches are touched only by install_bundle(), after all of the above.
+// The installer then installs the directory with the manifest verified here
+// (install::install_verified_bundle: verified once): the live caches are
+// touched only by the installer, after all of the above.
 // DOWNLOADS/<hex> is private (0700) and handled through directory fds
 // (download_directory.hpp); a failed transfer leaves it for the next run to
 // resume, a verification failure removes it.
@@ -62,6 +63,9 @@ struct PulledBundle
   std::vector<std::string> slices_fetched;
   std::uint64_t bytes_received = 0; // 2xx body bytes, this run
   bool already_installed = false;   // install_root holds it: no slice fetched
+  // The signed manifest as verified from `dir`: the installer takes it
+  // (install::install_verified_bundle) instead of verifying it again.
+  install::VerifiedBundle verified;
 };
 
 struct PullRequest
