@@ -93,10 +93,10 @@ parse_auth_challenge(std::string_view header)
   // Plain http only on this machine (a --plain-http test registry; the
   // client further requires the registry's own host): a password must not
   // cross a network in clear text.
-  const bool loopback_http = challenge.realm.starts_with("http://") &&
-                             is_loopback_host(std::string_view(challenge.realm).substr(7).substr(
-                               0, challenge.realm.find('/', 7) == std::string::npos ? std::string::npos
-                                                                                     : challenge.realm.find('/', 7) - 7));
+  const auto authority = std::string_view(challenge.realm).substr(std::min<std::size_t>(7, challenge.realm.size()));
+  const auto host = authority.substr(0, authority.find('/'));
+  const bool loopback_http = challenge.realm.starts_with("http://") && host.find('@') == std::string_view::npos &&
+                             is_loopback_host(host);
   if (!challenge.realm.starts_with("https://") && !loopback_http) {
     return fail(bad_challenge(header, "a Bearer challenge needs an https realm"));
   }

@@ -112,6 +112,7 @@ TEST(AuthChallenge, BasicAndRefusals)
   // A token realm over plain http would send the password in clear text.
   EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="http://auth.example/token")"));
   EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="http://127.0.0.1.example/token")"));
+  EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="http://127.0.0.1:5000@registry.example/token")"));
   // On this machine (a --plain-http registry); the client allows it only there.
   EXPECT_TRUE(parse_auth_challenge(R"(Bearer realm="http://127.0.0.1:5000/token")"));
   EXPECT_FALSE(parse_auth_challenge(R"(Bearer realm="https://unterminated)"));
