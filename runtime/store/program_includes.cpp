@@ -72,15 +72,36 @@ lexes_as_c(std::string_view t)
   if (t.find("R\"") != std::string_view::npos) {
     return false;
   }
-  const auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const auto word_char = [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+  };
+  // A digit separator: a quote inside a number (1'000, 0xFF'FF), not the
+  // apostrophe of a comment's "don't" nor a prefixed character literal (L'a').
   for (auto at = t.find('\''); at != std::string_view::npos; at = t.find('\'', at + 1)) {
-    if (at > 0 && at + 1 < t.size() && alnum(t[at - 1]) && alnum(t[at + 1])) {
+    std::size_t start = at;
+    while (start > 0 && word_char(t[start - 1])) {
+      --start;
+    }
+    if (start < at && t[start] >= '0' && t[start] <= '9' && at + 1 < t.size() && word_char(t[at + 1])) {
       return false;
     }
   }
   // A `<name>` header name is lexed whole by the compiler: `<a//b.h>` or
   // `<a/*b.h>` hold no comment.
   for (auto at = t.find('<'); at != std::string_view::npos; at = t.find('<', at + 1)) {
+    std::size_t back = at;
+    while (back > 0 && (blank(t[back - 1]) || t[back - 1] == '(')) {
+      --back;
+    }
+    std::size_t word = back;
+    while (word > 0 && word_char(t[word - 1])) {
+      --word;
+    }
+    const auto before = t.substr(word, back - word);
+    if (!before.ends_with("include") && !before.ends_with("include_next") && !before.ends_with("import") &&
+        !before.ends_with("embed")) {
+      continue;
+    }
     const auto line = t.substr(at, t.find_first_of(">\n", at) - at);
     if (line.find("//") != std::string_view::npos || line.find("/*") != std::string_view::npos) {
       return false;
@@ -169,129 +190,11 @@ is_include_operator(std::string_view word)
   return word == "__has_include" || word == "__has_include_next" || word == "__has_embed";
 }
 
-// --- options ---------------------------------------------------------------
-
-// Blank-separated words, quotes kept (a driver that splits at blanks only).
-std::vector<std::string>
-split_at_blanks(std::string_view options)
-{
-  std::vector<std::string> words;
-  std::string word;
-  for (const char c : options) {
-    if (blank(c) || c == '\n') {
-      if (!word.empty()) {
-        words.push_back(std::move(word));
-        word.clear();
-      }
-    } else {
-      word += c;
-    }
-  }
-  if (!word.empty()) {
-    words.push_back(std::move(word));
-  }
-  return words;
-}
-
-// Words as a shell splits them: quotes group and vanish, a backslash
-// escapes (outside single quotes). Empty `unsure` unless a quote is open.
-std::vector<std::string>
-split_as_shell(std::string_view options, std::string& unsure)
-{
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    const char c = options[i];
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else if (c == '\\' && quote == '"' && i + 1 < options.size()) {
-        word += options[++i];
-      } else {
-        word += c;
-      }
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < options.size()) {
-      word += options[++i];
-      in_word = true;
-    } else if (blank(c) || c == '\n') {
-      if (in_word) {
-        words.push_back(std::move(word));
-        word.clear();
-        in_word = false;
-      }
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote != 0) {
-    unsure = "the build options leave a quote open";
-  }
-  if (in_word) {
-    words.push_back(std::move(word));
-  }
-  return words;
-}
-
 void
 add_unique(std::vector<std::string>& list, std::string value)
 {
   if (std::find(list.begin(), list.end(), value) == list.end()) {
     list.push_back(std::move(value));
-  }
-}
-
-// Reads one splitting's words into `out`.
-void
-read_option_words(const std::vector<std::string>& words, IncludeOptions& out)
-{
-  static constexpr std::string_view k_dir_options[] = {"-iquote", "-isystem", "-idirafter", "-I"};
-  static constexpr std::string_view k_file_options[] = {"-include", "-imacros"};
-  for (std::size_t i = 0; i < words.size() && out.unsure.empty(); ++i) {
-    const std::string_view w = words[i];
-    // The value of an option spelled apart or joined; empty when absent.
-    const auto value = [&](std::string_view option) -> std::string {
-      if (w.size() > option.size()) {
-        return std::string(w.substr(option.size()));
-      }
-      return i + 1 < words.size() ? words[++i] : std::string{};
-    };
-    bool known = false;
-    for (const auto option : k_file_options) {
-      if (!known && w.starts_with(option)) {
-        known = true;
-        if (auto file = value(option); !file.empty()) {
-          add_unique(out.forced, std::move(file));
-        }
-      }
-    }
-    for (const auto option : k_dir_options) {
-      if (!known && w.starts_with(option)) {
-        known = true;
-        auto dir = value(option);
-        if (dir == "-") {
-          out.unsure = "the build options use `-I-` (an obsolete split of the search path)";
-        } else if (!dir.empty()) {
-          add_unique(out.dirs, std::move(dir));
-        }
-      }
-    }
-    if (known) {
-      continue;
-    }
-    // Anything else that can move the search or read options from a file.
-    if (w.starts_with("@")) {
-      out.unsure = fmt::format("the build options read a response file ({})", w);
-    } else if (w.starts_with("-i") || w.starts_with("--include") || w.starts_with("--sysroot") || w.starts_with("-X") ||
-               w.starts_with("-fmodule") || w.starts_with("-F") || w.starts_with("--system-header") ||
-               w.starts_with("-cxx-isystem")) {
-      out.unsure = fmt::format("the build options hold {}, which changes where headers are found", w);
-    }
   }
 }
 
@@ -406,8 +309,39 @@ public:
       m_unsure = scanned.unsure;
       return;
     }
+    m_definitions.insert(m_definitions.end(), scanned.definitions.begin(), scanned.definitions.end());
+    for (const auto& operand : scanned.computed) {
+      m_computed.push_back({operand, includer_dir, depth});
+    }
     for (const auto& name : scanned.names) {
       resolve(name, includer_dir, depth);
+    }
+  }
+
+  // Expands every computed include with every definition seen so far and
+  // resolves what it names, until no new file brings a new definition.
+  void resolve_computed(const std::vector<MacroDefinition>& option_macros)
+  {
+    for (int round = 0; m_unsure.empty(); ++round) {
+      if (round == 8) {
+        m_unsure = "computed includes that keep naming files with new definitions";
+        return;
+      }
+      const auto definitions = m_definitions.size();
+      const auto computed = m_computed; // resolving may add to both
+      for (const auto& c : computed) {
+        auto expanded = expand_include_operand(c.operand, option_macros, m_definitions);
+        if (!expanded.unsure.empty()) {
+          m_unsure = std::move(expanded.unsure);
+          return;
+        }
+        for (const auto& name : expanded.names) {
+          resolve(name, c.includer_dir, c.depth);
+        }
+      }
+      if (m_definitions.size() == definitions && m_computed.size() == computed.size()) {
+        return;
+      }
     }
   }
 
@@ -433,9 +367,11 @@ public:
       }
       found = look_at(path, depth) || found;
     }
-    if (!found && m_unsure.empty()) {
-      m_unsure = fmt::format("`{}` is in none of the places the layer looks (the compiler would find it elsewhere, or fail)", name);
-    }
+    // Found nowhere: keyed as absent from every place above, so that it
+    // appearing in any of them is a miss. The compiler may still find it in
+    // its own installation (a dead branch's <metal_stdlib> in hashcat's
+    // headers is never read at all), which the driver's identity keys.
+    (void)found;
   }
 
   const std::string& unsure() const { return m_unsure; }
@@ -484,8 +420,17 @@ private:
     return true;
   }
 
+  struct Computed
+  {
+    std::string operand;
+    std::string includer_dir;
+    std::size_t depth = 0;
+  };
+
   std::vector<std::string> m_dirs;
   const std::vector<EmbeddedHeader>& m_embedded;
+  std::vector<MacroDefinition> m_definitions;
+  std::vector<Computed> m_computed;
   std::set<std::string> m_embedded_scanned;
   std::map<std::string, std::string> m_seen; // path -> state
   std::size_t m_files = 0;
@@ -508,10 +453,14 @@ scan_include_directives(std::string_view source)
     }
   }
   auto text = splice_lines(source);
-  if (lexes_as_c(text)) {
+  // Without comments, a line's rest is what the compiler reads: a computed
+  // include or a definition can be evaluated. Otherwise neither can.
+  const bool exact = lexes_as_c(text);
+  if (exact) {
     text = without_comments(text);
   }
   const std::string_view t = text;
+  const auto rest_of_line = [&](std::size_t from) { return t.substr(from, t.find('\n', from) - from); };
   for (std::size_t i = 0; i < t.size();) {
     // A directive: `#` (or the digraph `%:`), blanks or comments, the name.
     // Taken wherever a `#` stands, not only at a line's start: a false
@@ -531,14 +480,28 @@ scan_include_directives(std::string_view source)
         out.unsure = "a directive name is written with a universal character name";
         return out;
       }
+      if (word == "define" || word == "undef") {
+        if (auto def = parse_macro_line(rest_of_line(end), word == "undef")) {
+          out.definitions.push_back(std::move(*def));
+        }
+        continue;
+      }
       if (!is_include_directive(word)) {
         continue;
       }
       j = end;
       std::string name;
-      if (!skip_blanks_and_comments(t, j) || !read_header_name(t, j, name)) {
-        out.unsure = fmt::format("a computed #{} (the file is named by a macro)", word);
+      if (!skip_blanks_and_comments(t, j)) {
+        out.unsure = fmt::format("a #{} that names no file", word);
         return out;
+      }
+      if (!read_header_name(t, j, name)) {
+        if (!exact || word == "embed") {
+          out.unsure = fmt::format("a computed #{} (the file is named by a macro) in a text read with its comments", word);
+          return out;
+        }
+        out.computed.emplace_back(rest_of_line(j));
+        continue;
       }
       out.names.push_back(std::move(name));
       i = j;
@@ -574,54 +537,6 @@ scan_include_directives(std::string_view source)
   return out;
 }
 
-IncludeOptions
-parse_include_options(std::string_view options)
-{
-  IncludeOptions out;
-  std::string quote_problem;
-  const auto shell_words = split_as_shell(options, quote_problem);
-  read_option_words(shell_words, out);
-  if (out.unsure.empty()) {
-    read_option_words(split_at_blanks(options), out);
-  }
-  if (out.unsure.empty() && !quote_problem.empty()) {
-    out.unsure = quote_problem;
-  }
-  return out;
-}
-
-IncludeSearch
-default_include_search()
-{
-  IncludeSearch search;
-  for (const char* variable : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH"}) {
-    const char* value = std::getenv(variable);
-    if (value == nullptr || *value == '\0') {
-      continue;
-    }
-    std::string_view rest = value;
-    for (;;) {
-      const auto colon = rest.find(':');
-      const auto dir = rest.substr(0, colon);
-      add_unique(search.dirs, dir.empty() ? std::string(".") : std::string(dir));
-      if (colon == std::string_view::npos) {
-        break;
-      }
-      rest.remove_prefix(colon + 1);
-    }
-  }
-  for (const char* dir : {"/usr/local/include",
-#if defined(__x86_64__)
-                          "/usr/include/x86_64-linux-gnu",
-#elif defined(__aarch64__)
-                          "/usr/include/aarch64-linux-gnu",
-#endif
-                          "/usr/include"}) {
-    add_unique(search.dirs, dir);
-  }
-  return search;
-}
-
 std::string
 IncludeDigest::digest() const
 {
@@ -650,6 +565,7 @@ digest_includes(std::string_view source, std::string_view options, const Include
     walk.resolve(file, "", 0);
   }
   walk.scan_text(source, "", 0);
+  walk.resolve_computed(parsed.macros);
   if (!walk.unsure().empty()) {
     out.complete = false;
     out.unsure = walk.unsure();

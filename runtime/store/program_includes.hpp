@@ -33,15 +33,29 @@
 //   directory <path>      a directory (never included)
 // The key field is the SHA-256 of that text.
 //
+// A computed include (`#include MACRO`) is expanded with the options' -D and
+// every #define seen, to every name it can stand for (include_macros.hpp).
+//
+// A name found in none of the candidates is keyed as absent from all of
+// them (it appearing there later is a miss): the directives are read without
+// their conditionals, so a dead branch's name for another platform
+// (hashcat's <metal_stdlib>) is common, and the compiler's own directories
+// of this host (clang's resource headers, PoCL's) are candidates; what a
+// compiler finds inside its own installation elsewhere is keyed by the
+// driver's identity, not here.
+//
 // Unsure => the program is passed through (never served, never recorded),
-// with the reason: a computed include (`#include MACRO`), a name found in
-// none of the candidates (the compiler found it somewhere unknown, or the
-// build fails anyway), a candidate that is not a regular file or directory
+// with the reason: a computed include that cannot be expanded with
+// certainty (token pasting, a name the compiler may predefine, ...) or
+// stands in a text whose comments cannot be told apart (a raw string, a
+// digit separator), a candidate that is not a regular file or directory
 // (a FIFO is never opened for reading: O_NONBLOCK), an unreadable one,
 // trigraphs, a response file (`@file`) or an option that moves the search
 // (`-iprefix`, `-isysroot`, `--sysroot`, `-Xclang`, modules), and limits
 // (depth, number of files, size).
 #pragma once
+
+#include "store/include_macros.hpp"
 
 #include <string>
 #include <string_view>
@@ -53,8 +67,10 @@ namespace prewarm::store {
 // One include name as written, or why the text cannot be scanned.
 struct ScannedIncludes
 {
-  std::vector<std::string> names; // in order, repeats kept
-  std::string unsure;             // empty: every name is literal
+  std::vector<std::string> names;              // literal names, in order, repeats kept
+  std::vector<std::string> computed;           // operands of computed includes (include_macros.hpp)
+  std::vector<MacroDefinition> definitions;    // every #define and #undef
+  std::string unsure;                          // empty: every include can be read
 };
 ScannedIncludes scan_include_directives(std::string_view text);
 
@@ -64,6 +80,7 @@ struct IncludeOptions
 {
   std::vector<std::string> dirs;   // in order, duplicates removed
   std::vector<std::string> forced; // -include / -imacros files
+  std::vector<MacroDefinition> macros; // -D and -U, both splittings
   std::string unsure;
 };
 IncludeOptions parse_include_options(std::string_view options);

@@ -11,7 +11,8 @@
 //   layer_test_app devices       one program built for every device of the first platform
 //   layer_test_app dlopen        the same as build, with libOpenCL.so.1 dlopen()ed
 //   layer_test_app include DIR [macro]  a source that #includes value.h from `-I DIR` (macro: named
-//                                by a macro, which no layer can key); prints what the kernel computed
+//                                by token pasting, which the layer does not expand); prints what the
+//                                kernel computed
 //   layer_test_app exit          build and run, then exit with the program and context alive (as
 //                                OpenCV does: its program cache lives until exit)
 #define CL_TARGET_OPENCL_VERSION 300
@@ -315,7 +316,8 @@ int
 scenario_include(const std::string& dir, bool computed)
 {
   const auto cl = open_cl(false);
-  const std::string source = std::string(computed ? "#define HEADER \"value.h\"\n#include HEADER\n" : "#include \"value.h\"\n") +
+  const std::string source = std::string(computed ? "#define JOIN(a, b) a ## b\n#define VALUE_H \"value.h\"\n#include JOIN(VALUE, _H)\n"
+                                                      : "#include \"value.h\"\n") +
                              "__kernel void fill(__global int* data) { size_t i = get_global_id(0); data[i] = VALUE * (int)i + OFFSET; }\n";
   const char* text = source.c_str();
   cl_int status = CL_SUCCESS;

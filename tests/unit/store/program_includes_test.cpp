@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -56,14 +57,73 @@ TEST(ScanIncludeDirectives, CommentsAndLiteralsAreReadAsTheCompilerReadsThem)
   EXPECT_EQ(scan_include_directives("auto s = R\"(/*)\";\n#include \"a.h\"\n// */\n").names, (Names{"a.h"}));
 }
 
-TEST(ScanIncludeDirectives, ComputedIncludesAreUnsure)
+TEST(ScanIncludeDirectives, ComputedIncludesAndDefinitionsAreKeptForExpansion)
 {
-  EXPECT_NE(scan_include_directives("#define H \"a.h\"\n#include H\n").unsure, "");
+  const auto scanned = scan_include_directives("#define H \"a.h\"\n#define F(x) #x\n#undef G\n#include H\n#include F(b.h) // c\n");
+  EXPECT_EQ(scanned.unsure, "");
+  EXPECT_TRUE(scanned.names.empty());
+  EXPECT_EQ(scanned.computed, (Names{"H", "F(b.h)  "}));
+  ASSERT_EQ(scanned.definitions.size(), 3u);
+  EXPECT_EQ(scanned.definitions[1].name, "F");
+  EXPECT_TRUE(scanned.definitions[1].function_like);
+  EXPECT_EQ(scanned.definitions[1].params, (Names{"x"}));
+  EXPECT_TRUE(scanned.definitions[2].undef);
+}
+
+TEST(ScanIncludeDirectives, WhatCannotBeReadIsUnsure)
+{
   EXPECT_NE(scan_include_directives("#include\n").unsure, "");
   EXPECT_NE(scan_include_directives("#if __has_include(H)\n#endif\n").unsure, "");
   EXPECT_NE(scan_include_directives("#embed HEADER\n").unsure, "");
   EXPECT_NE(scan_include_directives("?\?=include \"a.h\"\n").unsure, "") << "a trigraph";
   EXPECT_NE(scan_include_directives("#\\u0069nclude \"a.h\"\n").unsure, "") << "a universal character name";
+  EXPECT_NE(scan_include_directives("int a = 1'000;\n#include H\n").unsure, "") << "computed, read with its comments";
+}
+
+TEST(ExpandIncludeOperand, HashcatsIncludePath)
+{
+  // hashcat's build options and its kernels' includes.
+  const auto options = parse_include_options(
+    "-D KERNEL_STATIC -D INCLUDE_PATH=/usr/share/hashcat/OpenCL -D XM2S(x)=#x -D M2S(x)=XM2S(x) -I OpenCL");
+  ASSERT_EQ(options.unsure, "");
+  const auto expanded = expand_include_operand("M2S(INCLUDE_PATH/inc_vendor.h)", options.macros, {});
+  EXPECT_EQ(expanded.unsure, "");
+  EXPECT_EQ(expanded.names, (Names{"/usr/share/hashcat/OpenCL/inc_vendor.h"}));
+  // #define COMPARE_S M2S(INCLUDE_PATH/inc_comp_single.cl), then #include COMPARE_S
+  const auto text = scan_include_directives("#define COMPARE_S M2S(INCLUDE_PATH/inc_comp_single.cl)\n");
+  const auto compare = expand_include_operand("COMPARE_S", options.macros, text.definitions);
+  EXPECT_EQ(compare.unsure, "");
+  EXPECT_EQ(compare.names, (Names{"/usr/share/hashcat/OpenCL/inc_comp_single.cl"}));
+}
+
+TEST(ExpandIncludeOperand, EveryDefinitionIsTried)
+{
+  const auto text = scan_include_directives("#ifdef A\n#define H \"a.h\"\n#else\n#define H <b.h>\n#endif\n");
+  auto names = expand_include_operand("H", {}, text.definitions).names;
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (Names{"a.h", "b.h"}));
+  // Options and texts together; the text's may not be in force yet.
+  const auto options = parse_include_options("-DH=\"c.h\"");
+  names = expand_include_operand("H", options.macros, text.definitions).names;
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (Names{"a.h", "b.h", "c.h"}));
+}
+
+TEST(ExpandIncludeOperand, WhatCannotBeExpandedWithCertaintyIsUnsure)
+{
+  const auto text = scan_include_directives("#define CAT(a, b) a ## b\n#define V(...) #__VA_ARGS__\n#define S(x) #x\n"
+                                            "#define P(x) S(x)\n");
+  EXPECT_NE(expand_include_operand("CAT(VALUE, _H)", {}, text.definitions).unsure, "") << "token pasting";
+  EXPECT_NE(expand_include_operand("V(a.h)", {}, text.definitions).unsure, "") << "variadic";
+  EXPECT_NE(expand_include_operand("P(__FILE__)", {}, text.definitions).unsure, "") << "predefined";
+  EXPECT_NE(expand_include_operand("P(/usr/include/linux/x.h)", {}, text.definitions).unsure, "") << "linux is predefined";
+  EXPECT_NE(expand_include_operand("P(cl_khr_fp64.h)", {}, text.definitions).unsure, "") << "an extension macro";
+  EXPECT_NE(expand_include_operand("NOT_DEFINED", {}, text.definitions).unsure, "") << "may be predefined";
+  const auto none = expand_include_operand("not_defined", {}, text.definitions);
+  EXPECT_EQ(none.unsure, "") << "no header name: a compile error where live, nothing where dead";
+  EXPECT_TRUE(none.names.empty());
+  EXPECT_EQ(expand_include_operand("S(linux/x.h)", {}, text.definitions).names, (Names{"linux/x.h"}))
+    << "a stringified argument is not expanded";
 }
 
 TEST(ParseIncludeOptions, EveryDirectorySpelling)
@@ -248,11 +308,21 @@ TEST_F(DigestIncludes, CyclesEnd)
 TEST_F(DigestIncludes, WhatCannotBeKnownPassesThrough)
 {
   const auto inc = dir("unsure");
-  EXPECT_FALSE(digest("#include \"nowhere.h\"\n", "-I " + inc.string()).complete) << "found nowhere";
-  EXPECT_FALSE(digest("#define H \"a.h\"\n#include H\n", "").complete) << "computed";
+  EXPECT_FALSE(digest("#define J(a, b) a##b\n#include J(H, 1)\n", "").complete) << "computed with ##";
   write(inc / "computed.h", "#include NEXT\n");
   EXPECT_FALSE(digest("#include \"computed.h\"\n", "-I " + inc.string()).complete) << "computed inside a header";
   EXPECT_FALSE(digest("__kernel void k() {}", "@" + (inc / "rsp").string()).complete) << "a response file";
+}
+
+TEST_F(DigestIncludes, ANameFoundNowhereIsKeyedAsAbsent)
+{
+  const auto inc = dir("nowhere");
+  const std::string source = "#if defined IS_METAL\n#include <metal_stdlib>\n#endif\n#include \"nowhere.h\"\n";
+  const auto before = digest(source, "-I " + inc.string());
+  ASSERT_TRUE(before.complete) << before.unsure;
+  EXPECT_NE(before.listing.find("absent " + (inc / "nowhere.h").string()), std::string::npos) << before.listing;
+  write(inc / "nowhere.h", "#define N 1\n");
+  EXPECT_NE(digest(source, "-I " + inc.string()).digest(), before.digest()) << "it appearing is a miss";
 }
 
 TEST_F(DigestIncludes, AFifoIsNeverOpenedForReading)
@@ -262,6 +332,26 @@ TEST_F(DigestIncludes, AFifoIsNeverOpenedForReading)
   const auto d = digest("#include \"value.h\"\n", "-I " + inc.string()); // would hang if it blocked
   EXPECT_FALSE(d.complete);
   EXPECT_NE(d.unsure.find("FIFO"), std::string::npos) << d.unsure;
+}
+
+TEST_F(DigestIncludes, ComputedIncludeIsKeyedLikeALiteralOne)
+{
+  const auto inc = dir("computed");
+  write(inc / "inc_vendor.h", "#define V 1\n");
+  // INCLUDE_PATH relative: the scratch directory's random name could read
+  // as a predefined macro (all capitals), which is unsure by design.
+  const auto old = fs::current_path();
+  fs::current_path(inc.parent_path());
+  const std::string source = "#ifdef KERNEL_STATIC\n#include M2S(INCLUDE_PATH/inc_vendor.h)\n#endif\n";
+  const std::string options = "-D KERNEL_STATIC -D INCLUDE_PATH=computed -D XM2S(x)=#x -D M2S(x)=XM2S(x)";
+  const auto before = digest(source, options);
+  write(inc / "inc_vendor.h", "#define V 2\n");
+  const auto after = digest(source, options);
+  fs::current_path(old);
+  ASSERT_TRUE(before.complete) << before.unsure;
+  EXPECT_TRUE(before.any);
+  EXPECT_NE(before.listing.find("computed/inc_vendor.h"), std::string::npos) << before.listing;
+  EXPECT_NE(after.digest(), before.digest());
 }
 
 TEST_F(DigestIncludes, EmbeddedHeadersNeedNoFile)
