@@ -300,6 +300,7 @@ run_command_job(const CommandJobRequest& request)
     facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
   }
   const bool wants_opencl = !workload.custom_caches.empty() || selected(capture.kinds(), CacheKind::pocl) ||
+                            selected(capture.kinds(), CacheKind::programs) ||
                             selected(capture.kinds(), CacheKind::neo) ||
                             selected(capture.kinds(), CacheKind::sycl);
   if (wants_opencl && request.list_opencl_devices) {

@@ -221,9 +221,27 @@ identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements 
     }
     break;
   }
-  case CacheKind::programs:
-    // prewarm's own store keys every binary by device and driver itself.
+  case CacheKind::programs: {
+    // prewarm's own store keys every binary by device and driver itself, so
+    // the slice is never wrong elsewhere, but its records hit only on the
+    // OpenCL devices the layer recorded them on: the slice requires one of
+    // them, by the pocl kind's keys (a command's PoCL cache and its layer
+    // records of one device share a slice).
+    std::vector<const DeviceProperties*> devices;
+    for (const auto& d : facts.opencl_devices) {
+      devices.push_back(&d);
+    }
+    if (devices.empty()) {
+      identity.warnings.push_back("programs: no OpenCL device known on the build host; the slice does not check "
+                                  "the device or driver its records were made on");
+      break;
+    }
+    for (const auto key : {prop::vendor, prop::opencl_platform_version, prop::opencl_device,
+                           prop::opencl_device_version, prop::opencl_driver}) {
+      require_values(identity.requirements, identity.warnings, devices, key, what_for);
+    }
     break;
+  }
   }
   std::sort(identity.requirements.begin(), identity.requirements.end());
   return identity;

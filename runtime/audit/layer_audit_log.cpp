@@ -47,6 +47,13 @@ parse_layer_audit_log(std::string_view text)
     if (json.contains("build_ms") && json["build_ms"].is_number()) {
       e.build_ms = json["build_ms"].get<double>();
     }
+    for (auto [name, field] : {std::pair{"stage", &e.stage}, std::pair{"reason", &e.reason}}) {
+      if (json.contains(name) && json[name].is_string()) {
+        *field = json[name].get<std::string>();
+      }
+    }
+    e.passed_through = !e.hit && json.contains("passed_through") && json["passed_through"].is_boolean() &&
+                       json["passed_through"].get<bool>();
     log.events.push_back(std::move(e));
   }
   return log;

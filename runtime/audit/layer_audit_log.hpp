@@ -5,11 +5,17 @@
 //
 // Format: JSON lines, one object per program the layer saw built:
 //   {"event":"hit"|"miss", "key":"<program-store key>",
-//    "kernels":["name", ...], "build_ms": <number>}
+//    "kernels":["name", ...], "build_ms": <number>, "stage":"build",
+//    "reason":"...", "passed_through":true}
 //   event     hit: served from the store; miss: built from source
 //   key       the store key (program_store.hpp), or "" when none was made
 //   kernels   kernel names of the program (may be empty)
 //   build_ms  time spent in clBuildProgram/serving, milliseconds (optional)
+//   stage     build, compile or link (optional)
+//   reason    why a miss was not served (optional)
+//   passed_through  a miss the layer could not key (an include it cannot
+//             resolve: runtime/store/program_includes.hpp): never served,
+//             never recorded, whatever the store holds (optional, false)
 // Unknown members are ignored (later versions may add some); a line that is
 // not such an object is counted as malformed and skipped, never fatal.
 #pragma once
@@ -31,6 +37,9 @@ struct LayerEvent
   std::string key;
   std::vector<std::string> kernels;
   double build_ms = 0;
+  std::string stage;
+  std::string reason;
+  bool passed_through = false;
 };
 
 struct LayerAuditLog

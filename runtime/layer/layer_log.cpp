@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace prewarm::layer {
@@ -70,6 +71,9 @@ audit(const AuditEvent& event)
   };
   if (!event.hit) {
     line["reason"] = event.reason;
+    if (event.passed_through) {
+      line["passed_through"] = true;
+    }
   } else if (!event.origin.empty()) {
     line["from"] = event.origin;
   }
@@ -79,13 +83,26 @@ audit(const AuditEvent& event)
     write_all(STDERR_FILENO, "prewarm-layer audit: " + text);
     return;
   }
-  const int fd = ::open(s.audit_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    operator_line(fmt::format("cannot open the audit log {}: {}", s.audit_log, errno_message(errno)));
+  // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader
+  // inside the application's clBuildProgram, for ever (with none, the open
+  // fails with ENXIO; with one, the check below refuses it). O_NOFOLLOW: a
+  // link planted at the name does not redirect the application's writes.
+  UniqueFd fd(::open(s.audit_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY, 0644));
+  if (!fd) {
+    const int error = errno;
+    struct stat st{};
+    const bool special = ::lstat(s.audit_log.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+    operator_line(special ? fmt::format("the audit log {} is {}, not a regular file: event not written", s.audit_log,
+                                        file_type_name(st.st_mode))
+                          : fmt::format("cannot open the audit log {}: {}", s.audit_log, errno_message(error)));
     return;
   }
-  write_all(fd, text);
-  ::close(fd);
+  if (struct stat st{}; ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    operator_line(fmt::format("the audit log {} is {}, not a regular file: event not written", s.audit_log,
+                              file_type_name(st.st_mode)));
+    return;
+  }
+  write_all(fd.get(), text);
 }
 
 } // namespace prewarm::layer

@@ -12,7 +12,12 @@
 //    "keys":[...one per device...],"kernels":["name",...],"build_ms":12.5,
 //    "stage":"build"|"compile"|"link","devices":["<CL_DEVICE_NAME>",...],
 //    "reason":"<why not served; misses only>",
+//    "passed_through":true (misses the layer did not key at all: an
+//                           include it cannot resolve; reason "passed through: ..."),
 //    "from":"the store"|"AOT <ocloc device> <key12>" (hits of a build)}
+// The file must be a regular file: it is opened O_NONBLOCK and O_NOFOLLOW
+// (a FIFO or a link planted there is refused, never waited on), and
+// anything else is an operator line, the event lost.
 #pragma once
 
 #include <string>
@@ -34,6 +39,7 @@ struct AuditEvent
   double build_ms = 0;
   std::string reason;
   std::string origin = {}; // hits: "the store" or "AOT <ocloc device> <key>"
+  bool passed_through = false;
 };
 
 // Appends to PREWARM_LAYER_AUDIT_LOG when set; in audit mode without it, to

@@ -8,10 +8,11 @@
 //   PREWARM_LAYER_LOG=1                operator lines on stderr ("prewarm-layer: ...")
 //   PREWARM_LAYER_CAPTURE=build,release  when record mode reads program binaries
 //                                      (default: both, except after build on PoCL;
-//                                      see program_calls.cpp)
+//                                      release includes context release and exit;
+//                                      see program_capture.hpp)
 // record: every program the application builds from source or IL is built
-//   as usual, and its binaries are written to the store (after the build and
-//   again at its last clReleaseProgram; never at exit).
+//   as usual, and its binaries are written to the store (after the build, at
+//   its last clReleaseProgram, and at exit for programs still alive).
 // serve: a program whose binaries are all stored is built from them instead
 //   (a shadow program); anything else builds as usual.
 // audit: serve, and every build is written to the audit log (stderr when

@@ -65,7 +65,7 @@ ProgramTable::recorded_in(cl_context context) const
   std::lock_guard lock(m_mutex);
   std::vector<std::pair<cl_program, TrackedProgram>> out;
   for (const auto& [program, tracked] : m_programs) {
-    if (tracked.context == context && tracked.record_at_release) {
+    if ((context == nullptr || tracked.context == context) && tracked.record_at_release) {
       out.emplace_back(program, tracked);
     }
   }

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace prewarm::layer {
@@ -65,6 +66,12 @@ struct TrackedProgram
   std::vector<cl_program> link_inputs;
   bool compiled = false;       // keys are compile keys (an input for clLinkProgram)
   bool record_at_release = false;
+  // The include part of the keys (program_keys.hpp) as resolved at the build
+  // or compile, with what it was resolved from: a capture resolves it again
+  // and stores nothing when an included file changed meanwhile.
+  std::string includes_digest; // empty: the source includes nothing
+  std::string include_options;
+  std::vector<std::pair<std::string, std::string>> embedded_headers; // a compile's (name, source)
 };
 
 class ProgramTable
@@ -91,7 +98,8 @@ public:
   cl_program shadow_of(cl_program program) const; // or `program` itself
   bool is_virtual(cl_program program) const;
 
-  // Programs of `context` waiting for a capture at release.
+  // Programs of `context` waiting for a capture at release; every context's
+  // when `context` is null (the capture at exit).
   std::vector<std::pair<cl_program, TrackedProgram>> recorded_in(cl_context context) const;
 
   void put_kernel(cl_kernel kernel, cl_program application_program);

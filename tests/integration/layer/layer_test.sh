@@ -102,6 +102,27 @@ else
 fi
 unset POCL_DEVICES
 
+step "a program kept until exit (as OpenCV keeps its programs): captured at exit, then served"
+fresh; "$APP" exit > "$SCRATCH/exit.plain" 2>/dev/null
+with_layer record "$SCRATCH/store-exit" "" "$APP" exit > "$SCRATCH/exit.record" 2> "$SCRATCH/exit.record.err"
+diff "$SCRATCH/exit.plain" "$SCRATCH/exit.record" || fail "recording changed the output"
+grep -q "recorded .*(at exit," "$SCRATCH/exit.record.err" || { cat "$SCRATCH/exit.record.err" >&2; fail "no capture at exit"; }
+with_layer audit "$SCRATCH/store-exit" "$SCRATCH/exit.audit" "$APP" exit > "$SCRATCH/exit.serve" 2>/dev/null
+diff "$SCRATCH/exit.plain" "$SCRATCH/exit.serve" || fail "serving a program captured at exit changed the output"
+[ "$(count hit "$SCRATCH/exit.audit")" = 1 ] && [ "$(count miss "$SCRATCH/exit.audit")" = 0 ] \
+  || { cat "$SCRATCH/exit.audit" >&2; fail "the program captured at exit was not served"; }
+
+step "a FIFO named as the audit log: the application neither hangs nor fails, the operator is told"
+mkfifo "$SCRATCH/audit.fifo"
+fresh
+timeout 60 env OPENCL_LAYERS="$LAYER" PREWARM_LAYER=audit PREWARM_PROGRAM_STORE="$SCRATCH/store-build" \
+  PREWARM_LAYER_AUDIT_LOG="$SCRATCH/audit.fifo" PREWARM_LAYER_LOG=1 "$APP" build > "$SCRATCH/fifo.out" 2> "$SCRATCH/fifo.err" \
+  || { cat "$SCRATCH/fifo.err" >&2; fail "the application failed or hung with a FIFO as the audit log (status $?)"; }
+diff "$SCRATCH/build.plain" "$SCRATCH/fifo.out" || fail "a FIFO audit log changed the output"
+grep -q "the audit log .*audit.fifo is a FIFO, not a regular file" "$SCRATCH/fifo.err" \
+  || { cat "$SCRATCH/fifo.err" >&2; fail "no operator line naming the FIFO"; }
+[ -p "$SCRATCH/audit.fifo" ] || fail "the FIFO was replaced"
+
 step "nothing stored: serve mode builds normally, every build a miss"
 with_layer audit "$SCRATCH/empty" "$SCRATCH/empty.audit" "$APP" build > "$SCRATCH/empty.out" 2>/dev/null
 diff "$SCRATCH/build.plain" "$SCRATCH/empty.out" || fail "an empty store changed the output"

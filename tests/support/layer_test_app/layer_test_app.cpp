@@ -10,6 +10,11 @@
 //   layer_test_app threads N     N threads, each building its own program
 //   layer_test_app devices       one program built for every device of the first platform
 //   layer_test_app dlopen        the same as build, with libOpenCL.so.1 dlopen()ed
+//   layer_test_app include DIR [macro]  a source that #includes value.h from `-I DIR` (macro: named
+//                                by token pasting, which the layer does not expand); prints what the
+//                                kernel computed
+//   layer_test_app exit          build and run, then exit with the program and context alive (as
+//                                OpenCV does: its program cache lives until exit)
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -305,6 +310,59 @@ scenario_dlopen()
   return 0;
 }
 
+// The kernel's numbers come from headers on disk: a binary built with
+// other headers computes other numbers.
+int
+scenario_include(const std::string& dir, bool computed)
+{
+  const auto cl = open_cl(false);
+  const std::string source = std::string(computed ? "#define JOIN(a, b) a ## b\n#define VALUE_H \"value.h\"\n#include JOIN(VALUE, _H)\n"
+                                                      : "#include \"value.h\"\n") +
+                             "__kernel void fill(__global int* data) { size_t i = get_global_id(0); data[i] = VALUE * (int)i + OFFSET; }\n";
+  const char* text = source.c_str();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(cl.context, 1, &text, nullptr, &status);
+  CHECK(status);
+  const std::string options = "-I " + dir;
+  CHECK(clBuildProgram(program, 1, cl.devices.data(), options.c_str(), nullptr, nullptr));
+  cl_kernel kernel = clCreateKernel(program, "fill", &status);
+  CHECK(status);
+  cl_command_queue queue = clCreateCommandQueueWithProperties(cl.context, cl.devices[0], nullptr, &status);
+  CHECK(status);
+  std::vector<int> data(64, 0);
+  cl_mem buffer = clCreateBuffer(cl.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(int), data.data(), &status);
+  CHECK(status);
+  CHECK(clSetKernelArg(kernel, 0, sizeof buffer, &buffer));
+  const std::size_t global = data.size();
+  CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, data.size() * sizeof(int), data.data(), 0, nullptr, nullptr));
+  long sum = 0;
+  for (int v : data) {
+    sum += v;
+  }
+  std::printf("first %d %d\nsum %ld\n", data[0], data[1], sum);
+  CHECK(clReleaseMemObject(buffer));
+  CHECK(clReleaseCommandQueue(queue));
+  CHECK(clReleaseKernel(kernel));
+  CHECK(clReleaseProgram(program));
+  CHECK(clReleaseContext(cl.context));
+  std::printf("ok include\n");
+  return 0;
+}
+
+int
+scenario_exit()
+{
+  const auto cl = open_cl(false);
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(cl.context, 1, &k_source, nullptr, &status);
+  CHECK(status);
+  CHECK(clBuildProgram(program, 1, cl.devices.data(), "-DKEPT_UNTIL_EXIT=1", nullptr, nullptr));
+  std::printf("sum %.1f\n", static_cast<double>(run_scale(cl, cl.devices[0], program, 16)));
+  std::printf("ok exit\n");
+  return 0; // the program and its context are never released
+}
+
 } // namespace
 
 int
@@ -326,6 +384,12 @@ main(int argc, char** argv)
   if (scenario == "dlopen") {
     return scenario_dlopen();
   }
-  std::fprintf(stderr, "usage: layer_test_app build|compile-link|threads N|devices|dlopen\n");
+  if (scenario == "include" && argc > 2) {
+    return scenario_include(argv[2], argc > 3 && std::string(argv[3]) == "macro");
+  }
+  if (scenario == "exit") {
+    return scenario_exit();
+  }
+  std::fprintf(stderr, "usage: layer_test_app build|compile-link|threads N|devices|dlopen|include DIR [macro]|exit\n");
   return 2;
 }

@@ -23,6 +23,23 @@ TEST(LayerAuditLog, ParsesEventsAndCountsMalformedLines)
   EXPECT_EQ(log.malformed_lines, 2u);
 }
 
+TEST(LayerAuditLog, PassThroughsAreMissesWithTheirReason)
+{
+  const auto log = parse_layer_audit_log(
+    R"({"event":"miss","key":"","keys":[],"stage":"build","reason":"passed through: a computed #include","passed_through":true})"
+    "\n"
+    R"({"event":"miss","key":"abc","stage":"compile","reason":"not in the store"})"
+    "\n");
+  ASSERT_EQ(log.events.size(), 2u);
+  EXPECT_FALSE(log.events[0].hit);
+  EXPECT_TRUE(log.events[0].passed_through);
+  EXPECT_EQ(log.events[0].reason, "passed through: a computed #include");
+  EXPECT_EQ(log.events[0].stage, "build");
+  EXPECT_FALSE(log.events[1].passed_through);
+  EXPECT_EQ(log.events[1].stage, "compile");
+  EXPECT_EQ(log.events[1].reason, "not in the store");
+}
+
 TEST(LayerAuditLog, EventsBecomeKindPrograms)
 {
   UsageReport report;

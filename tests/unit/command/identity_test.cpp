@@ -150,6 +150,23 @@ TEST(Identity, PoclDependsOnItsBuildAndTheCpu)
   ASSERT_EQ(none.warnings.size(), 1u);
 }
 
+TEST(Identity, LayerRecordsRequireTheDevicesTheyWereMadeOn)
+{
+  // The layer's PoCL binaries are for this CPU and this PoCL build: a slice
+  // that says "any host" would install records that can never hit.
+  IdentityFacts facts;
+  facts.opencl_devices = {pocl_device("pthread-skylake-avx512")};
+  const auto identity = identify_kind(CacheKind::programs, facts);
+  EXPECT_TRUE(identity.warnings.empty());
+  EXPECT_EQ(identity.requirements, identify_kind(CacheKind::pocl, facts).requirements) << "one slice with the pocl kind";
+  EXPECT_TRUE(has(identity.requirements, "opencl.device", "==", "pthread-skylake-avx512"));
+  EXPECT_TRUE(has(identity.requirements, "opencl.driver", "==", "3.1+debian"));
+
+  const auto none = identify_kind(CacheKind::programs, IdentityFacts{});
+  EXPECT_TRUE(none.requirements.empty());
+  ASSERT_EQ(none.warnings.size(), 1u);
+}
+
 TEST(Identity, NeoAndSyclDependOnPciIdAndDriver)
 {
   IdentityFacts facts;
