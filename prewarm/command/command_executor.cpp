@@ -49,7 +49,11 @@ summary_line(const CommandJobResult& result)
   }
   std::string proof;
   if (result.hit_proof) {
-    proof = fmt::format("; hit proof{}: {}", result.hit_proof->hit() ? "" : " MISSED", result.hit_proof->line());
+    // The proof's own time: it runs the command a second time, and the job
+    // takes both runs.
+    proof = fmt::format("; hit proof{} in {:.2f} s: {}", result.hit_proof->hit() ? "" : " MISSED",
+                        std::chrono::duration<double>(result.hit_proof->run.duration).count(),
+                        result.hit_proof->line());
   }
   return fmt::format("command {} in {:.2f} s; captured {}{}", result.run.describe(),
                      std::chrono::duration<double>(result.run.duration).count(),
@@ -224,7 +228,7 @@ CommandExecutor::run(const build::JobContext& context)
 
   build::JobOutcome outcome;
   outcome.device = job.device ? job.device->description : job.target;
-  outcome.seconds = std::chrono::duration<double>(result.run.duration).count();
+  outcome.seconds = std::chrono::duration<double>(result.total_duration).count(); // capture, proof, bookkeeping
   outcome.summary = summary_line(result);
   outcome.job_line = result.job_line();
   outcome.report_json = report_json(result);

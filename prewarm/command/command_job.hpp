@@ -76,6 +76,7 @@ struct CommandJobResult
   std::string job_id;
   std::vector<std::string> argv; // after templating
   SubprocessResult run;
+  std::chrono::steady_clock::duration total_duration{}; // the whole job: capture run, hit proof, collection
   std::chrono::seconds timeout{0};
   std::filesystem::path log_file;       // full output of the program
   std::filesystem::path staging_root;   // <kind>/... ; removed when the job failed

@@ -92,12 +92,26 @@ struct HitProof
 // that fails is a result with run.succeeded() == false.
 Result<HitProof> prove_hits(const HitProofRequest& request);
 
-// The causes of the misses in `usage` (separate for tests): kernels that
-// came back under new keys (`captured_kernels`: kind -> the kernel names the
-// capture holds), capture paths or the host name inside the files of a kind
-// that missed, a kind the re-run did not touch at all.
+// Kind -> kernel name -> the captured entry that holds it.
+using CapturedKernels = std::map<std::string, std::map<std::string, std::string>>;
+
+// The causes of the misses in `usage` (separate for tests), each with its
+// evidence or said to be unknown, never guessed: kernels that came back under
+// new keys with what differs between the captured entry and the new one
+// (entry_difference), a capture path or the host name inside a text file of
+// a kind that missed (a path inside a compiled binary is no evidence:
+// compilers embed temporary file names), else "cause unknown". An untouched
+// kind gets a note.
 std::vector<std::string> diagnose_misses(const audit::UsageReport& usage,
-                                         const std::map<std::string, std::set<std::string>>& captured_kernels,
+                                         const CapturedKernels& captured_kernels,
                                          const std::vector<std::string>& capture_paths);
+
+// What differs between two entries of one kind under `kind_dir`: the first
+// text file present in both whose bytes differ, as "FILE: FIELD was X, is Y"
+// (JSON metadata such as Triton's <kernel>.json; its "hash" is skipped) or
+// "FILE line N: was X, is Y". nullopt: no text file differs.
+std::optional<std::string> entry_difference(const std::filesystem::path& kind_dir,
+                                            const std::string& old_entry,
+                                            const std::string& new_entry);
 
 } // namespace prewarm::command

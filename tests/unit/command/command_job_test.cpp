@@ -232,6 +232,75 @@ TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
     << recorded->job_line();
 }
 
+// A stand-in for Triton's FileCacheManager (python/triton/runtime/cache.py,
+// 3.x): put() files under $TRITON_CACHE_DIR/<key>/, put_group() records
+// their ABSOLUTE paths, get_group() hits only if every one exists. And a
+// custom cache "abs" that keys nothing but checks an absolute path it
+// recorded, which no installer relocates.
+constexpr std::string_view k_absolute_path_caches = R"(
+import json, os
+key = os.path.join(os.environ["TRITON_CACHE_DIR"], "KEY0123")
+group = os.path.join(key, "__grp__k.json")
+def get_group():
+    if not os.path.exists(group):
+        return None
+    paths = json.load(open(group))["child_paths"]
+    return paths if all(os.path.exists(p) for p in paths.values()) else None
+found = get_group()
+if found is None:
+    os.makedirs(key, exist_ok=True)
+    paths = {}
+    for name in ("k.cubin", "k.json"):
+        paths[name] = os.path.join(key, name)
+        open(paths[name], "w").write("compiled " + name)
+    open(group, "w").write(json.dumps({"child_paths": paths}))
+else:
+    for p in found.values():
+        open(p).read()
+where = os.path.join(os.environ["ABS_CACHE_DIR"], "where")
+if os.path.exists(where) and os.path.exists(open(where).read()):
+    open(open(where).read()).read()
+else:
+    blob = os.path.join(os.environ["ABS_CACHE_DIR"], "blob")
+    open(blob, "w").write("compiled")
+    open(where, "w").write(blob)
+)";
+
+TEST(CommandJob, TheHitProofCannotReachTheCaptureAndRelocatesTritonGroups)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only_paths/fp32";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"/usr/bin/python3", "-c", std::string(k_absolute_path_caches)};
+  request.workload.kinds = {CacheKind::triton};
+  request.workload.custom_caches = {CustomCacheRequest{"abs", "ABS_CACHE_DIR", {}}};
+  request.frameworks = FrameworkRequirements::recorded;
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  ASSERT_TRUE(result->hit_proof.has_value());
+  const auto& proof = *result->hit_proof;
+  // Triton's groups are relocated onto the proof's copy, as the installer
+  // relocates them onto ROOT/triton: every kernel file is read, none new.
+  const auto* triton = proof.usage.find("triton");
+  ASSERT_NE(triton, nullptr) << proof.line();
+  EXPECT_EQ(triton->new_files, 0u) << proof.line();
+  EXPECT_EQ(triton->reused_files, 3u) << proof.line();
+  // The absolute path the custom cache recorded leads into the capture,
+  // which the proof cannot reach: a miss, as on any install elsewhere.
+  const auto* custom = proof.usage.find("custom/abs");
+  ASSERT_NE(custom, nullptr) << proof.line();
+  EXPECT_GT(custom->new_files, 0u) << "the original capture was reachable during the proof: " << proof.line();
+  // The capture is back where it was, untouched, for packing.
+  const auto group = read_file(result->staging_root / "triton/KEY0123/__grp__k.json");
+  ASSERT_TRUE(group) << group.error().describe();
+  EXPECT_NE(group->find((result->staging_root / "triton/KEY0123/k.cubin").string()), std::string::npos)
+    << "the signed bytes are the captured ones; the runtime relocates after verifying them";
+  EXPECT_FALSE(fs::exists(dirs.work / ".capture-hidden-during-proof"));
+  EXPECT_NE(result->report().find("hit proof in "), std::string::npos) << result->report();
+}
+
 TEST(CommandJob, JobLineFitsTheBundleManifestText)
 {
   CommandJobResult result;
