@@ -222,6 +222,9 @@ CommandExecutor::run(const build::JobContext& context)
   if (!result.succeeded()) {
     return fail(Errc::failed, result.report());
   }
+  if (const auto failure = result.packing_failure()) {
+    return fail(Errc::failed, *failure);
+  }
   if (const auto failure = result.required_proof_failure()) {
     return fail(Errc::failed, *failure);
   }

@@ -200,6 +200,21 @@ CommandJobResult::required_proof_failure() const
   return text;
 }
 
+std::optional<std::string>
+CommandJobResult::packing_failure() const
+{
+  if (capture.refusals.empty()) {
+    return std::nullopt;
+  }
+  std::string text = fmt::format("job {}: the captured caches cannot be packed (nothing of this job is packaged; "
+                                 "the hit proof did not run):",
+                                 job_id);
+  for (const auto& refusal : capture.refusals) {
+    text += fmt::format("\n  {}", refusal);
+  }
+  return text;
+}
+
 std::vector<SliceGroup>
 CommandJobResult::slice_groups() const
 {
@@ -384,6 +399,9 @@ run_command_job_timed(const CommandJobRequest& request)
 
   PW_ASSIGN(result.capture, capture.collect());
   result.warnings.insert(result.warnings.end(), result.capture.warnings.begin(), result.capture.warnings.end());
+  if (!result.capture.refusals.empty()) {
+    return result; // packing_failure(): no proof of what cannot ship
+  }
 
   const bool wants_nvidia = selected(capture.kinds(), CacheKind::cuda) || wants_frameworks;
   if (wants_nvidia) {

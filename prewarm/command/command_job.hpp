@@ -91,6 +91,9 @@ struct CommandJobResult
 
   // verify: require, and the proof did not hit: what missed and why.
   std::optional<std::string> required_proof_failure() const;
+  // The capture holds what no slice can carry (capture.refusals): the job
+  // fails, naming each path and the rule, and nothing of it is packaged.
+  std::optional<std::string> packing_failure() const;
 
   bool succeeded() const { return run.succeeded(); }
   // "command cpu/pyopencl/fp32: /usr/bin/python3 warmup.py" (bundle "job"

@@ -301,6 +301,49 @@ TEST(CommandJob, TheHitProofCannotReachTheCaptureAndRelocatesTritonGroups)
   EXPECT_NE(result->report().find("hit proof in "), std::string::npos) << result->report();
 }
 
+TEST(CommandJob, ACaptureNoSliceCanCarryFailsTheJobBeforeItsProof)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only_names/fp32";
+  request.work_dir = dirs.work;
+  // clFFT names a directory after the device; darktable finds each
+  // program's binary through a relative link; an absolute link is junk.
+  request.workload.argv = {"sh", "-c",
+                           "d=\"$APP_CACHE/pthread-skylake-avx512-AMD EPYC\" && mkdir -p \"$d\" && echo k > \"$d/fft.bin\" && "
+                           "echo b > \"$APP_CACHE/0123abcd\" && ln -s 0123abcd \"$APP_CACHE/blur.cl.bin\" && "
+                           "ln -s /etc/passwd \"$APP_CACHE/outside\""};
+  request.workload.kinds = {CacheKind::pocl};
+  request.workload.custom_caches = {CustomCacheRequest{"app", "APP_CACHE", {}}};
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  const auto failure = result->packing_failure();
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_NE(failure->find("custom cache app: \"pthread-skylake-avx512-AMD EPYC\" has a name outside [A-Za-z0-9._+-]"),
+            std::string::npos)
+    << *failure;
+  EXPECT_NE(failure->find("custom cache app: \"blur.cl.bin\" is a symbolic link to \"0123abcd\" inside the cache"),
+            std::string::npos)
+    << *failure;
+  EXPECT_EQ(failure->find("\"outside\""), std::string::npos) << "a link leaving the cache is removed, not refused";
+  EXPECT_TRUE(any_contains(result->warnings, "custom cache app: removed \"outside\""));
+  EXPECT_FALSE(result->hit_proof.has_value()) << "no proof of what cannot ship";
+}
+
+TEST(CommandJob, LinksStayInsideOnlyWhenTheyResolveBelowTheTree)
+{
+  const fs::path root = "/c";
+  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/a/link", "b"));
+  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/a/link", "../b/x"));
+  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/link", "./x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/link", "../x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "../../x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "b/../../../x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "/c/a/b"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", ""));
+}
+
 TEST(CommandJob, JobLineFitsTheBundleManifestText)
 {
   CommandJobResult result;
