@@ -226,8 +226,8 @@ environment_traps(const Environment& environment, std::span<const CacheKind> kin
 Result<CacheCapture>
 CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, CaptureOptions options)
 {
-  if (kinds.empty()) {
-    return fail(Errc::usage, "no cache kinds selected for the capture");
+  if (kinds.empty() && options.custom_caches.empty()) {
+    return fail(Errc::usage, "no cache kinds and no custom caches selected for the capture");
   }
   std::sort(kinds.begin(), kinds.end());
   kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());

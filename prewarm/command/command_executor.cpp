@@ -51,9 +51,9 @@ summary_line(const CommandJobResult& result)
   if (result.hit_proof) {
     // The proof's own time: it runs the command a second time, and the job
     // takes both runs.
-    proof = fmt::format("; hit proof{} in {:.2f} s: {}", result.hit_proof->hit() ? "" : " MISSED",
-                        std::chrono::duration<double>(result.hit_proof->run.duration).count(),
-                        result.hit_proof->line());
+    proof = fmt::format("; hit proof{}: {} (in {:.2f} s)", result.hit_proof->hit() ? "" : " MISSED",
+                        result.hit_proof->line(),
+                        std::chrono::duration<double>(result.hit_proof->run.duration).count());
   }
   return fmt::format("command {} in {:.2f} s; captured {}{}", result.run.describe(),
                      std::chrono::duration<double>(result.run.duration).count(),
@@ -85,6 +85,7 @@ to_command_workload(const manifest::CommandWorkload& workload)
     PW_ASSIGN(const auto kind, bundle::parse_cache_kind(name));
     out.kinds.push_back(kind);
   }
+  out.no_builtin_kinds = workload.no_builtin_kinds;
   for (const auto& cache : workload.caches) {
     out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir});
   }

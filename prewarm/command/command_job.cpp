@@ -284,8 +284,8 @@ CommandJobResult::report() const
       text += fmt::format("  {} made for: {}\n", to_string(identity.kind), requirement_text(identity.requirements));
     }
     if (hit_proof) {
-      text += fmt::format("  hit proof in {:.2f} s: {}\n",
-                          std::chrono::duration<double>(hit_proof->run.duration).count(), hit_proof->line());
+      text += fmt::format("  hit proof: {} (in {:.2f} s)\n", hit_proof->line(),
+                          std::chrono::duration<double>(hit_proof->run.duration).count());
     }
   }
   for (const auto& w : warnings) {
@@ -331,8 +331,9 @@ run_command_job_timed(const CommandJobRequest& request)
   }
 
   std::vector<CacheKind> kinds = workload.kinds;
-  const auto selection = kinds.empty() ? KindSelection::all_known : KindSelection::named;
-  if (kinds.empty()) {
+  const auto selection =
+    kinds.empty() && !workload.no_builtin_kinds ? KindSelection::all_known : KindSelection::named;
+  if (kinds.empty() && !workload.no_builtin_kinds) {
     kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
   }
   // Held until this function returns, however it returns: PATH is then as

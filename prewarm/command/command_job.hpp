@@ -33,7 +33,8 @@ struct CommandWorkload
   std::map<std::string, std::string> environment; // added to the builder's; "{precision}" in values
   std::chrono::seconds timeout{0};              // 0: no limit
   ShellMode shell = ShellMode::direct;
-  std::vector<CacheKind> kinds;                 // empty: every known kind
+  std::vector<CacheKind> kinds;                 // empty: every known kind, unless:
+  bool no_builtin_kinds = false;                // only the custom caches (manifest `kinds: []`)
   std::vector<CustomCacheRequest> custom_caches; // custom_capture.hpp
   VerifyMode verify = VerifyMode::warn;         // the hit proof (hit_proof.hpp)
 };
