@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace prewarm::build {
 
@@ -30,7 +32,11 @@ seconds_since(std::chrono::steady_clock::time_point since)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// The last non-empty line of the file, without reading more than its tail.
+// The last complete, non-empty line of the file, without reading more than
+// its tail. A line still being written (no newline yet) is not shown: it may
+// be a fragment. Indented lines continue the line above (Python prints a
+// warning as "file:12: UserWarning: text" then "  warnings.warn("; a
+// traceback indents its frames): the line they continue is shown instead.
 std::string
 last_line(const std::filesystem::path& file)
 {
@@ -49,11 +55,39 @@ last_line(const std::filesystem::path& file)
       c = (c == '\t') ? ' ' : '\n'; // a progress bar's carriage returns end its lines
     }
   }
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-    text.pop_back();
+  if (tail < size) {
+    // The tail starts inside a line: not a line.
+    const auto first = text.find('\n');
+    text.erase(0, first == std::string::npos ? text.size() : first + 1);
   }
-  const auto newline = text.rfind('\n');
-  std::string line = newline == std::string::npos ? text : text.substr(newline + 1);
+  // Only what ends in a newline is complete.
+  if (const auto end = text.rfind('\n'); end != std::string::npos) {
+    text.resize(end + 1);
+  } else {
+    text.clear(); // one line, still being written
+  }
+  std::vector<std::string> lines;
+  for (std::size_t begin = 0; begin < text.size();) {
+    auto stop = text.find('\n', begin);
+    std::string one = text.substr(begin, stop - begin);
+    while (!one.empty() && one.back() == ' ') {
+      one.pop_back();
+    }
+    if (!one.empty()) {
+      lines.push_back(std::move(one));
+    }
+    begin = stop + 1;
+  }
+  std::string line;
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (it->front() != ' ') {
+      line = *it;
+      break;
+    }
+  }
+  if (line.empty() && !lines.empty()) {
+    line = lines.back();
+  }
   std::string printable;
   for (char c : line) {
     printable += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;

@@ -226,8 +226,8 @@ environment_traps(const Environment& environment, std::span<const CacheKind> kin
 Result<CacheCapture>
 CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, CaptureOptions options)
 {
-  if (kinds.empty()) {
-    return fail(Errc::usage, "no cache kinds selected for the capture");
+  if (kinds.empty() && options.custom_caches.empty()) {
+    return fail(Errc::usage, "no cache kinds and no custom caches selected for the capture");
   }
   std::sort(kinds.begin(), kinds.end());
   kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
@@ -368,6 +368,7 @@ CacheCapture::collect() const
     PW_ASSIGN(auto cleaned, clean_staged_kind(kind, staging));
     capture.bookkeeping_removed = cleaned.bookkeeping_removed;
     summary.warnings.insert(summary.warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
+    summary.refusals.insert(summary.refusals.end(), cleaned.refusals.begin(), cleaned.refusals.end());
     PW_ASSIGN(const auto stats, measure_tree(staging));
     capture.files = stats.files;
     capture.bytes = stats.bytes;
@@ -393,7 +394,8 @@ CacheCapture::collect() const
       }
     }
   }
-  PW_ASSIGN(summary.custom, collect_custom_caches(m_staging_root, m_options.custom_caches, summary.warnings));
+  PW_ASSIGN(summary.custom, collect_custom_caches(m_staging_root, m_options.custom_caches, summary.warnings,
+                                                   summary.refusals));
   const bool custom_filled = std::any_of(summary.custom.begin(), summary.custom.end(),
                                          [](const CustomCapture& c) { return c.files > 0; });
   if (summary.total_files() == 0 && !custom_filled) {

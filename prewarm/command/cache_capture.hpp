@@ -71,6 +71,9 @@ struct CaptureSummary
   std::vector<KindCapture> kinds; // every selected kind, in kind order
   std::vector<CustomCapture> custom; // every custom cache, in manifest order
   std::vector<std::string> warnings;
+  // What the bundle writer would refuse (jobs::CleanResult::refusals): the
+  // job fails with these before its proof runs.
+  std::vector<std::string> refusals;
 
   std::uint64_t total_files() const;
   std::uint64_t total_bytes() const;

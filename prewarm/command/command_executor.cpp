@@ -49,7 +49,11 @@ summary_line(const CommandJobResult& result)
   }
   std::string proof;
   if (result.hit_proof) {
-    proof = fmt::format("; hit proof{}: {}", result.hit_proof->hit() ? "" : " MISSED", result.hit_proof->line());
+    // The proof's own time: it runs the command a second time, and the job
+    // takes both runs.
+    proof = fmt::format("; hit proof{}: {} (in {:.2f} s)", result.hit_proof->hit() ? "" : " MISSED",
+                        result.hit_proof->line(),
+                        std::chrono::duration<double>(result.hit_proof->run.duration).count());
   }
   return fmt::format("command {} in {:.2f} s; captured {}{}", result.run.describe(),
                      std::chrono::duration<double>(result.run.duration).count(),
@@ -81,6 +85,7 @@ to_command_workload(const manifest::CommandWorkload& workload)
     PW_ASSIGN(const auto kind, bundle::parse_cache_kind(name));
     out.kinds.push_back(kind);
   }
+  out.no_builtin_kinds = workload.no_builtin_kinds;
   for (const auto& cache : workload.caches) {
     out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir});
   }
@@ -218,13 +223,16 @@ CommandExecutor::run(const build::JobContext& context)
   if (!result.succeeded()) {
     return fail(Errc::failed, result.report());
   }
+  if (const auto failure = result.packing_failure()) {
+    return fail(Errc::failed, *failure);
+  }
   if (const auto failure = result.required_proof_failure()) {
     return fail(Errc::failed, *failure);
   }
 
   build::JobOutcome outcome;
   outcome.device = job.device ? job.device->description : job.target;
-  outcome.seconds = std::chrono::duration<double>(result.run.duration).count();
+  outcome.seconds = std::chrono::duration<double>(result.total_duration).count(); // capture, proof, bookkeeping
   outcome.summary = summary_line(result);
   outcome.job_line = result.job_line();
   outcome.report_json = report_json(result);

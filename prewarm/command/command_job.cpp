@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <system_error>
+#include <utility>
 
 namespace prewarm::command {
 
@@ -48,6 +51,75 @@ requirement_text(const std::vector<bundle::Requirement>& requirements)
   }
   return text;
 }
+
+// The capture, out of reach while the proof runs: its staging and private
+// home renamed into a directory no capture path leads to, so a cache that
+// names its own files by absolute path (Triton's group files) finds them in
+// the copy the proof installed or not at all, as the application will. A
+// rename keeps the captured bytes exactly as they will be packed (a copy
+// elsewhere would not hide them, and file modes do not stop a build run as
+// root). Put back by restore(), or by the destructor on an early return.
+class CaptureOutOfReach
+{
+public:
+  static Result<CaptureOutOfReach> hide(const std::filesystem::path& work_dir,
+                                        std::vector<std::filesystem::path> paths)
+  {
+    const auto hidden = work_dir / ".capture-hidden-during-proof";
+    std::error_code ec;
+    if (!std::filesystem::create_directory(hidden, ec) || ec) {
+      return fail(Errc::failed, fmt::format("cannot create {}: {}", in_quotes(hidden.string()),
+                                            ec ? ec.message() : "it exists already"));
+    }
+    CaptureOutOfReach out(hidden);
+    for (auto& path : paths) {
+      const auto to = hidden / path.filename();
+      if (::rename(path.c_str(), to.c_str()) != 0) {
+        if (errno == ENOENT) {
+          continue;
+        }
+        return fail(Errc::failed, fmt::format("cannot move {} out of the proof's reach: {}", in_quotes(path.string()),
+                                              errno_message(errno)));
+      }
+      out.m_moved.emplace_back(std::move(path), to);
+    }
+    return out;
+  }
+  CaptureOutOfReach(CaptureOutOfReach&& other) noexcept
+    : m_hidden(std::move(other.m_hidden)), m_moved(std::exchange(other.m_moved, {}))
+  {
+  }
+  CaptureOutOfReach(const CaptureOutOfReach&) = delete;
+  CaptureOutOfReach& operator=(const CaptureOutOfReach&) = delete;
+  CaptureOutOfReach& operator=(CaptureOutOfReach&&) = delete;
+  ~CaptureOutOfReach() { (void)restore(); }
+
+  // Where `original` lies while hidden.
+  std::filesystem::path hidden_path(const std::filesystem::path& original) const
+  {
+    return m_hidden / original.filename();
+  }
+
+  Status restore()
+  {
+    while (!m_moved.empty()) {
+      const auto [original, hidden] = m_moved.back();
+      if (::rename(hidden.c_str(), original.c_str()) != 0) {
+        return fail(Errc::failed, fmt::format("cannot move {} back to {}: {}", in_quotes(hidden.string()),
+                                              in_quotes(original.string()), errno_message(errno)));
+      }
+      m_moved.pop_back();
+    }
+    std::error_code ec;
+    std::filesystem::remove(m_hidden, ec);
+    return {};
+  }
+
+private:
+  explicit CaptureOutOfReach(std::filesystem::path hidden) : m_hidden(std::move(hidden)) {}
+  std::filesystem::path m_hidden;
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> m_moved; // original, hidden
+};
 
 } // namespace
 
@@ -128,6 +200,21 @@ CommandJobResult::required_proof_failure() const
   return text;
 }
 
+std::optional<std::string>
+CommandJobResult::packing_failure() const
+{
+  if (capture.refusals.empty()) {
+    return std::nullopt;
+  }
+  std::string text = fmt::format("job {}: the captured caches cannot be packed (nothing of this job is packaged; "
+                                 "the hit proof did not run):",
+                                 job_id);
+  for (const auto& refusal : capture.refusals) {
+    text += fmt::format("\n  {}", refusal);
+  }
+  return text;
+}
+
 std::vector<SliceGroup>
 CommandJobResult::slice_groups() const
 {
@@ -197,7 +284,8 @@ CommandJobResult::report() const
       text += fmt::format("  {} made for: {}\n", to_string(identity.kind), requirement_text(identity.requirements));
     }
     if (hit_proof) {
-      text += fmt::format("  hit proof: {}\n", hit_proof->line());
+      text += fmt::format("  hit proof: {} (in {:.2f} s)\n", hit_proof->line(),
+                          std::chrono::duration<double>(hit_proof->run.duration).count());
     }
   }
   for (const auto& w : warnings) {
@@ -206,8 +294,25 @@ CommandJobResult::report() const
   return text;
 }
 
+namespace {
+Result<CommandJobResult> run_command_job_timed(const CommandJobRequest& request);
+}
+
 Result<CommandJobResult>
 run_command_job(const CommandJobRequest& request)
+{
+  const auto started = std::chrono::steady_clock::now();
+  auto result = run_command_job_timed(request);
+  if (result) {
+    result->total_duration = std::chrono::steady_clock::now() - started;
+  }
+  return result;
+}
+
+namespace {
+
+Result<CommandJobResult>
+run_command_job_timed(const CommandJobRequest& request)
 {
   const auto& workload = request.workload;
   if (workload.argv.empty()) {
@@ -226,8 +331,9 @@ run_command_job(const CommandJobRequest& request)
   }
 
   std::vector<CacheKind> kinds = workload.kinds;
-  const auto selection = kinds.empty() ? KindSelection::all_known : KindSelection::named;
-  if (kinds.empty()) {
+  const auto selection =
+    kinds.empty() && !workload.no_builtin_kinds ? KindSelection::all_known : KindSelection::named;
+  if (kinds.empty() && !workload.no_builtin_kinds) {
     kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
   }
   // Held until this function returns, however it returns: PATH is then as
@@ -294,6 +400,9 @@ run_command_job(const CommandJobRequest& request)
 
   PW_ASSIGN(result.capture, capture.collect());
   result.warnings.insert(result.warnings.end(), result.capture.warnings.begin(), result.capture.warnings.end());
+  if (!result.capture.refusals.empty()) {
+    return result; // packing_failure(): no proof of what cannot ship
+  }
 
   const bool wants_nvidia = selected(capture.kinds(), CacheKind::cuda) || wants_frameworks;
   if (wants_nvidia) {
@@ -328,7 +437,9 @@ run_command_job(const CommandJobRequest& request)
     proof.run = spec;
     proof.run.log_file = result.hit_proof_log = request.work_dir / "hit-proof.log";
     proof.base_environment = base;
-    proof.captured_root = capture.staging_root();
+    PW_ASSIGN_CTX(auto out_of_reach, fmt::format("job {}: hit proof", request.job_id),
+                  CaptureOutOfReach::hide(request.work_dir, {capture.staging_root(), capture.private_home()}));
+    proof.captured_root = out_of_reach.hidden_path(capture.staging_root());
     proof.kinds = capture.kinds();
     proof.custom_caches = workload.custom_caches;
     proof.work_dir = request.work_dir / "hit-proof";
@@ -341,6 +452,7 @@ run_command_job(const CommandJobRequest& request)
     std::filesystem::create_directory(proof.work_dir, ec);
     log::verbose("job {}: hit proof: running it again on a copy of the capture", request.job_id);
     PW_ASSIGN(result.hit_proof, prove_hits(proof));
+    PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), out_of_reach.restore());
     // The copy has served its purpose; the log stays beside the capture's.
     PW_TRY(remove_tree(proof.work_dir));
     if (claim) {
@@ -366,5 +478,7 @@ run_command_job(const CommandJobRequest& request)
   }
   return result;
 }
+
+} // namespace
 
 } // namespace prewarm::command

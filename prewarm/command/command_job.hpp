@@ -33,7 +33,8 @@ struct CommandWorkload
   std::map<std::string, std::string> environment; // added to the builder's; "{precision}" in values
   std::chrono::seconds timeout{0};              // 0: no limit
   ShellMode shell = ShellMode::direct;
-  std::vector<CacheKind> kinds;                 // empty: every known kind
+  std::vector<CacheKind> kinds;                 // empty: every known kind, unless:
+  bool no_builtin_kinds = false;                // only the custom caches (manifest `kinds: []`)
   std::vector<CustomCacheRequest> custom_caches; // custom_capture.hpp
   VerifyMode verify = VerifyMode::warn;         // the hit proof (hit_proof.hpp)
 };
@@ -76,6 +77,7 @@ struct CommandJobResult
   std::string job_id;
   std::vector<std::string> argv; // after templating
   SubprocessResult run;
+  std::chrono::steady_clock::duration total_duration{}; // the whole job: capture run, hit proof, collection
   std::chrono::seconds timeout{0};
   std::filesystem::path log_file;       // full output of the program
   std::filesystem::path staging_root;   // <kind>/... ; removed when the job failed
@@ -90,6 +92,9 @@ struct CommandJobResult
 
   // verify: require, and the proof did not hit: what missed and why.
   std::optional<std::string> required_proof_failure() const;
+  // The capture holds what no slice can carry (capture.refusals): the job
+  // fails, naming each path and the rule, and nothing of it is packaged.
+  std::optional<std::string> packing_failure() const;
 
   bool succeeded() const { return run.succeeded(); }
   // "command cpu/pyopencl/fp32: /usr/bin/python3 warmup.py" (bundle "job"

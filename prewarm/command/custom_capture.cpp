@@ -5,6 +5,7 @@
 #include "base/files.hpp"
 #include "bundle/custom_cache.hpp"
 #include "bundle/runtime_variable.hpp"
+#include "jobs/staged_kind.hpp"
 
 #include <fmt/format.h>
 
@@ -79,7 +80,7 @@ keep_only_subdir(const fs::path& dir, const fs::path& subdir)
 
 Result<std::vector<CustomCapture>>
 collect_custom_caches(const fs::path& staging_root, const std::vector<CustomCacheRequest>& caches,
-                      std::vector<std::string>& warnings)
+                      std::vector<std::string>& warnings, std::vector<std::string>& refusals)
 {
   std::vector<CustomCapture> out;
   for (const auto& cache : caches) {
@@ -93,26 +94,18 @@ collect_custom_caches(const fs::path& staging_root, const std::vector<CustomCach
     if (!cache.subdir.empty()) {
       PW_ASSIGN(capture.outside_subdir_removed, keep_only_subdir(dir, cache.subdir));
     }
-    std::vector<fs::path> non_regular;
+    PW_ASSIGN(auto cleaned, jobs::clean_staged_tree(fmt::format("custom cache {}", cache.name), dir, nullptr));
+    warnings.insert(warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
+    refusals.insert(refusals.end(), cleaned.refusals.begin(), cleaned.refusals.end());
     fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec);
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      const auto status = it->symlink_status(ec);
-      if (fs::is_regular_file(status)) {
+      if (fs::is_regular_file(it->symlink_status(ec))) {
         ++capture.files;
         capture.bytes += it->file_size(ec);
-      } else if (!fs::is_directory(status)) {
-        non_regular.push_back(it->path());
       }
     }
     if (ec) {
       return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(dir.string()), ec.message()));
-    }
-    for (const auto& path : non_regular) {
-      if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-        return fail(Errc::failed, fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
-      }
-      warnings.push_back(fmt::format("custom cache {}: removed {} (not a regular file or directory)", cache.name,
-                                     in_quotes(path.lexically_relative(dir).string())));
     }
     if (capture.files == 0) {
       warnings.push_back(fmt::format("custom cache {}: the command wrote nothing under ${}{}", cache.name,

@@ -55,11 +55,14 @@ void point_custom_variables(Environment& env,
                             const std::filesystem::path& staging_root,
                             const std::vector<CustomCacheRequest>& caches);
 
-// After the run: subdir kept, links and special files removed (with a
-// warning), measured. A cache that stayed empty is a warning.
+// After the run: subdir kept, cleaned as jobs::clean_staged_tree() says
+// (links that leave the cache and special files removed with a warning;
+// links inside it and names the bundle cannot carry added to `refusals`),
+// measured. A cache that stayed empty is a warning.
 Result<std::vector<CustomCapture>> collect_custom_caches(const std::filesystem::path& staging_root,
                                                          const std::vector<CustomCacheRequest>& caches,
-                                                         std::vector<std::string>& warnings);
+                                                         std::vector<std::string>& warnings,
+                                                         std::vector<std::string>& refusals);
 
 // The requirements of a custom cache (see the header), with a warning when
 // no single OpenCL device is known.

@@ -5,17 +5,20 @@
 #include "audit/cache_entries.hpp"
 #include "audit/file_inventory.hpp"
 #include "audit/layer_audit_log.hpp"
+#include "audit/triton_groups.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <set>
 #include <system_error>
@@ -49,10 +52,16 @@ Status
 copy_as_installed(CacheKind kind, const fs::path& from, const fs::path& to)
 {
   std::error_code ec;
-  fs::copy(from, to, fs::copy_options::recursive, ec);
+  // Links inside a cache stay links, as the slice keeps them.
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   if (ec) {
     return fail(Errc::failed, fmt::format("cannot copy {} to {}: {}", in_quotes(from.string()), in_quotes(to.string()),
                                               ec.message()));
+  }
+  // As the installer does it (audit/triton_groups.hpp): Triton's group files
+  // point at the copy, never at the capture.
+  if (audit::kind_holds_triton_groups(to_string(kind))) {
+    PW_TRY(audit::relocate_triton_groups(to, fs::absolute(to).lexically_normal()));
   }
   PW_ASSIGN(const auto files, audit::list_files(to));
   for (const auto& file : files) {
@@ -82,12 +91,20 @@ tree_bytes(const fs::path& dir)
   return bytes;
 }
 
-// Which of `needles` occur in some file under `dir` (files above 16 MiB are
-// skipped: compiled kernels that embed a path are far smaller).
-std::set<std::string>
-strings_found_in(const fs::path& dir, const std::vector<std::string>& needles)
+// A file that holds no NUL byte in its first 8 KiB: a source, options,
+// metadata; not a compiled binary.
+bool
+looks_like_text(std::string_view bytes)
 {
-  std::set<std::string> found;
+  return bytes.substr(0, 8192).find('\0') == std::string_view::npos;
+}
+
+// Which of `needles` occur in a text file under `dir`, and the first such
+// file (relative) for each. Files above 16 MiB are skipped.
+std::map<std::string, std::string>
+strings_found_in_text(const fs::path& dir, const std::vector<std::string>& needles)
+{
+  std::map<std::string, std::string> found;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
@@ -95,12 +112,12 @@ strings_found_in(const fs::path& dir, const std::vector<std::string>& needles)
       continue;
     }
     const auto text = read_file(it->path().string(), k_largest_file_searched);
-    if (!text) {
+    if (!text || !looks_like_text(*text)) {
       continue;
     }
     for (const auto& needle : needles) {
-      if (!needle.empty() && text->find(needle) != std::string::npos) {
-        found.insert(needle);
+      if (!needle.empty() && !found.contains(needle) && text->find(needle) != std::string::npos) {
+        found.emplace(needle, it->path().lexically_relative(dir).generic_string());
       }
     }
     if (found.size() == needles.size()) {
@@ -109,6 +126,101 @@ strings_found_in(const fs::path& dir, const std::vector<std::string>& needles)
   }
   return found;
 }
+
+std::string
+clipped(std::string text, std::size_t at_most = 80)
+{
+  if (text.size() > at_most) {
+    text.resize(at_most - 3);
+    text += "...";
+  }
+  return in_quotes(text);
+}
+
+// What differs between two text files: for JSON objects the first top-level
+// field (other than the entry's own hash), else the first differing line.
+std::string
+text_difference(const std::string& name, const std::string& old_text, const std::string& new_text)
+{
+  const auto old_json = nlohmann::json::parse(old_text, nullptr, false);
+  const auto new_json = nlohmann::json::parse(new_text, nullptr, false);
+  if (old_json.is_object() && new_json.is_object()) {
+    for (const auto& [field, value] : new_json.items()) {
+      if (field == "hash") {
+        continue;
+      }
+      const auto old_value = old_json.find(field);
+      if (old_value == old_json.end()) {
+        return fmt::format("{}: {} is new ({})", name, in_quotes(field), clipped(value.dump()));
+      }
+      if (*old_value != value) {
+        return fmt::format("{}: {} was {}, is {}", name, in_quotes(field), clipped(old_value->dump()),
+                           clipped(value.dump()));
+      }
+    }
+    for (const auto& [field, value] : old_json.items()) {
+      if (field != "hash" && !new_json.contains(field)) {
+        return fmt::format("{}: {} is gone (was {})", name, in_quotes(field), clipped(value.dump()));
+      }
+    }
+    return {};
+  }
+  std::size_t line = 1;
+  std::size_t a = 0;
+  std::size_t b = 0;
+  while (a < old_text.size() || b < new_text.size()) {
+    const auto a_end = std::min(old_text.find('\n', a), old_text.size());
+    const auto b_end = std::min(new_text.find('\n', b), new_text.size());
+    const auto old_line = old_text.substr(std::min(a, old_text.size()), a_end - std::min(a, a_end));
+    const auto new_line = new_text.substr(std::min(b, new_text.size()), b_end - std::min(b, b_end));
+    if (old_line != new_line) {
+      return fmt::format("{} line {}: was {}, is {}", name, line, clipped(old_line), clipped(new_line));
+    }
+    a = a_end + 1;
+    b = b_end + 1;
+    ++line;
+  }
+  return {};
+}
+
+} // namespace
+
+std::optional<std::string>
+entry_difference(std::string_view kind, const fs::path& kind_dir, const std::string& old_entry,
+                 const std::string& new_entry)
+{
+  const auto old_dir = kind_dir / old_entry;
+  const auto new_dir = kind_dir / new_entry;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(old_dir, ec)) || !fs::is_directory(fs::symlink_status(new_dir, ec))) {
+    return std::nullopt;
+  }
+  const auto old_files = audit::list_files(old_dir);
+  const auto new_files = audit::list_files(new_dir);
+  if (!old_files || !new_files) {
+    return std::nullopt;
+  }
+  for (const auto& file : *new_files) {
+    // A group file names its entry's paths: different by construction.
+    // Bookkeeping (PoCL's last_accessed) says when, not what.
+    if (!old_files->contains(file) || audit::is_triton_group_file(fs::path(file).filename().string()) ||
+        audit::is_bookkeeping_path(kind, fmt::format("{}/{}", new_entry, file))) {
+      continue;
+    }
+    const auto old_text = read_file((old_dir / file).string(), k_largest_file_searched);
+    const auto new_text = read_file((new_dir / file).string(), k_largest_file_searched);
+    if (!old_text || !new_text || *old_text == *new_text || !looks_like_text(*old_text) ||
+        !looks_like_text(*new_text)) {
+      continue;
+    }
+    if (auto difference = text_difference(file, *old_text, *new_text); !difference.empty()) {
+      return difference;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 std::string
 host_name()
@@ -120,11 +232,13 @@ host_name()
   return name.data();
 }
 
-std::string_view
+// A copy: the settings are a temporary (a view into them dangled, and the
+// warning printed freed bytes).
+std::string
 cache_variable(CacheKind kind)
 {
-  const auto settings = bundle::cache_environment(kind, "/x", 0);
-  return settings.empty() ? std::string_view("its variable") : std::string_view(settings.front().name);
+  auto settings = bundle::cache_environment(kind, "/x", 0);
+  return settings.empty() ? std::string("its variable") : std::move(settings.front().name);
 }
 
 // Directories of the re-run's private home that filled up and that no
@@ -232,64 +346,84 @@ HitProof::misses() const
 }
 
 std::vector<std::string>
-diagnose_misses(const audit::UsageReport& usage, const std::map<std::string, std::set<std::string>>& captured_kernels,
+diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured_kernels,
                 const std::vector<std::string>& capture_paths)
 {
   std::vector<std::string> causes;
   const auto host = host_name();
   for (const auto& k : usage.kinds) {
+    if (k.untouched()) {
+      // Not a miss (cache_usage.hpp), but worth a note: why capture it?
+      const auto kind = bundle::parse_cache_kind(k.kind);
+      causes.push_back(fmt::format(
+        "{}: untouched: the re-run read none of the {} captured files and wrote none: the program did not use "
+        "this cache (does it pass {} through to the process that compiles? does it do the same work every run?)",
+        k.kind, k.files_before, kind ? cache_variable(*kind) : std::string("its variable")));
+      continue;
+    }
     if (k.hit()) {
       continue;
     }
-    if (k.new_files == 0 && k.reused_files.value_or(0) == 0 && k.files_before > 0) {
-      const auto kind = bundle::parse_cache_kind(k.kind);
-      causes.push_back(fmt::format(
-        "{}: the re-run read none of the {} captured files and wrote none: the program did not use this cache "
-        "(does it pass {} through to the process that compiles? does it do the same work every run?)",
-        k.kind, k.files_before, kind ? cache_variable(*kind) : std::string_view("its variable")));
-      continue;
-    }
-    // Same kernel names under new keys: the key moved, not the work.
+    const auto before = causes.size();
+    // Same kernel names under new keys: the key moved, not the work. The
+    // evidence is what differs between the captured entry and the new one.
     std::set<std::string> again;
+    std::vector<std::string> differences;
     if (const auto it = captured_kernels.find(k.kind); it != captured_kernels.end()) {
       for (const auto& entry : k.new_entries) {
         for (const auto& kernel : entry.kernels) {
-          if (it->second.contains(kernel)) {
-            again.insert(kernel);
+          const auto old_entry = it->second.find(kernel);
+          if (old_entry == it->second.end() || old_entry->second == entry.entry) {
+            continue;
+          }
+          again.insert(kernel);
+          if (auto difference = entry_difference(k.kind, k.dir, old_entry->second, entry.entry); difference) {
+            differences.push_back(fmt::format("kernel {}: {}", kernel, *difference));
           }
         }
       }
     }
     if (!again.empty()) {
-      if (k.kind == "pocl") {
-        causes.push_back(fmt::format(
-          "pocl: the re-run built programs anew whose kernels ({}) the capture holds under other keys: the "
-          "program source differs between runs, e.g. pyopencl's own cache adds a fresh constant to every "
-          "source it builds (set PYOPENCL_NO_CACHE=1 in the model's env and, for the application, via "
-          "runtime_env)",
-          joined(again)));
+      // PoCL keeps no source in its cache, so its key inputs cannot be
+      // compared; the case seen in practice is named as such, not as the cause.
+      const std::string known = k.kind == "pocl"
+                                  ? " (a known case: pyopencl's own cache adds a fresh constant to every source it "
+                                    "builds; PYOPENCL_NO_CACHE=1 in the model's env and runtime_env turns it off)"
+                                  : "";
+      if (!differences.empty()) {
+        causes.push_back(fmt::format("{}: the re-run compiled kernels again ({}) that the capture holds under other "
+                                     "keys; what differs: {}{}",
+                                     k.kind, joined(again), differences.front(), known));
       } else {
         causes.push_back(fmt::format(
-          "{}: the re-run compiled kernels again ({}) that the capture holds under other keys: something in "
-          "their key differs between runs (the source, a framework version, a variable the compiler hashes)",
-          k.kind, joined(again)));
+          "{}: the re-run compiled kernels again ({}) that the capture holds under other keys; cause unknown: no "
+          "file of the two entries that records their inputs differs{}",
+          k.kind, joined(again), known));
       }
     }
+    // A build-time path or the host name is evidence only where a key can
+    // have read it: in a text file of the cache (a source, options, metadata),
+    // not inside a compiled binary, where compilers embed temporary names.
     std::vector<std::string> needles = capture_paths;
     if (host.size() >= 3) {
       needles.push_back(host);
     }
-    for (const auto& found : strings_found_in(k.dir, needles)) {
+    for (const auto& [found, file] : strings_found_in_text(k.dir, needles)) {
       if (found == host) {
-        causes.push_back(fmt::format("{}: captured files hold this host's name {}: a key that includes the "
-                                     "host name misses on every other host",
-                                     k.kind, in_quotes(found)));
+        causes.push_back(fmt::format("{}: the captured text file {} holds this host's name {}: a key that includes "
+                                     "the host name misses on every other host",
+                                     k.kind, in_quotes(file), in_quotes(found)));
       } else {
-        causes.push_back(fmt::format("{}: captured files hold the build-time path {}: a key that includes a "
-                                     "path misses where the cache is installed elsewhere (make the program "
-                                     "use paths that are the same at build time and at run time)",
-                                     k.kind, in_quotes(found)));
+        causes.push_back(fmt::format("{}: the captured text file {} holds the build-time path {}: a key that "
+                                     "includes a path misses where the cache is installed elsewhere (make the "
+                                     "program use paths that are the same at build time and at run time)",
+                                     k.kind, in_quotes(file), in_quotes(found)));
       }
+    }
+    if (causes.size() == before) {
+      causes.push_back(fmt::format("{}: cause unknown ({} new files, e.g. {})", k.kind, k.new_files,
+                                   k.new_file_paths.empty() ? std::string("none listed")
+                                                            : in_quotes(k.new_file_paths.front())));
     }
   }
   return causes;
@@ -303,7 +437,15 @@ prove_hits(const HitProofRequest& request)
                                                               request.custom_caches, request.install_root}));
   std::map<std::string, fs::path> dirs;
   std::map<std::string, audit::FileSet> before;
-  std::map<std::string, std::set<std::string>> captured_kernels;
+  // Every file hashed: a file the re-run opened for writing is new only when
+  // its bytes changed (cache_usage.hpp).
+  std::map<std::string, audit::FileStates> states;
+  const auto take_before = [&](const std::string& name, const fs::path& dir) -> Status {
+    PW_ASSIGN(states[name], audit::snapshot_files(dir, std::numeric_limits<std::uint64_t>::max()));
+    PW_ASSIGN(before[name], audit::list_files(dir));
+    return {};
+  };
+  CapturedKernels captured_kernels;
   Environment env = layout.child_environment(request.base_environment);
   for (const auto kind : layout.kinds()) {
     const auto name = std::string(to_string(kind));
@@ -313,14 +455,15 @@ prove_hits(const HitProofRequest& request)
     if (fs::is_directory(fs::symlink_status(captured, ec))) {
       PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), copy_as_installed(kind, captured, dir));
     }
-    PW_ASSIGN(before[name], audit::list_files(dir));
+    PW_TRY(take_before(name, dir));
     std::set<std::string> entries;
     for (const auto& file : before[name]) {
       entries.insert(audit::entry_of(name, file));
     }
     for (const auto& entry : entries) {
-      const auto kernels = audit::entry_kernel_names(name, dir, entry);
-      captured_kernels[name].insert(kernels.begin(), kernels.end());
+      for (const auto& kernel : audit::entry_kernel_names(name, dir, entry)) {
+        captured_kernels[name].emplace(kernel, entry);
+      }
     }
     // As the runtime sets them: sized by what is installed.
     for (auto& setting : bundle::cache_environment(kind, dir, tree_bytes(dir))) {
@@ -338,13 +481,15 @@ prove_hits(const HitProofRequest& request)
     const auto captured = custom_staging_dir(request.captured_root, cache.name);
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(captured, ec))) {
-      fs::copy(captured, dir, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+      fs::copy(captured, dir,
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks,
+               ec);
       if (ec) {
         return fail(Errc::failed, fmt::format("job {}: hit proof: copying {}: {}", request.job_id, captured.string(),
                                               ec.message()));
       }
     }
-    PW_ASSIGN(before[name], audit::list_files(dir));
+    PW_TRY(take_before(name, dir));
     dirs[name] = dir;
   }
 
@@ -376,7 +521,7 @@ prove_hits(const HitProofRequest& request)
     PW_ASSIGN(const auto after, audit::list_files(dir));
     const auto access = record.kinds.find(name);
     auto usage = audit::measure_kind(name, dir, before[name], after,
-                                     access == record.kinds.end() ? nullptr : &access->second);
+                                     access == record.kinds.end() ? nullptr : &access->second, &states[name]);
     if (usage.files_before > 0 || usage.new_files > 0) {
       proof.usage.kinds.push_back(std::move(usage));
     }

@@ -3,21 +3,25 @@
 // command runs again in a fresh process against a copy of them laid out as
 // they will be installed (VERIFY/staging/<kind>, or PATH/<kind> when the job
 // captured at the install root PATH (capture_root.hpp), each kind's variables
-// set as the runtime sets them), while runtime/audit watches which captured files it
-// opens and lists what it writes anew. A bundle that cannot hit is then
-// reported at build time, with the cause where it is known:
-//   - the program source differs between runs: the re-run built programs or
-//     kernels of the same names under other keys (pyopencl's own cache adds
-//     a fresh constant to every source: PYOPENCL_NO_CACHE=1);
-//   - a path in a key: captured files hold the capture's staging path or the
-//     private home, which the application will not see (`--capture-root`
-//     removes the first);
-//   - the host name in captured files of a kind that missed;
+// set as the runtime sets them, Triton's group files relocated onto the copy
+// as the installer relocates them (audit/triton_groups.hpp)), while
+// runtime/audit watches which captured files it reads and compares each file
+// with its digest from before the run (new: appeared or changed bytes). The
+// caller keeps the original capture out of the proof's reach meanwhile
+// (command_job.cpp), so absolute paths into it lead nowhere, as at the
+// destination. A bundle that cannot hit is then reported at build time, each
+// miss with its evidence or "cause unknown" (diagnose_misses below):
+//   - kernels of the same names under new keys: the first differing field
+//     of their metadata or line of a text file of the two entries;
+//   - a build-time path or the host name inside a text file of the cache
+//     (inside a compiled binary it is no evidence: compilers embed
+//     temporary names);
 //   - an ignored or reset variable: the re-run wrote a kind's default
 //     location under its private home;
 //   - a cache outside the captured kinds: the re-run filled directories
 //     under its private XDG_CACHE_HOME / HOME (hashcat's kernels) that no kind
 //     captures, so the application compiles them again.
+// A kind the re-run never touched is a note, not a miss.
 //
 // Read-only where the kind allows: the copied files are made read-only (every
 // kind writes new entries next to old ones, never into them), but the
@@ -92,12 +96,28 @@ struct HitProof
 // that fails is a result with run.succeeded() == false.
 Result<HitProof> prove_hits(const HitProofRequest& request);
 
-// The causes of the misses in `usage` (separate for tests): kernels that
-// came back under new keys (`captured_kernels`: kind -> the kernel names the
-// capture holds), capture paths or the host name inside the files of a kind
-// that missed, a kind the re-run did not touch at all.
+// Kind -> kernel name -> the captured entry that holds it.
+using CapturedKernels = std::map<std::string, std::map<std::string, std::string>>;
+
+// The causes of the misses in `usage` (separate for tests), each with its
+// evidence or said to be unknown, never guessed: kernels that came back under
+// new keys with what differs between the captured entry and the new one
+// (entry_difference), a capture path or the host name inside a text file of
+// a kind that missed (a path inside a compiled binary is no evidence:
+// compilers embed temporary file names), else "cause unknown". An untouched
+// kind gets a note.
 std::vector<std::string> diagnose_misses(const audit::UsageReport& usage,
-                                         const std::map<std::string, std::set<std::string>>& captured_kernels,
+                                         const CapturedKernels& captured_kernels,
                                          const std::vector<std::string>& capture_paths);
+
+// What differs between two entries of one kind under `kind_dir`: the first
+// text file present in both whose bytes differ, as "FILE: FIELD was X, is Y"
+// (JSON metadata such as Triton's <kernel>.json; its "hash" is skipped) or
+// "FILE line N: was X, is Y"; bookkeeping files (cache_entries.hpp) are not
+// compared. nullopt: no text file differs.
+std::optional<std::string> entry_difference(std::string_view kind,
+                                            const std::filesystem::path& kind_dir,
+                                            const std::string& old_entry,
+                                            const std::string& new_entry);
 
 } // namespace prewarm::command

@@ -34,15 +34,42 @@ is_canonical_component(std::string_view name)
 
 } // namespace
 
+bool
+link_stays_inside(const fs::path& root, const fs::path& link, const fs::path& target)
+{
+  if (target.empty() || target.is_absolute()) {
+    return false;
+  }
+  // Depth below root of the directory holding the link, then walk the target.
+  const auto relative_dir = link.parent_path().lexically_relative(root);
+  std::ptrdiff_t depth = 0;
+  for (const auto& part : relative_dir) {
+    if (part == "..") {
+      return false;
+    }
+    if (!part.empty() && part != ".") {
+      ++depth;
+    }
+  }
+  for (const auto& part : target) {
+    if (part == "..") {
+      if (--depth < 0) {
+        return false;
+      }
+    } else if (!part.empty() && part != ".") {
+      ++depth;
+    }
+  }
+  return true;
+}
+
 Result<CleanResult>
-clean_staged_kind(CacheKind kind, const fs::path& root)
+clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookkeeping)(std::string_view name))
 {
   CleanResult result;
-  const auto is_bookkeeping = bundle::rules_of(kind).capture_bookkeeping;
   std::error_code ec;
   std::vector<fs::path> doomed;
   std::vector<fs::path> non_regular;
-  std::vector<fs::path> bad_names;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
   if (ec) {
     return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), ec.message()));
@@ -53,6 +80,7 @@ clean_staged_kind(CacheKind kind, const fs::path& root)
     }
     const auto name = it->path().filename().string();
     const auto status = it->symlink_status(ec);
+    const auto relative = it->path().lexically_relative(root).string();
     if (is_bookkeeping != nullptr && is_bookkeeping(name)) {
       doomed.push_back(it->path());
       if (fs::is_directory(status)) {
@@ -60,12 +88,26 @@ clean_staged_kind(CacheKind kind, const fs::path& root)
       }
       continue;
     }
+    if (fs::is_symlink(status)) {
+      const auto target = fs::read_symlink(it->path(), ec);
+      if (!ec && link_stays_inside(root, it->path(), target)) {
+        result.refusals.push_back(fmt::format(
+          "{}: {} is a symbolic link to {} inside the cache, which finds its entries through it; a slice "
+          "carries regular files and directories only, so the cache would ship without it and never hit",
+          label, in_quotes(relative), in_quotes(target.string())));
+        continue;
+      }
+      ec.clear();
+    }
     if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
       non_regular.push_back(it->path());
       continue;
     }
     if (!is_canonical_component(name)) {
-      bad_names.push_back(it->path());
+      result.refusals.push_back(fmt::format(
+        "{}: {} has a name outside [A-Za-z0-9._+-] (the bundle manifest's path grammar; spaces, "
+        "parentheses and non-ASCII are not carried yet)",
+        label, in_quotes(relative)));
     }
   }
   for (const auto& path : doomed) {
@@ -77,16 +119,17 @@ clean_staged_kind(CacheKind kind, const fs::path& root)
       return fail(Errc::failed,
                   fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
     }
-    result.warnings.push_back(fmt::format("{}: removed {} (not a regular file or directory; a slice "
-                                          "holds only files and directories)",
-                                          to_string(kind), in_quotes(path.lexically_relative(root).string())));
-  }
-  for (const auto& path : bad_names) {
-    result.warnings.push_back(fmt::format(
-      "{}: {} has a name outside [A-Za-z0-9._+-]; the bundle writer will refuse it", to_string(kind),
-      in_quotes(path.lexically_relative(root).string())));
+    result.warnings.push_back(fmt::format("{}: removed {} (a link leaving the cache, or not a regular file or "
+                                          "directory; a slice holds only files and directories)",
+                                          label, in_quotes(path.lexically_relative(root).string())));
   }
   return result;
+}
+
+Result<CleanResult>
+clean_staged_kind(CacheKind kind, const fs::path& root)
+{
+  return clean_staged_tree(to_string(kind), root, bundle::rules_of(kind).capture_bookkeeping);
 }
 
 } // namespace prewarm::jobs

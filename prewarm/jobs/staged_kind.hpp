@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace prewarm::jobs {
@@ -21,13 +22,36 @@ struct CleanResult
 {
   std::uint64_t bookkeeping_removed = 0;
   std::vector<std::string> warnings;
+  // What the bundle writer would refuse, one line each naming the path and
+  // the rule: the job must fail now, not after every job ran (a slice that is
+  // never written must never be reported as made).
+  std::vector<std::string> refusals;
 };
 
-// Makes a staged kind directory packageable: removes the kind's bookkeeping
-// (bundle::CacheKindRules::capture_bookkeeping) and
-// anything that is neither a regular file nor a directory (the bundle writer
-// refuses links and special files, and a slice must never carry a link the
-// installer would have to trust); warns about names the writer will refuse.
+// Makes a staged tree packageable, or says why it cannot be:
+//   - bookkeeping (`is_bookkeeping`, may be null) is removed;
+//   - a symbolic link whose target stays inside the tree (relative, no
+//     escape) is part of the cache's structure (darktable finds each
+//     program's binary through one): a refusal, since a slice carries
+//     regular files and directories only and the cache would ship without it;
+//   - any other link (absolute, or leaving the tree), socket, fifo or device
+//     is removed with a warning: a slice must never carry a link the
+//     installer would have to trust, and such a link is no part of the cache;
+//   - a name outside the bundle grammar's [A-Za-z0-9._+-] is a refusal.
+// `label` names the tree in messages ("pocl", "custom cache clfft").
+Result<CleanResult> clean_staged_tree(std::string_view label,
+                                      const std::filesystem::path& root,
+                                      bool (*is_bookkeeping)(std::string_view name));
+
+// clean_staged_tree() with the kind's bookkeeping
+// (bundle::CacheKindRules::capture_bookkeeping).
 Result<CleanResult> clean_staged_kind(CacheKind kind, const std::filesystem::path& root);
+
+// Whether a symbolic link at `link` (under `root`) with target `target`
+// resolves inside `root`, judged lexically: relative, and no ".." that
+// climbs above `root`.
+bool link_stays_inside(const std::filesystem::path& root,
+                       const std::filesystem::path& link,
+                       const std::filesystem::path& target);
 
 } // namespace prewarm::jobs

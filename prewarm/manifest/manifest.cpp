@@ -12,6 +12,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
 #include <limits>
 #include <regex>
 #include <utility>
@@ -148,7 +151,13 @@ read_command(const yaml::Source& source,
     PW_ASSIGN(auto use_shell, yaml::read_bool(source, *shell, map.path_of("shell")));
     command.shell = use_shell ? ShellMode::shell : ShellMode::direct;
   }
-  if (auto kinds = map.get("kinds")) {
+  std::optional<YAML::Mark> empty_kinds;
+  if (auto kinds = map.get("kinds"); kinds && kinds->IsSequence() && kinds->size() == 0) {
+    // `kinds: []`: no built-in kind, for a program whose caches are all its
+    // own (checked below: then it must declare them).
+    command.no_builtin_kinds = true;
+    empty_kinds = kinds->Mark();
+  } else if (kinds) {
     PW_ASSIGN(command.kinds, yaml::read_unique_strings(source, *kinds, map.path_of("kinds")));
     const auto known = known_cache_kind_names();
     for (std::size_t i = 0; i < command.kinds.size(); ++i) {
@@ -164,6 +173,11 @@ read_command(const yaml::Source& source,
   }
   if (auto caches = map.get("caches")) {
     PW_ASSIGN(command.caches, read_custom_caches(source, *caches, map.path_of("caches"), command.runtime_env));
+  }
+  if (empty_kinds && command.caches.empty()) {
+    return fail(yaml::error_at(source, *empty_kinds, map.path_of("kinds"),
+                               "an empty list captures nothing: name the built-in kinds, or declare the program's "
+                               "own caches under 'caches'"));
   }
   if (auto verify = map.get("verify")) {
     PW_ASSIGN(auto text, yaml::read_string(source, *verify, map.path_of("verify")));
@@ -259,6 +273,31 @@ parse_manifest(std::string_view text,
                                              first->position.to_string())));
     }
     manifest.models.push_back(std::move(model));
+  }
+  // Two models whose caches one variable locates cannot both be installed:
+  // the application gets one directory per variable, and `env` leaves a
+  // variable that two slices set unset, so neither cache would be used.
+  // Refused here, before any job runs (both jobs would run to no end).
+  std::map<std::string, std::pair<const ModelSpec*, const CustomCacheSpec*>> cache_variables;
+  for (std::size_t i = 0; i < manifest.models.size(); ++i) {
+    const auto& model = manifest.models[i];
+    if (!model.command) {
+      continue;
+    }
+    for (std::size_t c = 0; c < model.command->caches.size(); ++c) {
+      const auto& cache = model.command->caches[c];
+      const auto [first, inserted] = cache_variables.emplace(cache.variable, std::pair{&model, &cache});
+      if (inserted || first->second.first == &model) {
+        continue;
+      }
+      return fail(yaml::error_at(
+        source, std::as_const(model_items[i])["command"]["caches"][c].Mark(),
+        fmt::format("models[{}].command.caches[{}].variable", i, c),
+        fmt::format("models '{}' and '{}' both locate a cache with {} (first at {}): installed together, "
+                    "neither application would find its cache (run both programs in one model's command, "
+                    "or point each at a variable of its own)",
+                    first->second.first->name, model.name, cache.variable, first->second.second->position)));
+    }
   }
 
   PW_ASSIGN(auto precisions_node, top.required("precisions"));

@@ -76,7 +76,8 @@ struct CommandWorkload
   std::map<std::string, std::string> env;
   std::chrono::seconds timeout{3600};
   ShellMode shell = ShellMode::direct;
-  std::vector<std::string> kinds; // cache kind names; empty = all known kinds
+  std::vector<std::string> kinds; // cache kind names; empty = all known kinds, unless:
+  bool no_builtin_kinds = false;  // `kinds: []`: only the custom caches (a program with caches of its own, JAX)
   std::map<std::string, std::string> runtime_env; // signed into its slices
   std::vector<CustomCacheSpec> caches;            // custom caches
   VerifyMode verify = VerifyMode::warn;

@@ -39,14 +39,22 @@ KindUsage::hit() const
   if (new_files > 0 || layer_misses.value_or(0) > 0) {
     return false;
   }
-  const bool used = reused_files.value_or(1) > 0 || layer_hits.value_or(0) > 0;
-  return used || files_before == 0;
+  return true;
+}
+
+bool
+KindUsage::untouched() const
+{
+  return reused_files && *reused_files == 0 && new_files == 0 && files_before > 0 && !layer_hits;
 }
 
 std::string
 KindUsage::summary() const
 {
   std::string text;
+  if (untouched()) {
+    return fmt::format("{}: untouched ({} files, none read or changed)", kind, files_before);
+  }
   if (reused_files || !layer_hits) {
     text = fmt::format("{}: {} reused, {} new", kind, reused_files ? fmt::format("{}", *reused_files) : "?",
                        new_files);
@@ -94,7 +102,7 @@ UsageReport::summary() const
 
 KindUsage
 measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& before, const FileSet& after,
-             const KindAccess* access)
+             const KindAccess* access, const FileStates* before_states)
 {
   KindUsage usage;
   usage.kind = std::move(kind);
@@ -108,15 +116,29 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
       continue;
     }
     ++usage.files_before;
+    const FileState* state = nullptr;
+    if (before_states != nullptr) {
+      if (const auto it = before_states->find(file); it != before_states->end()) {
+        state = &it->second;
+      }
+    }
+    const auto changed = [&] { return state == nullptr || file_changed(dir, file, *state); };
     if (access == nullptr) {
+      // Not watched: only a change measured against a state counts.
+      if (state != nullptr && after.contains(file) && file_changed(dir, file, *state)) {
+        ++usage.new_files;
+        usage.new_file_paths.push_back(file);
+        new_entries.insert(entry_of(usage.kind, file));
+      }
       continue;
     }
-    const bool rewritten = access->written.contains(file) && after.contains(file);
+    const bool written = access->written.contains(file) && after.contains(file);
+    const bool rewritten = written && changed();
     if (rewritten) {
       ++usage.new_files;
       usage.new_file_paths.push_back(file);
       new_entries.insert(entry_of(usage.kind, file));
-    } else if (access->opened.contains(file)) {
+    } else if (written || access->opened.contains(file)) {
       ++reused;
       reused_entries.insert(entry_of(usage.kind, file));
     } else {
@@ -190,6 +212,7 @@ to_json(const KindUsage& usage)
     {"new_files", usage.new_files},
     {"unused_files", optional_number(usage.unused_files)},
     {"hit", usage.hit()},
+    {"untouched", usage.untouched()},
     {"reused_entries", entries(usage.reused_entries)},
     {"new_entries", entries(usage.new_entries)},
   };

@@ -4,10 +4,19 @@
 // was watched, which files were opened (access_watch.hpp).
 //
 //   new       files that were not there before, plus files that were there
-//             and were written again (a rebuilt entry replaced in place)
-//   reused    files that were there before and were opened, not rewritten:
+//             and whose content changed (a rebuilt entry replaced in place).
+//             Opening a file for writing is not a change: an application may
+//             open O_RDWR and only read (OpenCV), or rewrite the same bytes
+//             (Inductor's .best_config). With the states taken before the run
+//             (file_inventory.hpp FileState) a written file is compared by
+//             digest where one was taken, else by size and mtime; without
+//             them every written file counts as new.
+//   reused    files that were there before and were read, and are unchanged:
 //             measured, never assumed; unknown (nullopt) when not watched
 //   unused    files that were there before and were not opened (watched runs)
+// A kind whose files were neither read nor changed by a watched run is
+// "untouched": the application did not use that cache at all, which says
+// nothing about whether it would hit, so it is never a miss.
 // Bookkeeping (cache_entries.hpp) counts as none of these. Entries (programs,
 // kernels, graphs) are named as cache_entries.hpp describes; an entry is
 // "new" when any of its files is new (a PoCL program that gained a kernel
@@ -16,6 +25,7 @@
 // JSON (exec --audit, status --audit, the builder's hit proof):
 //   {"complete": bool, "kinds": [{"kind", "files_before", "reused_files"
 //    (number or null), "new_files", "unused_files" (number or null),
+//    "hit": bool, "untouched": bool,
 //    "reused_entries": [label...], "new_entries": [label...],
 //    "layer_hits", "layer_misses" (kind "programs" with a layer log)}]}
 #pragma once
@@ -57,8 +67,10 @@ struct KindUsage
   std::optional<std::uint64_t> layer_hits;
   std::optional<std::uint64_t> layer_misses;
 
-  // Nothing compiled anew, and (when measured) something was used.
+  // Nothing compiled anew (an untouched kind included).
   bool hit() const;
+  // Watched, files were there, and none was read or changed, no layer event.
+  bool untouched() const;
   // "pocl: 96 reused, 0 new" (+ " (program ab12 [k1, k2], ...)" when new).
   std::string summary() const;
 };
@@ -74,12 +86,15 @@ struct UsageReport
   std::string summary() const;
 };
 
-// One kind's usage. `access` is null when the run was not watched.
+// One kind's usage. `access` is null when the run was not watched;
+// `before_states` null when no states were taken before it (then a file
+// written during the run counts as new).
 KindUsage measure_kind(std::string kind,
                        const std::filesystem::path& dir,
                        const FileSet& before,
                        const FileSet& after,
-                       const KindAccess* access);
+                       const KindAccess* access,
+                       const FileStates* before_states = nullptr);
 
 // Adds the layer's program events to kind "programs" (created if absent).
 void add_layer_events(UsageReport& report, const LayerAuditLog& log);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "audit/file_inventory.hpp"
 
+#include "base/digest.hpp"
 #include "base/encoding.hpp"
+#include "base/files.hpp"
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
+#include <limits>
 #include <system_error>
 
 namespace prewarm::audit {
@@ -33,6 +38,58 @@ list_files(const fs::path& dir)
     return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(dir.string()), ec.message()));
   }
   return files;
+}
+
+namespace {
+
+Result<FileState>
+state_of(const fs::path& path, std::uint64_t hash_up_to)
+{
+  auto fd = open_regular_file(path.string());
+  if (!fd) {
+    return fail(std::move(fd).error());
+  }
+  struct stat st{};
+  if (::fstat(fd->get(), &st) != 0) {
+    return fail(Errc::failed, fmt::format("cannot stat {}: {}", in_quotes(path.string()), errno_message(errno)));
+  }
+  FileState state;
+  state.size = static_cast<std::uint64_t>(st.st_size);
+  state.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  if (state.size <= hash_up_to) {
+    PW_ASSIGN(state.sha256, sha256_hex_of_fd(fd->get(), state.size));
+  }
+  return state;
+}
+
+} // namespace
+
+Result<FileStates>
+snapshot_files(const fs::path& dir, std::uint64_t hash_up_to)
+{
+  PW_ASSIGN(const auto files, list_files(dir));
+  FileStates states;
+  for (const auto& file : files) {
+    auto state = state_of(dir / file, hash_up_to);
+    if (!state) {
+      continue; // gone or unreadable since the listing: no state, so any write to it counts
+    }
+    states.emplace(file, std::move(*state));
+  }
+  return states;
+}
+
+bool
+file_changed(const fs::path& dir, const std::string& relative, const FileState& before)
+{
+  const auto now = state_of(dir / relative, before.sha256.empty() ? 0 : std::numeric_limits<std::uint64_t>::max());
+  if (!now || now->size != before.size) {
+    return true;
+  }
+  if (!before.sha256.empty()) {
+    return now->sha256 != before.sha256;
+  }
+  return now->mtime_ns != before.mtime_ns;
 }
 
 std::string

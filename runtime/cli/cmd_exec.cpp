@@ -30,6 +30,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -72,14 +74,22 @@ struct ExecCommand
   Status run() const
   {
     // Whatever goes wrong here (even out of memory), the application starts.
+    std::map<std::string, std::filesystem::path> used;
     try {
-      if (auto settings = install::environment(root)) {
-        for (const auto& s : *settings) {
+      if (auto env = install::application_environment(root)) {
+        for (const auto& note : env->notes) {
+          log::info("{}", note);
+        }
+        for (const auto& warning : env->warnings) {
+          log::warn("{}", warning);
+        }
+        for (const auto& s : env->settings) {
           ::setenv(s.name.c_str(), s.value.c_str(), 1);
         }
+        used = std::move(env->directories);
       } else {
         log::warn("{}; starting {} without prewarm caches (it will compile kernels itself)",
-                  settings.error().describe(), command.front());
+                  env.error().describe(), command.front());
       }
     } catch (const std::exception& e) {
       log::warn("cannot read the install under {} ({}); starting {} without prewarm caches", root, e.what(),
@@ -88,14 +98,24 @@ struct ExecCommand
     if (audit_file.empty()) {
       exec_command(command);
     }
-    run_audited();
+    run_audited(used);
   }
 
-  [[noreturn]] void run_audited() const
+  [[noreturn]] void run_audited(const std::map<std::string, std::filesystem::path>& used) const
   {
     // Everything that can go wrong here costs the audit, never the run.
     auto baseline = install::read_audit_baseline(root);
     std::unique_ptr<audit::AccessWatch> watch;
+    if (baseline) {
+      // The directories this user's application opens (a private copy for a
+      // user who cannot write the root), and what they hold now.
+      install::follow_directories(*baseline, used);
+      if (auto started = install::take_run_start(*baseline); !started) {
+        log::warn("audit: this run's own counts not measured: {}", started.error().describe());
+        baseline->at_start.clear();
+        baseline->states_at_start.clear();
+      }
+    }
     if (!baseline) {
       log::warn("audit: {}", baseline.error().describe());
     } else if (auto started = audit::AccessWatch::start(baseline->kind_dirs)) {

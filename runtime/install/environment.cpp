@@ -130,6 +130,7 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
                                       relative, (root / std::string(relative)).string(), ::geteuid(),
                                       usable->dir.string(), usable->files_copied, usable->copy_seconds));
     }
+    out.directories[std::string(relative)] = usable->dir;
     return usable->dir;
   };
   const auto names_of = [](const std::vector<bundle::EnvSetting>& settings) {

@@ -19,6 +19,7 @@
 #include "install/user_access.hpp"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct ApplicationEnvironment
   std::vector<bundle::EnvSetting> settings; // sorted by variable name
   std::vector<std::string> warnings;        // one line each: what is left unset and why
   std::vector<std::string> notes;           // private copies made by this call, with their cost
+  // ROOT-relative cache ("pocl", "custom/hashcat") -> the directory this
+  // user's application uses for it (ROOT/<relative>, or a private copy): what
+  // `exec --audit` watches.
+  std::map<std::string, std::filesystem::path> directories;
 };
 
 // Intel's compute runtime does not create NEO_CACHE_DIR and silently caches

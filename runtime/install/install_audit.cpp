@@ -5,6 +5,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/time_format.hpp"
+#include "bundle/custom_cache.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
 
@@ -50,6 +51,52 @@ read_audit_baseline(const fs::path& root)
   return baseline;
 }
 
+void
+follow_directories(AuditBaseline& baseline, const std::map<std::string, fs::path>& used)
+{
+  const std::string custom_prefix = fmt::format("{}/", bundle::k_custom_kind);
+  for (const auto& [relative, dir] : used) {
+    if (dir == baseline.root / relative) {
+      continue;
+    }
+    if (const auto it = baseline.kind_dirs.find(relative); it != baseline.kind_dirs.end()) {
+      it->second = dir;
+      baseline.followed[relative] = dir;
+      continue;
+    }
+    if (!relative.starts_with(custom_prefix)) {
+      continue;
+    }
+    // One custom cache of ROOT/custom: its own kind, with its files moved
+    // out of the "custom" list ("NAME/x" -> "x").
+    const auto name = relative.substr(custom_prefix.size());
+    baseline.kind_dirs[relative] = dir;
+    baseline.followed[relative] = dir;
+    auto& mine = baseline.files[relative];
+    if (const auto all = baseline.files.find(bundle::k_custom_kind); all != baseline.files.end()) {
+      const auto prefix = name + "/";
+      for (auto file = all->second.begin(); file != all->second.end();) {
+        if (file->starts_with(prefix)) {
+          mine.insert(file->substr(prefix.size()));
+          file = all->second.erase(file);
+        } else {
+          ++file;
+        }
+      }
+    }
+  }
+}
+
+Status
+take_run_start(AuditBaseline& baseline)
+{
+  for (const auto& [kind, dir] : baseline.kind_dirs) {
+    PW_ASSIGN(baseline.at_start[kind], audit::list_files(dir));
+    PW_ASSIGN(baseline.states_at_start[kind], audit::snapshot_files(dir, k_hashed_at_run_start));
+  }
+  return {};
+}
+
 Result<InstallAudit>
 audit_install(const AuditBaseline& baseline, const audit::AccessRecord* access, const fs::path& layer_log)
 {
@@ -69,9 +116,19 @@ audit_install(const AuditBaseline& baseline, const audit::AccessRecord* access, 
         kind_access = &it->second;
       }
     }
-    result.usage.kinds.push_back(
-      audit::measure_kind(kind, dir, before == baseline.files.end() ? none : before->second, now, kind_access));
+    const auto states = baseline.states_at_start.find(kind);
+    const audit::FileStates* kind_states = states == baseline.states_at_start.end() ? nullptr : &states->second;
+    result.usage.kinds.push_back(audit::measure_kind(
+      kind, dir, before == baseline.files.end() ? none : before->second, now, kind_access, kind_states));
+    if (const auto start = baseline.at_start.find(kind); start != baseline.at_start.end()) {
+      if (!result.run) {
+        result.run.emplace();
+        result.run->complete = result.usage.complete;
+      }
+      result.run->kinds.push_back(audit::measure_kind(kind, dir, start->second, now, kind_access, kind_states));
+    }
   }
+  result.followed = baseline.followed;
   if (!layer_log.empty()) {
     PW_ASSIGN(const auto log, audit::read_layer_audit_log(layer_log));
     audit::add_layer_events(result.usage, log);
@@ -87,14 +144,30 @@ to_json(const InstallAudit& audit)
   out["baseline"] = audit.from_install ? "install" : "start";
   out["installed_at"] = audit.installed_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(audit.installed_at);
   out["watched"] = audit.watched;
+  if (audit.run) {
+    out["this_run"] = audit::to_json(*audit.run);
+  }
+  if (!audit.followed.empty()) {
+    nlohmann::json followed = nlohmann::json::object();
+    for (const auto& [kind, dir] : audit.followed) {
+      followed[kind] = dir.string();
+    }
+    out["followed"] = followed;
+  }
   return out;
 }
 
 std::string
 summary_line(const InstallAudit& audit)
 {
-  return fmt::format("audit: {} {}{}", audit.usage.summary(),
+  std::string followed;
+  for (const auto& [kind, dir] : audit.followed) {
+    followed += fmt::format("{}{}", followed.empty() ? "" : ", ", kind);
+  }
+  return fmt::format("audit: {} {}{}{}{}", audit.usage.summary(),
                      audit.from_install ? "since install" : "during this run (no install file list)",
+                     audit.run && audit.from_install ? fmt::format("; this run: {}", audit.run->summary()) : "",
+                     followed.empty() ? "" : fmt::format(" (watched this user's private copies of {})", followed),
                      audit.watched ? "" : " (reuse not measured: run the application under exec --audit)");
 }
 

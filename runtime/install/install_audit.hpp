@@ -10,10 +10,20 @@
 // (PREWARM_LAYER_AUDIT_LOG, audit/layer_audit_log.hpp) join as kind
 // "programs" when that file exists.
 //
+// The directories watched are the ones the application really uses: a user
+// that got a private copy of a kind (user_access.hpp) is audited on that
+// copy (follow_directories), not on the installed root it never opened.
+// A run's own counts ("this_run") compare with the states taken when it
+// began (take_run_start: size, mtime, and the digest of files up to 1 MiB,
+// where caches keep the metadata they rewrite in place), so a file written
+// with the same bytes is no change.
+//
 // JSON (exec --audit FILE, status --audit):
 //   {"root": DIR, "baseline": "install"|"start", "installed_at": TIME|null,
 //    "watched": bool, "complete": bool, "summary": LINE,
-//    "kinds": [ ...audit/cache_usage.hpp... ],
+//    "kinds": [ ...audit/cache_usage.hpp... ],          since install
+//    "this_run": {"complete", "kinds", "summary"}        (exec only)
+//    "followed": {KIND: DIR}                            private copies watched
 //    "application": {"exit_status": N | "signal": N}   (exec only)}
 #pragma once
 
@@ -24,6 +34,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -39,7 +50,24 @@ struct AuditBaseline
   audit::Inventory files;
   bool from_install = false; // the install's list; false: listed now
   std::string installed_at;  // from the marker ("" when unknown)
+  std::map<std::string, std::filesystem::path> followed; // kind -> private copy watched instead
+  // take_run_start(): what each kind directory held when the run began.
+  std::map<std::string, audit::FileSet> at_start;
+  std::map<std::string, audit::FileStates> states_at_start;
 };
+
+// Files up to this size are hashed when a run begins (metadata rewritten in
+// place is small; compiled binaries are compared by size and mtime).
+inline constexpr std::uint64_t k_hashed_at_run_start = std::uint64_t{1} << 20;
+
+// Points the baseline at the directories the application uses
+// (ApplicationEnvironment::directories): a kind, or a custom cache
+// ("custom/NAME", then audited as its own kind), whose directory is not
+// ROOT/<relative> is watched there, with its share of the install's list.
+void follow_directories(AuditBaseline& baseline, const std::map<std::string, std::filesystem::path>& used);
+
+// Lists and snapshots every kind directory now, before the run.
+Status take_run_start(AuditBaseline& baseline);
 
 // The installed kinds of ROOT and the files they held at install (or now).
 // Nothing installed is Errc::failed E_NOT_INSTALLED, as environment() says.
@@ -47,7 +75,9 @@ Result<AuditBaseline> read_audit_baseline(const std::filesystem::path& root);
 
 struct InstallAudit
 {
-  audit::UsageReport usage;
+  audit::UsageReport usage;               // since install
+  std::optional<audit::UsageReport> run;  // this run (take_run_start() was called)
+  std::map<std::string, std::filesystem::path> followed;
   bool from_install = false;
   bool watched = false;
   std::string installed_at;

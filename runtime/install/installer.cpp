@@ -2,6 +2,7 @@
 #include "install/installer.hpp"
 
 #include "audit/file_inventory.hpp"
+#include "audit/triton_groups.hpp"
 
 #include "base/device_properties.hpp"
 #include "base/encoding.hpp"
@@ -562,8 +563,21 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   new_marker.slice_ids = selected_ids;
   for (const auto& kind : kinds) {
     PW_TRY(apply_kind_hygiene(staging_fd.get(), kind));
+    // Triton finds a kernel's files by the absolute paths its group files
+    // name (audit/triton_groups.hpp): point them at ROOT/<kind>, after the
+    // payload digest was checked and before the inventory below is taken.
+    bool rewritten = false;
+    if (audit::kind_holds_triton_groups(kind)) {
+      PW_ASSIGN(UniqueFd kind_fd, open_directory_beneath(staging_fd.get(), kind));
+      PW_ASSIGN(const auto relocated, audit::relocate_triton_groups(kind_fd.get(), kind, root / kind));
+      if (relocated.groups_rewritten > 0) {
+        log::verbose("{}: {} Triton group files point at {} now", kind, relocated.groups_rewritten,
+                     (root / kind).string());
+        rewritten = true;
+      }
+    }
     TreeCounts counts;
-    if (kind_hygiene_removes_files(kind)) {
+    if (kind_hygiene_removes_files(kind) || rewritten) {
       PW_ASSIGN(counts, count_tree(staging_fd.get(), kind));
     } else {
       counts = declared_counts(selection, kind);

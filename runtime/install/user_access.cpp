@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "install/user_access.hpp"
 
+#include "audit/triton_groups.hpp"
+
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "install/tree_commit.hpp"
@@ -146,6 +148,14 @@ private_copy(const fs::path& installed, std::string_view relative, std::string_v
   if (auto copied = copy_tree(installed, partial, counts); !copied) {
     (void)remove_tree(partial);
     return fail(std::move(copied).error());
+  }
+  // The copy's Triton groups name the copy (audit/triton_groups.hpp), so
+  // the application reads, and the audit sees, the files it uses.
+  if (audit::kind_holds_triton_groups(relative)) {
+    if (auto relocated = audit::relocate_triton_groups(partial, target); !relocated) {
+      (void)remove_tree(partial);
+      return fail(std::move(relocated).error());
+    }
   }
   if (::rename(partial.c_str(), target.c_str()) != 0) {
     const int e = errno;

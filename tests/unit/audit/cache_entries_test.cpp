@@ -97,7 +97,7 @@ TEST(CacheUsage, WatchedReuseRewriteAndUnused)
   const FileSet files = {"A/a.json", "A/a.cubin", "B/b.json", "B/b.cubin"};
   KindAccess access;
   access.opened = {"A/a.json", "A/a.cubin", "B/b.json"};
-  access.written = {"B/b.json"}; // rewritten in place: a miss
+  access.written = {"B/b.json"}; // rewritten in place: a miss (no states taken: every write counts)
   const auto usage = measure_kind("triton", s.dir, files, files, &access);
   EXPECT_EQ(usage.reused_files, 2u);
   EXPECT_EQ(usage.new_files, 1u);
@@ -118,5 +118,8 @@ TEST(CacheUsage, AllReusedIsAHit)
   EXPECT_TRUE(usage.hit());
   EXPECT_EQ(usage.summary(), "hashcat: 1 reused, 0 new");
   KindAccess nothing;
-  EXPECT_FALSE(measure_kind("hashcat", s.dir, files, files, &nothing).hit()) << "installed but never read";
+  const auto untouched = measure_kind("hashcat", s.dir, files, files, &nothing);
+  EXPECT_TRUE(untouched.untouched()) << "installed but never read: the application did not use this cache";
+  EXPECT_TRUE(untouched.hit()) << "untouched is never a miss";
+  EXPECT_EQ(untouched.summary(), "hashcat: untouched (1 files, none read or changed)");
 }

@@ -232,6 +232,139 @@ TEST(CommandJob, PythonWorkloadsGetFrameworkRequirementsInSeparateSlices)
     << recorded->job_line();
 }
 
+// A stand-in for Triton's FileCacheManager (python/triton/runtime/cache.py,
+// 3.x): put() files under $TRITON_CACHE_DIR/<key>/, put_group() records
+// their ABSOLUTE paths, get_group() hits only if every one exists. And a
+// custom cache "abs" that keys nothing but checks an absolute path it
+// recorded, which no installer relocates.
+constexpr std::string_view k_absolute_path_caches = R"(
+import json, os
+key = os.path.join(os.environ["TRITON_CACHE_DIR"], "KEY0123")
+group = os.path.join(key, "__grp__k.json")
+def get_group():
+    if not os.path.exists(group):
+        return None
+    paths = json.load(open(group))["child_paths"]
+    return paths if all(os.path.exists(p) for p in paths.values()) else None
+found = get_group()
+if found is None:
+    os.makedirs(key, exist_ok=True)
+    paths = {}
+    for name in ("k.cubin", "k.json"):
+        paths[name] = os.path.join(key, name)
+        open(paths[name], "w").write("compiled " + name)
+    open(group, "w").write(json.dumps({"child_paths": paths}))
+else:
+    for p in found.values():
+        open(p).read()
+where = os.path.join(os.environ["ABS_CACHE_DIR"], "where")
+if os.path.exists(where) and os.path.exists(open(where).read()):
+    open(open(where).read()).read()
+else:
+    blob = os.path.join(os.environ["ABS_CACHE_DIR"], "blob")
+    open(blob, "w").write("compiled")
+    open(where, "w").write(blob)
+)";
+
+TEST(CommandJob, TheHitProofCannotReachTheCaptureAndRelocatesTritonGroups)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only_paths/fp32";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"/usr/bin/python3", "-c", std::string(k_absolute_path_caches)};
+  request.workload.kinds = {CacheKind::triton};
+  request.workload.custom_caches = {CustomCacheRequest{"abs", "ABS_CACHE_DIR", {}}};
+  request.frameworks = FrameworkRequirements::recorded;
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  ASSERT_TRUE(result->hit_proof.has_value());
+  const auto& proof = *result->hit_proof;
+  // Triton's groups are relocated onto the proof's copy, as the installer
+  // relocates them onto ROOT/triton: every kernel file is read, none new.
+  const auto* triton = proof.usage.find("triton");
+  ASSERT_NE(triton, nullptr) << proof.line();
+  EXPECT_EQ(triton->new_files, 0u) << proof.line();
+  EXPECT_EQ(triton->reused_files, 3u) << proof.line();
+  // The absolute path the custom cache recorded leads into the capture,
+  // which the proof cannot reach: a miss, as on any install elsewhere.
+  const auto* custom = proof.usage.find("custom/abs");
+  ASSERT_NE(custom, nullptr) << proof.line();
+  EXPECT_GT(custom->new_files, 0u) << "the original capture was reachable during the proof: " << proof.line();
+  // The capture is back where it was, untouched, for packing.
+  const auto group = read_file(result->staging_root / "triton/KEY0123/__grp__k.json");
+  ASSERT_TRUE(group) << group.error().describe();
+  EXPECT_NE(group->find((result->staging_root / "triton/KEY0123/k.cubin").string()), std::string::npos)
+    << "the signed bytes are the captured ones; the runtime relocates after verifying them";
+  EXPECT_FALSE(fs::exists(dirs.work / ".capture-hidden-during-proof"));
+  EXPECT_NE(result->report().find(" s)\n"), std::string::npos) << "the proof's own time: " << result->report();
+}
+
+TEST(CommandJob, ACaptureNoSliceCanCarryFailsTheJobBeforeItsProof)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only_names/fp32";
+  request.work_dir = dirs.work;
+  // clFFT names a directory after the device; darktable finds each
+  // program's binary through a relative link; an absolute link is junk.
+  request.workload.argv = {"sh", "-c",
+                           "d=\"$APP_CACHE/pthread-skylake-avx512-AMD EPYC\" && mkdir -p \"$d\" && echo k > \"$d/fft.bin\" && "
+                           "echo b > \"$APP_CACHE/0123abcd\" && ln -s 0123abcd \"$APP_CACHE/blur.cl.bin\" && "
+                           "ln -s /etc/passwd \"$APP_CACHE/outside\""};
+  request.workload.kinds = {CacheKind::pocl};
+  request.workload.custom_caches = {CustomCacheRequest{"app", "APP_CACHE", {}}};
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  const auto failure = result->packing_failure();
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_NE(failure->find("custom cache app: \"pthread-skylake-avx512-AMD EPYC\" has a name outside [A-Za-z0-9._+-]"),
+            std::string::npos)
+    << *failure;
+  EXPECT_NE(failure->find("custom cache app: \"blur.cl.bin\" is a symbolic link to \"0123abcd\" inside the cache"),
+            std::string::npos)
+    << *failure;
+  EXPECT_EQ(failure->find("\"outside\""), std::string::npos) << "a link leaving the cache is removed, not refused";
+  EXPECT_TRUE(any_contains(result->warnings, "custom cache app: removed \"outside\""));
+  EXPECT_FALSE(result->hit_proof.has_value()) << "no proof of what cannot ship";
+}
+
+TEST(CommandJob, OnlyCustomCachesWhenNoBuiltInKindIsSelected)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only_own_cache/fp32";
+  request.work_dir = dirs.work;
+  // JAX's persistent cache: its own files, read back on the second run.
+  request.workload.argv = {"sh", "-c",
+                           "if [ -f \"$OWN_CACHE/jit_f-abc\" ]; then cat \"$OWN_CACHE/jit_f-abc\" >/dev/null; "
+                           "else echo exe > \"$OWN_CACHE/jit_f-abc\"; fi"};
+  request.workload.no_builtin_kinds = true;
+  request.workload.custom_caches = {CustomCacheRequest{"jax", "OWN_CACHE", {}}};
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  EXPECT_TRUE(result->capture.kinds.empty()) << "no built-in kind was redirected or captured";
+  ASSERT_TRUE(result->hit_proof.has_value());
+  EXPECT_TRUE(result->hit_proof->hit()) << result->hit_proof->line();
+  EXPECT_EQ(result->hit_proof->line(), "custom/jax: 1 reused, 0 new");
+}
+
+TEST(CommandJob, LinksStayInsideOnlyWhenTheyResolveBelowTheTree)
+{
+  const fs::path root = "/c";
+  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/a/link", "b"));
+  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/a/link", "../b/x"));
+  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/link", "./x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/link", "../x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "../../x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "b/../../../x"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "/c/a/b"));
+  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", ""));
+}
+
 TEST(CommandJob, JobLineFitsTheBundleManifestText)
 {
   CommandJobResult result;

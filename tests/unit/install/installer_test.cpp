@@ -96,6 +96,33 @@ TEST_F(InstallerTest, InstallsIntoAnEmptyRoot)
   EXPECT_GT(mtime, fs::file_time_type::clock::now() - 1h);
 }
 
+TEST_F(InstallerTest, TritonGroupFilesNameTheInstalledTree)
+{
+  // As Triton's put_group() wrote it at build time (audit/triton_groups.hpp).
+  const std::string build = "/tmp/prewarm-build-test_only/job/staging/triton/KEY";
+  const auto bundle = factory.write(
+    "b1", 1,
+    {{"cpu",
+      {{"triton/KEY/k.cubin", "ELF"},
+       {"triton/KEY/k.json", R"({"name": "k"})"},
+       {"triton/KEY/__grp__k.json", R"({"child_paths": {"k.cubin": ")" + build + R"(/k.cubin", "k.json": ")" + build +
+                                      R"(/k.json"}})"}},
+      requires_cpu()}});
+  auto report = install(bundle);
+  ASSERT_TRUE(report) << report.error().message();
+  const auto group = read(root / "triton/KEY/__grp__k.json");
+  EXPECT_EQ(group.find(build), std::string::npos) << group;
+  EXPECT_NE(group.find(fmt::format(R"("k.cubin":"{}")", (root / "triton/KEY/k.cubin").string())), std::string::npos)
+    << group;
+  // The inventory the audit compares with lists the rewritten file, and the
+  // marker counts its bytes as installed.
+  const auto files = read(install::meta_dir(root) / install::k_file_inventory_file);
+  EXPECT_NE(files.find("triton KEY/__grp__k.json\n"), std::string::npos) << files;
+  auto marker = install::read_marker(root);
+  ASSERT_TRUE(marker && *marker);
+  EXPECT_EQ((*marker)->kinds[0].bytes, fs::file_size(root / "triton/KEY/__grp__k.json") + 3 + 13);
+}
+
 TEST_F(InstallerTest, SecondInstallIsANoOp)
 {
   const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});

@@ -5,7 +5,9 @@
 #include "install_test_support.hpp"
 
 #include "base/files.hpp"
+#include "audit/access_watch.hpp"
 #include "install/environment.hpp"
+#include "install/install_audit.hpp"
 #include "install/install_layout.hpp"
 #include "install/installer.hpp"
 
@@ -182,6 +184,63 @@ TEST_F(UserEnvTest, AnotherUserGetsAPrivateWritableCopyOnce)
     return 0;
   });
   EXPECT_EQ(rc, 0);
+}
+
+TEST_F(UserEnvTest, AnotherUsersAuditWatchesItsPrivateCopy)
+{
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to install as one user and run as another";
+  }
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const fs::path base = dir.path() / "private";
+  fs::create_directory(base);
+  ::chown(base.c_str(), k_nobody, k_nobody);
+  const int rc = as_nobody([&] {
+    auto env = install::application_environment(root, install::UserAccessOptions{base});
+    if (!env || env->directories.size() != 2) {
+      return 1;
+    }
+    auto baseline = install::read_audit_baseline(root);
+    if (!baseline) {
+      return 2;
+    }
+    install::follow_directories(*baseline, env->directories);
+    if (!install::take_run_start(*baseline)) {
+      return 3;
+    }
+    auto watch = audit::AccessWatch::start(baseline->kind_dirs);
+    if (!watch) {
+      return 4;
+    }
+    // The application: reads what it was pointed at, and writes one kernel.
+    const fs::path pocl = as_map(env->settings).at("POCL_CACHE_DIR");
+    const fs::path xdg = as_map(env->settings).at("XDG_CACHE_HOME");
+    if (read_file((pocl / "ab/kernel.so").string()).value_or("") != "pocl kernel" ||
+        read_file((xdg / "hashcat/kernels/m0.kernel").string()).value_or("") != "hashcat kernel" ||
+        !write_file_atomic(xdg / "hashcat/kernels/m1.kernel", "new", 0644, Durability::none)) {
+      return 5;
+    }
+    const auto record = (*watch)->stop();
+    auto made = install::audit_install(*baseline, &record, "");
+    if (!made || !made->run) {
+      return 6;
+    }
+    const auto* p = made->usage.find("pocl");
+    const auto* h = made->usage.find("custom/hashcat");
+    if (p == nullptr || p->reused_files != 1u || p->new_files != 0u) {
+      return 7;
+    }
+    if (h == nullptr || h->reused_files != 1u || h->new_files != 1u || made->run->find("custom/hashcat") == nullptr) {
+      return 8;
+    }
+    if (made->followed.size() != 2 || install::summary_line(*made).find("private copies of custom/hashcat, pocl") ==
+                                        std::string::npos) {
+      return 9;
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0) << "1 env, 2 baseline, 3 run start, 4 watch, 5 app, 6 audit, 7 pocl, 8 hashcat, 9 followed";
 }
 
 TEST_F(UserEnvTest, ACacheAnotherUserCannotReadIsLeftUnsetWithAWarning)

@@ -74,6 +74,29 @@ TEST(RuntimeNeeds, CustomCacheOutsideItsDirectory)
   }
 }
 
+TEST(RuntimeNeeds, TwoModelsLocatingCachesWithOneVariableAreRefusedBeforeAnyJob)
+{
+  const auto message = error_of(command_manifest("      caches:\n        - {name: hashcat, variable: XDG_CACHE_HOME}\n"
+                                                 "  - name: opencv\n"
+                                                 "    command:\n"
+                                                 "      argv: [python3, blur.py]\n"
+                                                 "      caches:\n"
+                                                 "        - {name: opencv, variable: XDG_CACHE_HOME}\n"));
+  EXPECT_THAT(message, StartsWith("test.yaml:12:11: models[1].command.caches[0].variable: models 'hashcat' and "
+                                  "'opencv' both locate a cache with XDG_CACHE_HOME (first at test.yaml:7:11)"));
+  EXPECT_THAT(message, HasSubstr("point each at a variable of its own"));
+}
+
+TEST(RuntimeNeeds, NoBuiltInKindsWhenTheProgramsCachesAreItsOwn)
+{
+  auto m = parse(command_manifest("      kinds: []\n      caches:\n        - {name: jax, variable: JAX_CACHE_DIR}\n"));
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_TRUE(m->models[0].command->no_builtin_kinds);
+  EXPECT_TRUE(m->models[0].command->kinds.empty());
+  EXPECT_THAT(error_of(command_manifest("      kinds: []\n")),
+              StartsWith("test.yaml:6:14: models[0].command.kinds: an empty list captures nothing"));
+}
+
 TEST(RuntimeNeeds, CustomCacheWithABuiltInVariable)
 {
   EXPECT_THAT(error_of(command_manifest("      caches:\n        - {name: tool, variable: POCL_CACHE_DIR}\n")),
