@@ -93,7 +93,7 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     return pulled;
   }
   PW_ASSIGN(const auto devices, request.host.probe());
-  auto selection = install::select_slices(pull.verified.manifest, devices);
+  auto selection = install::select_slices(pull.verified.manifest, devices, request.waived_requirements);
   if (!selection) {
     (void)remove_tree(pull.dir); // nothing for this host: nothing to resume either
     return fail(std::move(selection).error());

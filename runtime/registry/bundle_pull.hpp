@@ -57,6 +57,7 @@ struct PullRequest
   std::filesystem::path downloads; // parent of the per-bundle download directories
   std::filesystem::path install_root; // empty: always fetch the selected slices
   ClientOptions client;
+  std::vector<std::string> waived_requirements; // install --ignore-requirement (install/slice_selection.hpp)
 };
 
 // Steps 1-5 for a pinned reference.

@@ -12,7 +12,8 @@
 #     is found by the driver: a new virtual-device run against the INSTALLED
 #     cache builds every program with NEO hits only, writing no new entry;
 #   - a host whose IGC identity differs is refused the slice, the reason naming
-#     intel.igc and why it matters.
+#     intel.igc and why it matters; `--ignore-requirement intel.igc` installs
+#     it anyway with a warning naming the difference.
 # Not verifiable here (no Intel GPU): that a real card's feature and workaround
 # tables give NEO the same key, and that the binaries run.
 # Cost: gptq-linear fp32, arc-a380 only on a Debian 12 ocloc: ~30 s on 2 cores.
@@ -113,4 +114,11 @@ PREWARM_HOST_DEVICES=$PWD/host-other.json expect_exit 4 "$PREWARM_RUNTIME" insta
 echo "$LAST_STDERR" | grep -q "slice $neo_slice: requirement \"intel.igc == $igc\": .* has ${igc%%:*}:1 (the IGC library differs" \
   || { echo "$LAST_STDERR"; fail "no refusal naming intel.igc"; }
 echo "refused: $(echo "$LAST_STDERR" | grep -o "slice $neo_slice: requirement [^;]*")"
+
+step "told to (--ignore-requirement intel.igc): it installs, the warning naming what differs"
+PREWARM_HOST_DEVICES=$PWD/host-other.json expect_exit 0 "$PREWARM_RUNTIME" install bundle \
+  --trust keys/test_only_virtual.pub --root root-other --ignore-requirement intel.igc
+echo "$LAST_STDERR" | grep -q "warning: slice $neo_slice installed although this host differs (--ignore-requirement): intel.igc == $igc (host: ${igc%%:*}:1)" \
+  || { echo "$LAST_STDERR"; fail "no warning naming the waived intel.igc"; }
+[ -n "$(find root-other -name '*.cl_cache' | head -1)" ] || fail "the waived slice's entries are not installed"
 pass
