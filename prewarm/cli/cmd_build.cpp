@@ -216,6 +216,8 @@ run_build_command(const BuildArgs& args)
     aot::AotExecutorOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
   executors.push_back(std::make_unique<aot::AotExecutor>(
     aot::AotExecutorOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
+  executors.push_back(std::make_unique<virtual_device::VirtualRecordedExecutor>(
+    aot::RecordedAotOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
   executors.push_back(std::make_unique<aot::RecordedAotExecutor>(
     aot::RecordedAotOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
 

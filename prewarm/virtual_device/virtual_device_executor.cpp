@@ -5,6 +5,7 @@
 #include "base/embedded_file.hpp"
 #include "base/log.hpp"
 #include "jobs/staged_kind.hpp"
+#include "store/program_record.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,20 +22,44 @@ namespace prewarm::virtual_device {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The root and the build tool, or nothing (and why, once per executor).
+void
+locate_virtual_device(std::optional<IntelRoot>& root, fs::path& tool)
+{
+  auto found = IntelRoot::locate();
+  if (!found) {
+    log::verbose("virtual Intel devices not used: {}", found.error().message());
+    return;
+  }
+  auto replay = locate_replay_tool();
+  if (!replay) {
+    log::warn("virtual Intel devices not used: {}", replay.error().message());
+    return;
+  }
+  root.emplace(std::move(*found));
+  tool = std::move(*replay);
+}
+
+// The AOT outcome with the NEO slice added.
+build::JobOutcome
+with_neo_slice(build::JobOutcome outcome, NeoSlice neo)
+{
+  outcome.outputs.push_back(std::move(neo.output));
+  outcome.device = fmt::format("{}; {}", outcome.device, neo.device);
+  outcome.summary = fmt::format("{}; {}", outcome.summary, neo.summary);
+  auto json = outcome.report_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(outcome.report_json);
+  json["neo"] = nlohmann::json::parse(neo.report_json);
+  outcome.report_json = json.dump();
+  return outcome;
+}
+
+} // namespace
+
 VirtualDeviceExecutor::VirtualDeviceExecutor(aot::AotExecutorOptions aot_options) : m_aot(aot_options)
 {
-  auto root = IntelRoot::locate();
-  if (!root) {
-    log::verbose("virtual Intel devices not used: {}", root.error().message());
-    return;
-  }
-  auto tool = locate_replay_tool();
-  if (!tool) {
-    log::warn("virtual Intel devices not used: {}", tool.error().message());
-    return;
-  }
-  m_root.emplace(std::move(*root));
-  m_tool = std::move(*tool);
+  locate_virtual_device(m_root, m_tool);
 }
 
 bool
@@ -46,8 +71,6 @@ VirtualDeviceExecutor::handles(const manifest::Job& job, const manifest::ModelSp
 Result<NeoSlice>
 make_neo_slice(const IntelRoot& root, const fs::path& tool, const build::JobContext& context)
 {
-  const auto started = std::chrono::steady_clock::now();
-  PW_ASSIGN(const auto device, virtual_device_for(context.target));
   if (!context.model.architecture) {
     return fail(Errc::internal, fmt::format("virtual device given model {} without an architecture", context.model.name));
   }
@@ -61,6 +84,18 @@ make_neo_slice(const IntelRoot& root, const fs::path& tool, const build::JobCont
       return fail(Errc::internal, fmt::format("kernel source {} is not embedded", v.source_name));
     }
     programs.push_back({v.source_name, std::string(*text), v.options});
+  }
+  return make_neo_slice_of(root, tool, context, programs);
+}
+
+Result<NeoSlice>
+make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const build::JobContext& context,
+                  const std::vector<ReplayProgram>& programs)
+{
+  const auto started = std::chrono::steady_clock::now();
+  PW_ASSIGN(const auto device, virtual_device_for(context.target));
+  if (programs.empty()) {
+    return fail(Errc::internal, fmt::format("{}: no program to build on the virtual device", context.job.id));
   }
 
   const auto staging = context.work_dir / "neo-slice";
@@ -163,14 +198,41 @@ VirtualDeviceExecutor::run(const build::JobContext& context)
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(auto outcome, m_aot.run(context));
   PW_ASSIGN(auto neo, make_neo_slice(*m_root, m_tool, context));
-  outcome.outputs.push_back(std::move(neo.output));
-  outcome.device = fmt::format("{}; {}", outcome.device, neo.device);
-  outcome.summary = fmt::format("{}; {}", outcome.summary, neo.summary);
-  auto json = outcome.report_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(outcome.report_json);
-  json["neo"] = nlohmann::json::parse(neo.report_json);
-  outcome.report_json = json.dump();
-  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   log::verbose("virtual device {}: {}", context.target.name, neo.summary);
+  outcome = with_neo_slice(std::move(outcome), std::move(neo));
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return outcome;
+}
+
+VirtualRecordedExecutor::VirtualRecordedExecutor(aot::RecordedAotOptions options) : m_recorded(options)
+{
+  locate_virtual_device(m_root, m_tool);
+}
+
+bool
+VirtualRecordedExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
+{
+  return m_root.has_value() && m_recorded.handles(job, model);
+}
+
+Result<build::JobOutcome>
+VirtualRecordedExecutor::run(const build::JobContext& context)
+{
+  const auto started = std::chrono::steady_clock::now();
+  PW_ASSIGN(auto outcome, m_recorded.run(context));
+  PW_ASSIGN(const auto store, m_recorded.recorded_program_store(context));
+  PW_ASSIGN(const auto sources, store::recorded_sources(store));
+  if (sources.empty()) {
+    return outcome; // the AOT executor said so: nothing was built
+  }
+  std::vector<ReplayProgram> programs;
+  for (const auto& s : sources) {
+    programs.push_back({fmt::format("recorded-{}.cl", s.key.substr(0, 12)), s.source, s.options});
+  }
+  PW_ASSIGN(auto neo, make_neo_slice_of(*m_root, m_tool, context, programs));
+  log::verbose("virtual device {}: {}", context.target.name, neo.summary);
+  outcome = with_neo_slice(std::move(outcome), std::move(neo));
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }
 

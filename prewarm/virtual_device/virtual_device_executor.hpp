@@ -29,6 +29,7 @@
 #pragma once
 
 #include "aot/aot_executor.hpp"
+#include "aot/recorded_aot_executor.hpp"
 #include "jobs/executor.hpp"
 #include "virtual_device/intel_root.hpp"
 #include "virtual_device/virtual_device.hpp"
@@ -55,6 +56,28 @@ private:
   std::filesystem::path m_tool;
 };
 
+// The same for a command workload that names the programs kind: the command
+// runs once on this host with the OpenCL layer recording (the aot-recorded
+// executor, whose AOT slice it keeps), and every OpenCL C program it built
+// (source and options verbatim) is built again through Intel's driver posing
+// as the target. The NEO entries hit where the application builds the same
+// source with the same options on that GPU; a program it builds only there
+// (a variant chosen by device properties, as CLBlast and OpenCV do) is not
+// covered: the audit at the destination says what it compiled anyway.
+class VirtualRecordedExecutor final : public build::Executor
+{
+public:
+  explicit VirtualRecordedExecutor(aot::RecordedAotOptions options);
+  std::string_view name() const override { return "virtual-device-recorded"; }
+  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
+  Result<build::JobOutcome> run(const build::JobContext& context) override;
+
+private:
+  aot::RecordedAotExecutor m_recorded;
+  std::optional<IntelRoot> m_root;
+  std::filesystem::path m_tool;
+};
+
 struct NeoSlice
 {
   build::JobOutput output;
@@ -67,5 +90,8 @@ struct NeoSlice
 // `work_dir`/neo-slice (exposed for tests).
 Result<NeoSlice> make_neo_slice(const IntelRoot& root, const std::filesystem::path& tool,
                                 const build::JobContext& context);
+// The same for any list of programs (an empty list: an error, no slice).
+Result<NeoSlice> make_neo_slice_of(const IntelRoot& root, const std::filesystem::path& tool,
+                                   const build::JobContext& context, const std::vector<ReplayProgram>& programs);
 
 } // namespace prewarm::virtual_device
