@@ -146,3 +146,67 @@ INSTANTIATE_TEST_SUITE_P(AbsentIntelTargets, NeoSlice,
                          });
 
 } // namespace
+
+// The parts read without the root: NEO's key trace, its statistics, the keys.
+namespace {
+
+TEST(NeoKeyTrace, RevisionAndIgcIdentityComeFromTheTrace)
+{
+  auto dir = TempDir::create("prewarm-neo-trace-test-");
+  ASSERT_TRUE(dir);
+  // As NEO 26.27 writes it (BinaryCacheTrace=1), abridged.
+  ASSERT_TRUE(write_file_atomic(dir->path() / "0b326a5995b2f204.trace",
+                                "---- igcRevision ----\n(null)\n  libSize=100312632\n  libMTime=1788812530\n"
+                                "---- platform ----\n  eProductFamily=1270\n  usDeviceID=22181\n  usRevId=5\n"
+                                "  usDeviceID_PCH=0\n  usRevId_PCH=0\n",
+                                0644, Durability::none));
+  auto key = virtual_device::read_traced_key(dir->path());
+  ASSERT_TRUE(key) << key.error().message();
+  EXPECT_EQ(key->device_id, "0x56a5");
+  EXPECT_EQ(key->revision, "0x05");
+  EXPECT_EQ(key->igc_identity, "100312632:1788812530");
+}
+
+TEST(NeoKeyTrace, ATraceWithoutTheKeyInputsIsAnError)
+{
+  auto dir = TempDir::create("prewarm-neo-trace-test-");
+  ASSERT_TRUE(dir);
+  EXPECT_FALSE(virtual_device::read_traced_key(dir->path())); // no trace at all: the cache was off
+  ASSERT_TRUE(write_file_atomic(dir->path() / "a.trace", "  usDeviceID=22181\n  libSize=1\n", 0644, Durability::none));
+  const auto key = virtual_device::read_traced_key(dir->path());
+  ASSERT_FALSE(key);
+  EXPECT_NE(key.error().message().find("lacks usDeviceID, usRevId, libSize or libMTime"), std::string::npos);
+}
+
+TEST(NeoCacheStats, HitsThenMisses)
+{
+  auto dir = TempDir::create("prewarm-neo-stats-test-");
+  ASSERT_TRUE(dir);
+  EXPECT_FALSE(virtual_device::read_neo_cache_stats(dir->path()));
+  const std::uint64_t counters[3] = {7, 2, 1}; // as NEO_CACHE_STATS=1 wrote them after 7 hits, 2 misses
+  ASSERT_TRUE(write_file_atomic(dir->path() / "stats",
+                                std::string_view(reinterpret_cast<const char*>(counters), sizeof counters), 0644,
+                                Durability::none));
+  const auto stats = virtual_device::read_neo_cache_stats(dir->path());
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->hits, 7u);
+  EXPECT_EQ(stats->misses, 2u);
+}
+
+TEST(VirtualDevice, PosesAsTheRegistrysFirstIdWithOclocsAcronym)
+{
+  manifest::Target target{"arc-a380", manifest::Vendor::intel, "A380", {"0x56a5", "0x56a6"}, "acm-g11", "", 0};
+  auto device = virtual_device::virtual_device_for(target);
+  ASSERT_TRUE(device);
+  const auto variables = virtual_device::virtual_device_variables(*device);
+  EXPECT_EQ(variables.at("ProductFamilyOverride"), "acm-g11");
+  EXPECT_EQ(variables.at("ForceDeviceId"), "56a5");
+  EXPECT_EQ(variables.at("SetCommandStreamReceiver"), "5");
+  EXPECT_EQ(variables.at("NEOReadDebugKeys"), "1");
+  target.pci_ids.clear();
+  const auto none = virtual_device::virtual_device_for(target);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().category(), Errc::usage);
+}
+
+} // namespace
