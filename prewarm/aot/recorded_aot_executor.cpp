@@ -81,6 +81,13 @@ RecordedAotExecutor::recording_for(const build::JobContext& context)
   return *recording;
 }
 
+Result<std::filesystem::path>
+RecordedAotExecutor::recorded_program_store(const build::JobContext& context)
+{
+  auto& recording = recording_for(context);
+  return *recording.store;
+}
+
 Result<build::JobOutcome>
 RecordedAotExecutor::run(const build::JobContext& context)
 {

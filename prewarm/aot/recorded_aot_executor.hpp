@@ -44,6 +44,11 @@ public:
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
   Result<build::JobOutcome> run(const build::JobContext& context) override;
 
+  // The program store the job's command recorded (made by the first caller
+  // for its model and precision): the virtual-device executor builds the
+  // same programs through Intel's driver (prewarm/virtual_device).
+  Result<std::filesystem::path> recorded_program_store(const build::JobContext& context);
+
 private:
   struct Recording
   {

@@ -9,6 +9,7 @@
 
 #include "aot/aot_executor.hpp"
 #include "aot/recorded_aot_executor.hpp"
+#include "virtual_device/virtual_device_executor.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
@@ -209,8 +210,14 @@ run_build_command(const BuildArgs& args)
   command::CommandExecutorOptions command_options;
   command_options.capture_root = args.capture_root;
   executors.push_back(std::make_unique<command::CommandExecutor>(std::move(command_options)));
+  // Before the AOT executor: where an Intel root is, it takes the AOT jobs
+  // of built-in models (running the AOT executor itself) and adds the NEO slice.
+  executors.push_back(std::make_unique<virtual_device::VirtualDeviceExecutor>(
+    aot::AotExecutorOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
   executors.push_back(std::make_unique<aot::AotExecutor>(
     aot::AotExecutorOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
+  executors.push_back(std::make_unique<virtual_device::VirtualRecordedExecutor>(
+    aot::RecordedAotOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
   executors.push_back(std::make_unique<aot::RecordedAotExecutor>(
     aot::RecordedAotOptions{static_cast<unsigned>(std::max(1, args.jobs))}));
 

@@ -27,6 +27,9 @@ inline constexpr std::string_view nvidia_driver = "nvidia.driver";   // "580.159
 inline constexpr std::string_view nvidia_sm = "nvidia.sm";           // "90" (major*10 + minor)
 inline constexpr std::string_view intel_ip_version = "intel.ip-version"; // "12.55.8"
 inline constexpr std::string_view intel_driver = "intel.driver";     // NEO version, "22.43.24595"
+// The IGC library NEO's compiler cache keys hash: "<bytes>:<mtime seconds>" of
+// libigc.so.2 (host/intel_compiler_identity.hpp).
+inline constexpr std::string_view intel_igc = "intel.igc";
 inline constexpr std::string_view level_zero_device = "level-zero.device"; // ze device name
 // Framework versions a command workload's probe reports (issue: command workloads):
 // "framework.torch", "framework.triton", ... (prefix match).

@@ -12,10 +12,11 @@ namespace prewarm::bundle {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> k_exact_keys = {
+constexpr std::array<std::string_view, 14> k_exact_keys = {
   prop::vendor,           prop::opencl_platform, prop::opencl_platform_version, prop::opencl_device,
   prop::opencl_device_version, prop::opencl_driver, prop::pci_id,              prop::pci_revision,
   prop::nvidia_driver,    prop::nvidia_sm,       prop::intel_ip_version,        prop::intel_driver,
+  prop::intel_igc,
   prop::level_zero_device,
 };
 
@@ -235,6 +236,22 @@ check_requirement(const Requirement& requirement, const DeviceProperties& device
   return RequirementCheck{satisfied, actual};
 }
 
+namespace {
+
+// What a failed requirement costs, where the key is an input of a driver's
+// cache key the operator cannot see (research/intel-stack.md §2).
+std::string_view
+why_it_matters(std::string_view key)
+{
+  if (key == prop::intel_igc) {
+    return " (the IGC library differs: NEO's cache key hashes its size and mtime, so entries made with another IGC "
+           "build can only miss)";
+  }
+  return {};
+}
+
+} // namespace
+
 SliceMatch
 match_slice(const Slice& slice, std::span<const DeviceProperties> host_devices)
 {
@@ -260,8 +277,8 @@ match_slice(const Slice& slice, std::span<const DeviceProperties> host_devices)
       if (check->satisfied) {
         ++satisfied;
       } else if (first_failure.empty()) {
-        first_failure = fmt::format("requirement {}: {} has {}", in_quotes(describe(r)),
-                                    describe_device(device, i), check->actual);
+        first_failure = fmt::format("requirement {}: {} has {}{}", in_quotes(describe(r)),
+                                    describe_device(device, i), check->actual, why_it_matters(r.key));
       }
     }
     if (first_failure.empty()) {

@@ -42,6 +42,7 @@ struct InstallCommand
   std::string lock_timeout = "120s";
   std::string owner;
   bool replace_channel = false;
+  std::vector<std::string> ignored_requirements;
   bool json = false;
 
   Result<install::InstallReport> install() const
@@ -54,6 +55,7 @@ struct InstallCommand
       PW_ASSIGN_CTX(options.verify.policy.install_owner, "--owner", bundle::parse_install_owner(owner));
     }
     options.channels = replace_channel ? install::ChannelReplacement::replace : install::ChannelReplacement::refuse;
+    options.waived_requirements = ignored_requirements;
     std::filesystem::path install_root = root;
     if (install_root.empty()) {
       if (!policy.install_root) {
@@ -195,6 +197,10 @@ add_install_command(CLI::App& app, Action& action)
                   "UID:GID that owns the installed caches (root installers; overrides the policy's install.owner)");
   sub->add_flag("--replace-channel", command->replace_channel,
                 "replace a bundle of another channel installed under the root (default: refuse)");
+  sub->add_option("--ignore-requirement", command->ignored_requirements,
+                  "install a slice even where this host differs in requirement KEY (e.g. intel.igc), with a "
+                  "warning naming the difference; repeatable")
+    ->type_name("KEY");
   sub->add_flag("--json", command->json, "machine-readable result on stdout");
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }

@@ -63,6 +63,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
   request.now = install_options.now.value_or(std::chrono::time_point_cast<std::chrono::seconds>(
     std::chrono::system_clock::now()));
   request.verify = install_options.verify;
+  request.waived_requirements = install_options.waived_requirements;
   // One probe at most, and none when the root holds the bundle for this host.
   request.host = install::asked_once(host);
   request.downloads = install::meta_dir(root) / "downloads";

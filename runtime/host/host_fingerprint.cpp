@@ -210,7 +210,9 @@ host_fingerprint_text(const HostProbeOptions& options, bool with_frameworks)
   out += fmt::format("ld.so.cache {}\n", digest_of_file("/etc/ld.so.cache"));
   const auto dirs = library_directories();
   add_icd_files(out, dirs);
-  std::vector<std::string> loaders = {"libOpenCL.so.1", "libze_loader.so.1", "libze_intel_gpu.so.1"};
+  // libigc.so.2: NEO's cache keys hash it (intel.igc), and an IGC update
+  // need not replace the ICD library.
+  std::vector<std::string> loaders = {"libOpenCL.so.1", "libze_loader.so.1", "libze_intel_gpu.so.1", "libigc.so.2"};
   if (const char* alt = std::getenv("ZE_ENABLE_ALT_DRIVERS"); alt && *alt) {
     std::string_view rest = alt;
     while (!rest.empty()) {

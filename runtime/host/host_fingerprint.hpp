@@ -19,7 +19,8 @@
 //     replaces it);
 //   - the OpenCL and Level Zero loaders and the Level Zero GPU drivers
 //     (libOpenCL.so.1, libze_loader.so.1, libze_intel_gpu.so.1 and
-//     ZE_ENABLE_ALT_DRIVERS): resolved path, size, mtime;
+//     ZE_ENABLE_ALT_DRIVERS) and Intel's graphics compiler (libigc.so.2,
+//     whose identity NEO's cache keys hash): resolved path, size, mtime;
 //   - with_frameworks: the application's framework versions (the Python
 //     probe, ~30 ms), for bundles whose slices require framework.* keys.
 // Anything that differs (a driver upgrade, another GPU, the volume moved to

@@ -4,6 +4,7 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "host/host_description_file.hpp"
+#include "host/intel_compiler_identity.hpp"
 #include "host/level_zero_probe.hpp"
 #include "host/opencl_probe.hpp"
 #include "host/subprocess.hpp"
@@ -148,6 +149,14 @@ merge_host_findings(const HostFindings& findings)
     }
   }
 
+  if (findings.igc_identity) {
+    for (auto& device : devices) {
+      if (is_opencl_gpu_of(device, "intel")) {
+        device.properties.emplace(std::string(prop::intel_igc), *findings.igc_identity);
+      }
+    }
+  }
+
   if (!findings.frameworks.empty()) {
     if (devices.empty()) {
       devices.push_back({"Python frameworks", {}});
@@ -185,6 +194,11 @@ collect_gpu_identity(HostFindings& findings, const HostProbeOptions& options)
   }
 
   findings.pci_gpus = scan_pci_display_devices(options.sys_root);
+  // Only where an Intel GPU is: a stat per library directory otherwise wasted.
+  if (std::ranges::any_of(findings.pci_gpus, [](const auto& gpu) { return gpu.vendor_id == "0x8086"; }) ||
+      std::ranges::any_of(findings.opencl_devices, [](const auto& d) { return is_opencl_gpu_of(d, "intel"); })) {
+    findings.igc_identity = host_igc_identity();
+  }
 }
 
 } // namespace

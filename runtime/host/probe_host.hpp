@@ -23,6 +23,8 @@
 //   - PCI GPUs not merged that way (no OpenCL device of their vendor, or a mix
 //     of models) are separate records, so a requirement on pci-id still finds
 //     them;
+//   - intel.igc (host/intel_compiler_identity.hpp: one stat of libigc.so.2)
+//     goes into every Intel GPU record (one IGC per host);
 //   - a Level Zero device adds its keys (intel.driver, level-zero.device ...)
 //     to the first record of the same vendor and pci-id, keeping that
 //     record's own; with no such record it is a record of its own.
@@ -65,6 +67,7 @@ struct HostFindings
   std::vector<NvidiaGpu> nvidia_gpus;
   std::vector<PciDisplayDevice> pci_gpus;
   FrameworkVersions frameworks;
+  std::optional<std::string> igc_identity; // intel.igc
 };
 
 // Merges findings into device records (rules above). Pure; tested directly.

@@ -485,10 +485,11 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   }
   PW_ASSIGN(const auto host_devices, host.probe());
   log::verbose("host devices:\n{}", host::describe_host(host_devices));
-  PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices));
+  PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices, options.waived_requirements));
 
   end_phase("verify");
   report.skipped = selection.skipped;
+  report.warnings.insert(report.warnings.end(), selection.warnings.begin(), selection.warnings.end());
   std::vector<std::string> selected_ids;
   std::uint64_t needed = options.space_margin_bytes;
   for (const auto& s : selection.selected) {

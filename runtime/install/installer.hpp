@@ -69,6 +69,8 @@ struct InstallOptions
   std::optional<SysSeconds> now; // default: the current time, read once
   // Another channel's bundle already in the root (channel_guard.hpp).
   ChannelReplacement channels = ChannelReplacement::refuse;
+  // Requirement keys not evaluated (--ignore-requirement): slice_selection.hpp.
+  std::vector<std::string> waived_requirements;
 };
 
 enum class InstallOutcome { installed, already_installed };

@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace prewarm::install {
 
 SliceSelection
-evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices)
+evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices,
+                std::span<const std::string> waived_keys)
 {
   const auto properties = host::properties_of(devices);
   SliceSelection selection;
@@ -16,17 +19,43 @@ evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::Ho
     const auto match = bundle::match_slice(slice, properties);
     if (match.matched) {
       selection.selected.push_back({&slice, match.device_description_index_or_name});
-    } else {
-      selection.skipped.push_back({slice.id, match.reason});
+      continue;
     }
+    auto waived = slice;
+    std::erase_if(waived.requirements, [&](const bundle::Requirement& r) {
+      return std::ranges::find(waived_keys, r.key) != waived_keys.end();
+    });
+    const auto waived_match = waived.requirements.size() < slice.requirements.size()
+                                ? bundle::match_slice(waived, properties)
+                                : bundle::SliceMatch{};
+    if (!waived_match.matched) {
+      selection.skipped.push_back({slice.id, match.reason});
+      continue;
+    }
+    // The device the waived slice matched, against the waived requirements:
+    // each one it fails is named, as the skip would have named the first.
+    const auto& device = properties[waived_match.device_index];
+    std::string differs;
+    for (const auto& r : slice.requirements) {
+      const auto check = bundle::check_requirement(r, device);
+      if (check && !check->satisfied) {
+        differs += fmt::format("{}{} {} {} (host: {})", differs.empty() ? "" : "; ", r.key, r.op, r.value,
+                               check->actual);
+      }
+    }
+    selection.selected.push_back({&slice, waived_match.device_description_index_or_name});
+    selection.warnings.push_back(fmt::format("slice {} installed although this host differs (--ignore-requirement): "
+                                             "{}; caches keyed on it can only miss",
+                                             slice.id, differs));
   }
   return selection;
 }
 
 Result<SliceSelection>
-select_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices)
+select_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices,
+              std::span<const std::string> waived_keys)
 {
-  auto selection = evaluate_slices(manifest, devices);
+  auto selection = evaluate_slices(manifest, devices, waived_keys);
   if (!selection.selected.empty()) {
     return selection;
   }

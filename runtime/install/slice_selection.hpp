@@ -3,6 +3,10 @@
 // one host device satisfies all of its requirements (bundle::match_slice). A
 // slice that does not apply is skipped with the reason; a bundle with nothing
 // for this host is not an attack, it is Errc::not_applicable (exit 4).
+// Requirements on keys the operator waived (install --ignore-requirement KEY)
+// are not evaluated: a slice that failed only those is selected with a
+// warning that names each waived requirement and what the host has (a NEO
+// cache made with another IGC can only miss; the operator decides).
 #pragma once
 
 #include "base/error.hpp"
@@ -31,13 +35,16 @@ struct SliceSelection
 {
   std::vector<SelectedSlice> selected; // in manifest order
   std::vector<SkippedSlice> skipped;
+  std::vector<std::string> warnings;   // selected only because of a waiver
 };
 
 // Always succeeds; may select nothing.
-SliceSelection evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices);
+SliceSelection evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices,
+                               std::span<const std::string> waived_keys = {});
 
 // evaluate_slices(), with "nothing selected" as Errc::not_applicable
 // (E_TARGET_MISMATCH) listing every slice's reason and the host's devices.
-Result<SliceSelection> select_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices);
+Result<SliceSelection> select_slices(const bundle::BundleManifest& manifest, std::span<const host::HostDevice> devices,
+                                     std::span<const std::string> waived_keys = {});
 
 } // namespace prewarm::install

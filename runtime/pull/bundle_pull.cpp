@@ -99,7 +99,7 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     return done();
   }
   PW_ASSIGN(const auto devices, request.host.probe());
-  auto selection = install::select_slices(pull.verified.manifest, devices);
+  auto selection = install::select_slices(pull.verified.manifest, devices, request.waived_requirements);
   if (!selection) {
     (void)remove_download_directory(pull.dir); // nothing for this host: nothing to resume either
     return fail(std::move(selection).error());

@@ -78,6 +78,7 @@ struct PullRequest
   std::filesystem::path install_root; // empty: always fetch the selected slices
   registry::ClientOptions client;
   std::size_t max_referrers = 16; // candidates fetched for --referrer-of, newest first
+  std::vector<std::string> waived_requirements; // install --ignore-requirement (install/slice_selection.hpp)
 };
 
 inline constexpr std::string_view k_referrer_subject = "E_REFERRER_SUBJECT";

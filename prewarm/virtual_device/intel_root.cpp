@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "virtual_device/intel_root.hpp"
+
+#include "base/files.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace prewarm::virtual_device {
+
+namespace fs = std::filesystem;
+
+Result<IntelRoot>
+IntelRoot::locate()
+{
+  const char* configured = std::getenv(std::string(k_intel_root_variable).c_str());
+  return at(configured != nullptr && *configured != '\0' ? fs::path(configured) : fs::path(k_default_intel_root));
+}
+
+Result<IntelRoot>
+IntelRoot::at(const fs::path& dir)
+{
+  const auto missing = [&](std::string_view what) {
+    return fail(Errc::failed,
+                fmt::format("Intel root {}: {} (make it with `./setup.sh intel-root`, or set {} to a root that "
+                            "carries intel-opencl-icd and libigc2)",
+                            dir.string(), what, k_intel_root_variable),
+                "E_INTEL_ROOT");
+  };
+  auto packages = read_file((dir / ".complete").string(), 64 * 1024);
+  if (!packages) {
+    return missing("not made, or not complete (no .complete)");
+  }
+  IntelRoot root(dir, std::move(*packages));
+  if (::access(root.loader().c_str(), X_OK) != 0) {
+    return missing("no dynamic loader lib64/ld-linux-x86-64.so.2");
+  }
+  if (::access(root.opencl_icd().c_str(), R_OK) != 0) {
+    return missing("no NEO OpenCL ICD (intel-opencl-icd)");
+  }
+  if (::access(root.igc_library().c_str(), R_OK) != 0) {
+    return missing("no libigc.so.2 (libigc2)");
+  }
+  return root;
+}
+
+fs::path
+IntelRoot::loader() const
+{
+  return m_dir / "lib64/ld-linux-x86-64.so.2";
+}
+
+fs::path
+IntelRoot::library_dir() const
+{
+  return m_dir / "usr/lib/x86_64-linux-gnu";
+}
+
+std::string
+IntelRoot::library_path() const
+{
+  return fmt::format("{}:{}", library_dir().string(), (m_dir / "lib/x86_64-linux-gnu").string());
+}
+
+fs::path
+IntelRoot::opencl_icd() const
+{
+  return library_dir() / "intel-opencl/libigdrcl.so";
+}
+
+fs::path
+IntelRoot::level_zero_driver() const
+{
+  return library_dir() / "libze_intel_gpu.so.1";
+}
+
+fs::path
+IntelRoot::igc_library() const
+{
+  return library_dir() / "libigc.so.2";
+}
+
+std::string
+IntelRoot::package_version(std::string_view package) const
+{
+  std::string_view rest = m_packages;
+  while (!rest.empty()) {
+    const auto newline = rest.find('\n');
+    const auto line = rest.substr(0, newline);
+    if (line.size() > package.size() && line.starts_with(package) && line[package.size()] == ' ') {
+      return std::string(line.substr(package.size() + 1));
+    }
+    rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
+  }
+  return {};
+}
+
+std::vector<std::string>
+IntelRoot::command(const fs::path& program, std::vector<std::string> arguments) const
+{
+  std::vector<std::string> argv = {loader().string(), "--library-path", library_path(), program.string()};
+  argv.insert(argv.end(), std::make_move_iterator(arguments.begin()), std::make_move_iterator(arguments.end()));
+  return argv;
+}
+
+Result<process::Environment>
+IntelRoot::opencl_environment(const fs::path& vendors_dir) const
+{
+  std::error_code ec;
+  fs::create_directories(vendors_dir, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("creating {}: {}", vendors_dir.string(), ec.message()));
+  }
+  PW_TRY_CTX(fmt::format("writing {}", (vendors_dir / "neo.icd").string()),
+             write_file_atomic(vendors_dir / "neo.icd", opencl_icd().string() + "\n", 0644, Durability::none));
+  return process::Environment{{"OCL_ICD_VENDORS", vendors_dir.string()},
+                              // Level Zero: the root's GPU driver alone.
+                              {"ZE_ENABLE_ALT_DRIVERS", level_zero_driver().string()}};
+}
+
+} // namespace prewarm::virtual_device

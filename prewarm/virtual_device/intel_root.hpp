@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Intel root: a directory tree of another distribution (Debian sid, made
+// by `./setup.sh intel-root`) carrying an Intel compute runtime newer than
+// the build host's: NEO's OpenCL ICD and Level Zero driver, IGC, the ICD and
+// Level Zero loaders. Its binaries need its own glibc, so a program runs
+// against it through the root's own dynamic loader with the root's library
+// directories first (no chroot: host paths keep working):
+//   ROOT/lib64/ld-linux-x86-64.so.2 --library-path ROOT/usr/lib/x86_64-linux-gnu:ROOT/lib/x86_64-linux-gnu PROGRAM ARGS
+// The OpenCL ICD loader is pointed at the root's NEO through a vendors
+// directory of our own: the root's intel.icd names /usr/lib/..., which on the
+// host is the host's (older) ICD, and ocl-icd 2.3 ignores OCL_ICD_FILENAMES
+// when OCL_ICD_VENDORS names a directory.
+//
+// Location: PREWARM_INTEL_ROOT, else /var/cache/prewarm/intel-sid; usable
+// when ROOT/.complete exists (written last by the setup, "package version"
+// lines) and the loader and NEO's ICD are there.
+#pragma once
+
+#include "base/error.hpp"
+#include "process/environment.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace prewarm::virtual_device {
+
+inline constexpr std::string_view k_intel_root_variable = "PREWARM_INTEL_ROOT";
+inline constexpr std::string_view k_default_intel_root = "/var/cache/prewarm/intel-sid";
+
+class IntelRoot
+{
+public:
+  // Errc::failed E_INTEL_ROOT naming what is missing, with the command that
+  // makes the root.
+  static Result<IntelRoot> locate();
+  static Result<IntelRoot> at(const std::filesystem::path& dir);
+
+  const std::filesystem::path& dir() const { return m_dir; }
+  std::filesystem::path loader() const;
+  std::filesystem::path library_dir() const; // ROOT/usr/lib/x86_64-linux-gnu
+  std::string library_path() const;          // for --library-path
+  std::filesystem::path opencl_icd() const;  // NEO's libigdrcl.so
+  std::filesystem::path level_zero_driver() const; // libze_intel_gpu.so.1
+  std::filesystem::path igc_library() const; // libigc.so.2
+  // The version .complete lists for a package ("26.27.39122.14-1"); empty
+  // when not listed.
+  std::string package_version(std::string_view package) const;
+
+  // argv that runs `program` (a host path) on the root's loader and libraries.
+  std::vector<std::string> command(const std::filesystem::path& program, std::vector<std::string> arguments) const;
+
+  // Writes DIR/neo.icd naming the root's NEO ICD (see the file comment);
+  // returns the variables that make the ICD loader use it alone.
+  Result<process::Environment> opencl_environment(const std::filesystem::path& vendors_dir) const;
+
+private:
+  explicit IntelRoot(std::filesystem::path dir, std::string packages)
+    : m_dir(std::move(dir)), m_packages(std::move(packages))
+  {
+  }
+  std::filesystem::path m_dir;
+  std::string m_packages; // .complete
+};
+
+} // namespace prewarm::virtual_device

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "virtual_device/virtual_device_executor.hpp"
+
+#include "aot/kernel_variants.hpp"
+#include "base/embedded_file.hpp"
+#include "base/log.hpp"
+#include "jobs/staged_kind.hpp"
+#include "store/program_record.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <span>
+
+namespace prewarm::kernels {
+std::span<const prewarm::EmbeddedFile> embedded_files(); // prewarm_kernels (kernels/*.cl)
+}
+
+namespace prewarm::virtual_device {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The root and the build tool, or nothing (and why, once per executor).
+void
+locate_virtual_device(std::optional<IntelRoot>& root, fs::path& tool)
+{
+  auto found = IntelRoot::locate();
+  if (!found) {
+    log::verbose("virtual Intel devices not used: {}", found.error().message());
+    return;
+  }
+  auto replay = locate_replay_tool();
+  if (!replay) {
+    log::warn("virtual Intel devices not used: {}", replay.error().message());
+    return;
+  }
+  root.emplace(std::move(*found));
+  tool = std::move(*replay);
+}
+
+// The AOT outcome with the NEO slice added.
+build::JobOutcome
+with_neo_slice(build::JobOutcome outcome, NeoSlice neo)
+{
+  outcome.outputs.push_back(std::move(neo.output));
+  outcome.device = fmt::format("{}; {}", outcome.device, neo.device);
+  outcome.summary = fmt::format("{}; {}", outcome.summary, neo.summary);
+  auto json = outcome.report_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(outcome.report_json);
+  json["neo"] = nlohmann::json::parse(neo.report_json);
+  outcome.report_json = json.dump();
+  return outcome;
+}
+
+} // namespace
+
+VirtualDeviceExecutor::VirtualDeviceExecutor(aot::AotExecutorOptions aot_options) : m_aot(aot_options)
+{
+  locate_virtual_device(m_root, m_tool);
+}
+
+bool
+VirtualDeviceExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
+{
+  return m_root.has_value() && job.strategy == manifest::Strategy::aot && model.is_builtin();
+}
+
+Result<NeoSlice>
+make_neo_slice(const IntelRoot& root, const fs::path& tool, const build::JobContext& context)
+{
+  if (!context.model.architecture) {
+    return fail(Errc::internal, fmt::format("virtual device given model {} without an architecture", context.model.name));
+  }
+  PW_ASSIGN(const auto variants, aot::workload_variants(*context.model.architecture, context.job.precision,
+                                                        context.manifest.shapes, context.manifest.coverage));
+  const auto sources = kernels::embedded_files();
+  std::vector<ReplayProgram> programs;
+  for (const auto& v : variants) {
+    const auto text = find_embedded(sources, v.source_name);
+    if (!text) {
+      return fail(Errc::internal, fmt::format("kernel source {} is not embedded", v.source_name));
+    }
+    programs.push_back({v.source_name, std::string(*text), v.options});
+  }
+  return make_neo_slice_of(root, tool, context, programs);
+}
+
+Result<NeoSlice>
+make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const build::JobContext& context,
+                  const std::vector<ReplayProgram>& programs)
+{
+  const auto started = std::chrono::steady_clock::now();
+  PW_ASSIGN(const auto device, virtual_device_for(context.target));
+  if (programs.empty()) {
+    return fail(Errc::internal, fmt::format("{}: no program to build on the virtual device", context.job.id));
+  }
+
+  const auto staging = context.work_dir / "neo-slice";
+  const auto neo = staging / "neo";
+  ReplayRun fill{tool, context.work_dir / "virtual-fill", neo};
+  fill.trace = true;
+  PW_ASSIGN(const auto filled, replay_programs(root, device, programs, fill));
+  if (!filled.failed.empty()) {
+    return fail(Errc::failed,
+                fmt::format("virtual device {}: {} of {} programs failed to build: {}", device.describe(),
+                            filled.failed.size(), programs.size(), filled.failed.front()),
+                "E_VIRTUAL_DEVICE");
+  }
+  PW_ASSIGN(const auto key, read_traced_key(neo));
+  if (!context.log_file.empty()) {
+    // Kept with the job's log: the exact builds, to replay on a virtual
+    // device (or a real one) with `prewarm-cl-replay programs.list` there.
+    const auto kept = fs::path(context.log_file).replace_extension(".programs");
+    std::error_code ignored;
+    fs::remove_all(kept, ignored);
+    fs::create_directories(kept, ignored);
+    fs::copy(fill.work_dir / "sources", kept / "sources", fs::copy_options::recursive, ignored);
+    fs::copy_file(fill.work_dir / "programs.list", kept / "programs.list", ignored);
+    if (ignored) {
+      log::warn("{}: the replayable program list not kept in {}: {}", context.job.id, kept.string(), ignored.message());
+    }
+  }
+  const auto entries = neo_cache_entries(neo);
+  PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(bundle::CacheKind::neo, neo));
+
+  // The hit proof, on a copy: the staged files stay exactly what is packaged.
+  const auto proof_dir = context.work_dir / "virtual-proof";
+  std::error_code ec;
+  fs::create_directories(proof_dir, ec);
+  fs::copy(neo, proof_dir / "neo", fs::copy_options::recursive, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("copying {} for the hit proof: {}", neo.string(), ec.message()));
+  }
+  ReplayRun again{tool, proof_dir, proof_dir / "neo"};
+  again.stats = true;
+  PW_ASSIGN(const auto proved, replay_programs(root, device, programs, again));
+  const auto after = neo_cache_entries(proof_dir / "neo");
+  std::vector<std::string> new_entries;
+  std::ranges::set_difference(after, entries, std::back_inserter(new_entries));
+  const auto stats = read_neo_cache_stats(proof_dir / "neo");
+
+  std::uint64_t bytes = 0;
+  for (const auto& e : entries) {
+    bytes += fs::file_size(neo / e, ec);
+  }
+  NeoSlice slice;
+  slice.output.staging_dir = staging;
+  slice.output.requirements = {
+    {"intel.driver", "==", filled.driver_version},
+    {"intel.igc", "==", key.igc_identity},
+    {"pci-id", "==", key.device_id},
+    {"pci-revision", "==", key.revision},
+    {"vendor", "==", "intel"},
+  };
+  slice.device = fmt::format("virtual {} {} rev {} (NEO {}, {})", device.product, key.device_id, key.revision,
+                             filled.driver_version, root.dir().string());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto proof = stats ? fmt::format("{} hits, {} misses", stats->hits, stats->misses) : "no NEO statistics";
+  slice.summary = fmt::format("NEO cache: {} programs -> {} entries ({} bytes) in {:.1f} s; re-run: {}, {} new "
+                              "entries, {:.2f} s",
+                              programs.size(), entries.size(), bytes, filled.seconds, proof, new_entries.size(),
+                              proved.seconds);
+  if (!new_entries.empty() || (stats && stats->misses > 0)) {
+    log::warn("{}: the re-run on the virtual device did not reuse every entry ({}; first new entry: {})",
+              context.job.id, proof, new_entries.empty() ? "none" : new_entries.front());
+  }
+  nlohmann::json json = {
+    {"virtual_device", device.describe()},
+    {"intel_root", root.dir().string()},
+    {"driver", filled.driver_version},
+    {"device_name", filled.device_name},
+    {"pci_id", key.device_id},
+    {"pci_revision", key.revision},
+    {"igc", key.igc_identity},
+    {"programs", programs.size()},
+    {"entries", entries.size()},
+    {"entry_bytes", bytes},
+    {"bookkeeping_removed", cleaned.bookkeeping_removed},
+    {"fill_seconds", filled.seconds},
+    {"proof_seconds", proved.seconds},
+    {"proof_new_entries", new_entries.size()},
+    {"seconds", seconds},
+  };
+  if (stats) {
+    json["proof_hits"] = stats->hits;
+    json["proof_misses"] = stats->misses;
+  }
+  slice.report_json = json.dump();
+  return slice;
+}
+
+Result<build::JobOutcome>
+VirtualDeviceExecutor::run(const build::JobContext& context)
+{
+  const auto started = std::chrono::steady_clock::now();
+  PW_ASSIGN(auto outcome, m_aot.run(context));
+  PW_ASSIGN(auto neo, make_neo_slice(*m_root, m_tool, context));
+  log::verbose("virtual device {}: {}", context.target.name, neo.summary);
+  outcome = with_neo_slice(std::move(outcome), std::move(neo));
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return outcome;
+}
+
+VirtualRecordedExecutor::VirtualRecordedExecutor(aot::RecordedAotOptions options) : m_recorded(options)
+{
+  locate_virtual_device(m_root, m_tool);
+}
+
+bool
+VirtualRecordedExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
+{
+  return m_root.has_value() && m_recorded.handles(job, model);
+}
+
+Result<build::JobOutcome>
+VirtualRecordedExecutor::run(const build::JobContext& context)
+{
+  const auto started = std::chrono::steady_clock::now();
+  PW_ASSIGN(auto outcome, m_recorded.run(context));
+  PW_ASSIGN(const auto store, m_recorded.recorded_program_store(context));
+  PW_ASSIGN(const auto sources, store::recorded_sources(store));
+  if (sources.empty()) {
+    return outcome; // the AOT executor said so: nothing was built
+  }
+  std::vector<ReplayProgram> programs;
+  for (const auto& s : sources) {
+    programs.push_back({fmt::format("recorded-{}.cl", s.key.substr(0, 12)), s.source, s.options});
+  }
+  PW_ASSIGN(auto neo, make_neo_slice_of(*m_root, m_tool, context, programs));
+  log::verbose("virtual device {}: {}", context.target.name, neo.summary);
+  outcome = with_neo_slice(std::move(outcome), std::move(neo));
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return outcome;
+}
+
+} // namespace prewarm::virtual_device
