@@ -22,7 +22,9 @@ struct EnvCommand
 
   Status run() const
   {
-    PW_ASSIGN(const auto settings, install::environment(root));
+    // Holds nothing past its exit (install/environment.hpp says what that means).
+    PW_ASSIGN(const auto env, install::environment(root));
+    const auto& settings = env.settings;
     if (format == "json") {
       nlohmann::json variables = nlohmann::json::object();
       for (const auto& s : settings) {

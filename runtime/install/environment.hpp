@@ -5,8 +5,23 @@
 // = DIR; each installed slice's runtime env lines; plus PREWARM_ROOT=ROOT;
 // plus the OpenCL layer when the programs kind holds its records
 // (opencl_layer_environment.hpp).
-// DIR is ROOT/<kind>, or the current user's private copy of it
-// (user_access.hpp).
+// DIR is VERSION/<kind> of the version the marker names when this runs
+// (ROOT/.prewarm/versions/<id>, install_layout.hpp), or the current user's
+// private copy of it (user_access.hpp): every path exported names one
+// bundle, never ROOT/<kind>, which a later install re-points.
+//
+// How long those paths stay valid:
+//   exec   holds the version and the private copies it uses (shared flock,
+//          installed_version.hpp) with descriptors the application inherits:
+//          no install removes them while the application or any child that
+//          kept the descriptors runs.
+//   env    prints and exits, so it holds nothing: the version it names stays
+//          until an install of another bundle finds it unheld, i.e. the next
+//          install after it. A shell that evals env's output and then runs
+//          the application gets one bundle, but no guarantee that it stays;
+//          an install meanwhile leaves the application with missing cache
+//          directories (it compiles, as without prewarm), never with a mix.
+//          Start applications through `exec` where installs run beside them.
 //
 // Never worse than no bundle: a cache the current user cannot use, a custom
 // cache or env line that a damaged root or a newer deny list refuses, or two
@@ -15,10 +30,13 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "base/files.hpp"
 #include "bundle/cache_kind.hpp"
+#include "install/installed_version.hpp"
 #include "install/user_access.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +49,10 @@ struct ApplicationEnvironment
   std::vector<bundle::EnvSetting> settings; // sorted by variable name
   std::vector<std::string> warnings;        // one line each: what is left unset and why
   std::vector<std::string> notes;           // private copies made by this call, with their cost
+  std::filesystem::path version_dir;        // where the caches are
+  std::string version;                      // its id ("" for a legacy root)
+  std::optional<InstalledMarker> marker;    // the marker that named it
+  std::vector<UniqueFd> held;               // VersionHold::shared: the version and private copies, locked
 };
 
 // Intel's compute runtime does not create NEO_CACHE_DIR and silently caches
@@ -42,11 +64,12 @@ struct ApplicationEnvironment
 // starts the application anyway.
 // ROOT is made absolute.
 Result<ApplicationEnvironment> application_environment(const std::filesystem::path& root,
-                                                       const UserAccessOptions& access = {});
+                                                       const UserAccessOptions& access = {},
+                                                       VersionHold hold = VersionHold::none);
 
 // application_environment() with its warnings and notes logged on stderr:
-// what `env` and `exec` use.
-Result<std::vector<bundle::EnvSetting>> environment(const std::filesystem::path& root);
+// what `env` (no hold) and `exec` (shared) use.
+Result<ApplicationEnvironment> environment(const std::filesystem::path& root, VersionHold hold = VersionHold::none);
 
 // `export NAME='value'` lines for sh; single quotes inside a value are
 // written as '\'' so any value survives `eval`.

@@ -89,6 +89,7 @@ struct InstallReport
   std::vector<Selected> selected;
   std::vector<SkippedSlice> skipped;
   std::vector<KindCommit> commits;     // empty when already installed
+  std::string version;                 // the version made (install_layout.hpp); empty when already installed
   std::vector<std::string> warnings;
   double seconds = 0;
   struct Phase
