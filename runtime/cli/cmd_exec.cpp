@@ -106,6 +106,7 @@ struct ExecCommand
   std::string root;
   std::string audit_file;
   std::vector<std::string> command;
+  std::string paths = "version";
   // The version the application was given (its audit baseline).
   mutable std::optional<install::InstalledMarker> marker;
   mutable std::filesystem::path version_dir;
@@ -114,7 +115,7 @@ struct ExecCommand
   {
     // Whatever goes wrong here (even out of memory), the application starts.
     try {
-      if (auto env = install::environment(root, install::VersionHold::shared)) {
+      if (auto env = install::environment(root, install::VersionHold::shared, exported_paths(paths))) {
         for (const auto& s : env->settings) {
           ::setenv(s.name.c_str(), s.value.c_str(), 1);
         }
@@ -225,6 +226,7 @@ add_exec_command(CLI::App& app, Action& action)
   sub->add_option("--audit", command->audit_file,
                   "stay the parent, watch the installed caches while the command runs, write what it reused and "
                   "compiled anew to this JSON file");
+  add_paths_option(*sub, command->paths);
   sub->add_option("command", command->command, "the command and its arguments (after --)")->required();
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }

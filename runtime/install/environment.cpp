@@ -174,7 +174,8 @@ private:
 };
 
 Result<ApplicationEnvironment>
-application_environment(const fs::path& root_in, const UserAccessOptions& access, VersionHold hold)
+application_environment(const fs::path& root_in, const UserAccessOptions& access, VersionHold hold,
+                        ExportedPaths paths)
 {
   std::error_code ec;
   const auto root = fs::absolute(root_in, ec).lexically_normal();
@@ -225,6 +226,9 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     }
     if (usable->hold) {
       out.held.push_back(std::move(usable->hold));
+    }
+    if (usable->use == CacheUse::in_place && paths == ExportedPaths::root_links && !version.legacy()) {
+      return root / std::string(relative);
     }
     return usable->dir;
   };
@@ -322,9 +326,9 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
 }
 
 Result<ApplicationEnvironment>
-environment(const fs::path& root, VersionHold hold)
+environment(const fs::path& root, VersionHold hold, ExportedPaths paths)
 {
-  PW_ASSIGN(auto env, application_environment(root, {}, hold));
+  PW_ASSIGN(auto env, application_environment(root, {}, hold, paths));
   for (const auto& note : env.notes) {
     log::info("{}", note);
   }

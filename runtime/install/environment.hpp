@@ -23,6 +23,14 @@
 //          directories (it compiles, as without prewarm), never with a mix.
 //          Start applications through `exec` where installs run beside them.
 //
+// ExportedPaths::root_links exports ROOT/<kind> (the links into the current
+// version) instead, for caches that key entries by their directory's path and
+// were captured there (`prewarm build --capture-root ROOT`): the path is then
+// the one the build saw, at a price stated plainly: an application that opens
+// files after a later install's switch reads the new version through the
+// links, so it may see two bundles over its life (exec still holds the
+// version it started with, so nothing vanishes under it).
+//
 // Never worse than no bundle: a cache the current user cannot use, a custom
 // cache or env line that a damaged root or a newer deny list refuses, or two
 // installed slices that disagree on a variable: that variable is left unset
@@ -63,13 +71,21 @@ struct ApplicationEnvironment
 // its caches may mix two bundles. `exec` turns both into a warning and
 // starts the application anyway.
 // ROOT is made absolute.
+enum class ExportedPaths {
+  version,    // VERSION/<kind>: one bundle for the application's life
+  root_links, // ROOT/<kind>: the build's --capture-root paths (see above)
+};
+
 Result<ApplicationEnvironment> application_environment(const std::filesystem::path& root,
                                                        const UserAccessOptions& access = {},
-                                                       VersionHold hold = VersionHold::none);
+                                                       VersionHold hold = VersionHold::none,
+                                                       ExportedPaths paths = ExportedPaths::version);
 
 // application_environment() with its warnings and notes logged on stderr:
 // what `env` (no hold) and `exec` (shared) use.
-Result<ApplicationEnvironment> environment(const std::filesystem::path& root, VersionHold hold = VersionHold::none);
+Result<ApplicationEnvironment> environment(const std::filesystem::path& root,
+                                          VersionHold hold = VersionHold::none,
+                                          ExportedPaths paths = ExportedPaths::version);
 
 // `export NAME='value'` lines for sh; single quotes inside a value are
 // written as '\'' so any value survives `eval`.

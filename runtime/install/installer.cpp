@@ -375,6 +375,18 @@ commit_and_record(const fs::path& root, const fs::path& staging, int staging_fd,
     (void)remove_tree(versions_dir(root) / id);
     return fail(std::move(error));
   };
+  // Each kind still a directory of the version (a process of the installer's
+  // uid may have swapped one for a link since the extraction checked it).
+  for (const auto& kind : kinds) {
+    struct stat st{};
+    const auto path = versions_dir(root) / id / kind;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return undo(Error(Errc::verify,
+                        fmt::format("{} is no longer a directory (replaced during the install?)",
+                                    in_quotes(path.string())),
+                        "E_TARGET_UNSAFE"));
+    }
+  }
 
   auto& mark = state[verified.manifest.channel];
   if (verified.manifest.serial >= mark.serial) {
@@ -532,6 +544,11 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     // Versions that applications held at the last install and have let go.
     if (marker && *marker) {
       (void)remove_old_versions(root, (*marker)->version);
+      std::vector<std::string> kinds;
+      for (const auto& k : (*marker)->kinds) {
+        kinds.push_back(k.kind);
+      }
+      point_kind_links(root, (*marker)->version, kinds, {}); // a link someone removed
     }
     if (marker && *marker && (*marker)->host_fingerprint != fingerprint && !fingerprint.empty()) {
       // The same slices on a host that looks different (a driver file

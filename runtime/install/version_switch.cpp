@@ -92,6 +92,11 @@ point_kind_links(const fs::path& root, const std::string& id, const std::vector<
   };
   for (const auto& kind : kinds) {
     const auto target = link_target(id, kind);
+    char buffer[4096];
+    if (const auto n = ::readlinkat(root_fd.get(), kind.c_str(), buffer, sizeof buffer);
+        n > 0 && std::string_view(buffer, static_cast<std::size_t>(n)) == target) {
+      continue; // right already: nothing written
+    }
     struct stat st{};
     const bool present = ::fstatat(root_fd.get(), kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (present && S_ISDIR(st.st_mode)) {

@@ -30,7 +30,8 @@ std::string new_version_id(std::string_view manifest_sha256, const std::filesyst
 Status publish_version(const std::filesystem::path& root, const std::filesystem::path& staging, int staging_fd,
                        const std::string& id);
 
-// ROOT/<kind> -> .prewarm/versions/<id>/<kind> for each kind; a link of a
+// ROOT/<kind> -> .prewarm/versions/<id>/<kind> for each kind (a link that is
+// right already is not touched); a link of a
 // kind no longer installed that points into .prewarm/versions is removed. A
 // legacy kind directory there is moved out of the way (removed with the
 // stale staging); anything else is left with a warning. Best effort: these
