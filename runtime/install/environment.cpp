@@ -338,6 +338,29 @@ environment(const fs::path& root, VersionHold hold, ExportedPaths paths)
   return env;
 }
 
+std::vector<std::string>
+refused_variables(const bundle::Slice& slice, const std::set<std::string, std::less<>>& policy_allowed)
+{
+  std::vector<std::string> refused;
+  for (const auto& cache : slice.caches) {
+    if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
+                                                      policy_allowed);
+        !allowed) {
+      refused.push_back(fmt::format("slice {}: custom cache {} will not be exported: {}", slice.id, cache.name,
+                                    allowed.error().describe()));
+    }
+  }
+  for (const auto& setting : slice.environment) {
+    if (auto allowed = bundle::check_allowed_variable(setting.name, setting.value, bundle::VariableRole::runtime_env,
+                                                      policy_allowed);
+        !allowed) {
+      refused.push_back(fmt::format("slice {}: runtime env will not be exported: {}", slice.id,
+                                    allowed.error().describe()));
+    }
+  }
+  return refused;
+}
+
 std::string
 format_shell_exports(const std::vector<bundle::EnvSetting>& settings)
 {

@@ -39,12 +39,14 @@
 
 #include "base/error.hpp"
 #include "base/files.hpp"
+#include "bundle/bundle_manifest.hpp"
 #include "bundle/cache_kind.hpp"
 #include "install/installed_version.hpp"
 #include "install/user_access.hpp"
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,11 @@ Result<ApplicationEnvironment> application_environment(const std::filesystem::pa
 Result<ApplicationEnvironment> environment(const std::filesystem::path& root,
                                           VersionHold hold = VersionHold::none,
                                           ExportedPaths paths = ExportedPaths::version);
+
+// The custom caches and runtime env lines of `slice` that env/exec will not
+// export under this policy (bundle/runtime_variable.hpp), one message each.
+std::vector<std::string> refused_variables(const bundle::Slice& slice,
+                                           const std::set<std::string, std::less<>>& policy_allowed);
 
 // `export NAME='value'` lines for sh; single quotes inside a value are
 // written as '\'' so any value survives `eval`.

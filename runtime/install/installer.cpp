@@ -8,9 +8,9 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_files.hpp"
-#include "bundle/runtime_variable.hpp"
 #include "host/host_fingerprint.hpp"
 #include "host/probe_host.hpp"
+#include "install/environment.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"
@@ -410,37 +410,13 @@ commit_and_record(const fs::path& root, const fs::path& staging, int staging_fd,
   // A legacy root's note of an interrupted kind-by-kind swap: what it warned
   // about is replaced now.
   ::unlink((meta_dir(root) / k_committing_file).c_str());
+  ::unlink((meta_dir(root) / k_manifest_copy_file).c_str()); // a legacy root's records
+  ::unlink((meta_dir(root) / k_file_inventory_file).c_str());
   (void)fsync_directory(meta_dir(root));
   for (const auto& kind : kinds) {
     commits.push_back({kind, CommitMethod::renamed, 0, 0});
   }
   return {};
-}
-
-// What env/exec will refuse to export (bundle/runtime_variable.hpp), said
-// at install, where the operator can still add it to the trust policy.
-void
-warn_unexported_variables(const SliceSelection& selection, const std::set<std::string, std::less<>>& policy,
-                          std::vector<std::string>& warnings)
-{
-  for (const auto& s : selection.selected) {
-    for (const auto& cache : s.slice->caches) {
-      if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
-                                                        policy);
-          !allowed) {
-        warnings.push_back(fmt::format("slice {}: custom cache {} will not be exported: {}", s.slice->id, cache.name,
-                                       allowed.error().describe()));
-      }
-    }
-    for (const auto& setting : s.slice->environment) {
-      if (auto allowed = bundle::check_allowed_variable(setting.name, setting.value, bundle::VariableRole::runtime_env,
-                                                        policy);
-          !allowed) {
-        warnings.push_back(fmt::format("slice {}: runtime env will not be exported: {}", s.slice->id,
-                                       allowed.error().describe()));
-      }
-    }
-  }
 }
 
 } // namespace
@@ -509,7 +485,11 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
 
   end_phase("verify");
   report.skipped = selection.skipped;
-  warn_unexported_variables(selection, options.verify.policy.allowed_environment, report.warnings);
+  // What env/exec will refuse, said here, where the policy can still allow it.
+  for (const auto& s : selection.selected) {
+    auto refused = refused_variables(*s.slice, options.verify.policy.allowed_environment);
+    report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+  }
   std::vector<std::string> selected_ids;
   std::uint64_t needed = options.space_margin_bytes;
   for (const auto& s : selection.selected) {

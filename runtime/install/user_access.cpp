@@ -221,11 +221,13 @@ private_copy(const InstalledCaches& installed, int version_fd, std::string_view 
   PW_ASSIGN(auto hold, held_copy_directory(user_dir, installed.version));
   const fs::path target = user_dir / installed.version / std::string(relative);
   UsableCache usable{target, CacheUse::private_copy, false, 0, 0, 0, std::move(hold), {}};
+  // Copies of other versions go as soon as no application holds them (a
+  // listing and a non-blocking lock attempt each: cheap at every start).
+  remove_other_copies(user_dir, installed.version);
   std::error_code ec;
   if (fs::is_directory(fs::symlink_status(target, ec))) {
     return usable;
   }
-  remove_other_copies(user_dir, installed.version);
   if (!installed.signed_files) {
     return unusable("the signed file list of the installed slices is not known: no private copy");
   }
