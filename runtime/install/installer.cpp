@@ -133,6 +133,16 @@ exists_no_follow(const fs::path& path)
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+std::vector<std::string>
+kind_names(const InstalledMarker& marker)
+{
+  std::vector<std::string> kinds;
+  for (const auto& k : marker.kinds) {
+    kinds.push_back(k.kind);
+  }
+  return kinds;
+}
+
 enum class Announce { quiet, why_not };
 
 // Whether this bundle's selection is what ROOT holds: the marker names it, no
@@ -365,11 +375,7 @@ commit_and_record(const fs::path& root, const fs::path& staging, int staging_fd,
   // caches it names (`status --audit` counts files not in the list as new).
   PW_TRY(write_file_atomic(staging / k_version_manifest_file, verified.manifest_bytes));
   PW_TRY(write_file_atomic(staging / k_version_files_file, file_inventory));
-  std::string allowed;
-  for (const auto& name : allowed_environment) {
-    allowed += name + "\n";
-  }
-  PW_TRY(write_file_atomic(staging / k_version_environment_file, allowed));
+  PW_TRY(record_environment(staging, allowed_environment));
   PW_TRY(publish_version(root, staging, staging_fd, id));
   const auto undo = [&](Error error) -> Status {
     (void)remove_tree(versions_dir(root) / id);
@@ -466,7 +472,10 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
 
   // The cheap check first: with nothing to do, the host probe is the whole cost.
   const std::string fingerprint = host.fingerprint ? host.fingerprint(requires_frameworks(verified.manifest)) : "";
-  if (const auto installed = unchanged_host_install(root, verified, fingerprint)) {
+  if (const auto installed = unchanged_host_install(root, verified, fingerprint);
+      installed &&
+      environment_recorded(versions_dir(root) / installed->version, options.verify.policy.allowed_environment) &&
+      kind_links_point_at(root, installed->version, kind_names(*installed))) {
     log::info("already installed under {} (host fingerprint unchanged since the install: devices not probed)",
               root.string());
     end_phase("verify");
@@ -524,11 +533,13 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
     // Versions that applications held at the last install and have let go.
     if (marker && *marker) {
       (void)remove_old_versions(root, (*marker)->version);
-      std::vector<std::string> kinds;
-      for (const auto& k : (*marker)->kinds) {
-        kinds.push_back(k.kind);
+      point_kind_links(root, (*marker)->version, kind_names(**marker), {}); // a link removed, or a kill before them
+      const auto version = versions_dir(root) / (*marker)->version;
+      if (!environment_recorded(version, options.verify.policy.allowed_environment)) {
+        if (auto recorded = record_environment(version, options.verify.policy.allowed_environment); !recorded) {
+          log::warn("{} (env/exec keep the variables the earlier policy allowed)", recorded.error().message());
+        }
       }
-      point_kind_links(root, (*marker)->version, kinds, {}); // a link someone removed
     }
     if (marker && *marker && (*marker)->host_fingerprint != fingerprint && !fingerprint.empty()) {
       // The same slices on a host that looks different (a driver file

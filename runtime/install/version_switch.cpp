@@ -129,6 +129,41 @@ point_kind_links(const fs::path& root, const std::string& id, const std::vector<
   }
 }
 
+bool
+kind_links_point_at(const fs::path& root, const std::string& id, const std::vector<std::string>& kinds)
+{
+  for (const auto& kind : kinds) {
+    std::error_code ec;
+    if (fs::read_symlink(root / kind, ec) != fs::path(link_target(id, kind)) || ec) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string
+environment_record(const std::set<std::string, std::less<>>& allowed)
+{
+  std::string text;
+  for (const auto& name : allowed) {
+    text += name + "\n";
+  }
+  return text;
+}
+
+bool
+environment_recorded(const fs::path& version_dir, const std::set<std::string, std::less<>>& allowed)
+{
+  auto text = read_file((version_dir / k_version_environment_file).string(), 1 << 20);
+  return text ? *text == environment_record(allowed) : allowed.empty();
+}
+
+Status
+record_environment(const fs::path& version_dir, const std::set<std::string, std::less<>>& allowed)
+{
+  return write_file_atomic(version_dir / k_version_environment_file, environment_record(allowed));
+}
+
 std::size_t
 remove_old_versions(const fs::path& root, const std::string& keep)
 {

@@ -16,6 +16,7 @@
 #include "base/error.hpp"
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ Status publish_version(const std::filesystem::path& root, const std::filesystem:
 // links are for people, never what `env`/`exec` give an application.
 void point_kind_links(const std::filesystem::path& root, const std::string& id, const std::vector<std::string>& kinds,
                       const std::vector<std::string>& previous_kinds);
+
+// Whether every ROOT/<kind> link already points at version `id` (readlink
+// per kind; the no-probe fast path of a repeated install checks it).
+bool kind_links_point_at(const std::filesystem::path& root, const std::string& id,
+                         const std::vector<std::string>& kinds);
+
+// VERSION/.environment: the names the trust policy allowed beyond the allow
+// list (install_layout.hpp). A policy is the image's, so a new policy over the
+// same bundle takes effect at the next install: environment_recorded() says
+// whether the record is this policy's, record_environment() replaces it
+// atomically (env/exec read the old record or the new one).
+std::string environment_record(const std::set<std::string, std::less<>>& allowed);
+bool environment_recorded(const std::filesystem::path& version_dir, const std::set<std::string, std::less<>>& allowed);
+Status record_environment(const std::filesystem::path& version_dir,
+                          const std::set<std::string, std::less<>>& allowed);
 
 // Removes every version but `keep` that no process holds; returns how many
 // were kept because they are held.
