@@ -9,6 +9,7 @@
 #include "install/install_layout.hpp"
 #include "install/installer.hpp"
 #include "bundle/runtime_variable.hpp"
+#include "bundle/trust_policy.hpp"
 
 #include <fmt/ranges.h>
 #include <algorithm>
@@ -169,6 +170,30 @@ TEST_F(UserEnvTest, OnlyAllowedVariablesAreExportedAndARefusalNamesTheRule)
   EXPECT_FALSE(bundle::check_allowed_variable("PYOPENCL_NO_CACHE", "/tmp/x", bundle::VariableRole::runtime_env, {}));
   // A cache-locating name as runtime_env would point a cache anywhere.
   EXPECT_FALSE(bundle::check_allowed_variable("XDG_CACHE_HOME", "/tmp", bundle::VariableRole::runtime_env, {}));
+}
+
+// install.environment in the trust policy: names beyond the allow list; a
+// name of the deny list is a config error naming the field (no policy can
+// lower that floor).
+TEST(TrustPolicyEnvironment, NamesVariablesAndNeverADeniedOne)
+{
+  const auto tmp = scratch();
+  const auto pem = BundleFactory(tmp.path()).test_only_key.public_key().to_pem();
+  std::string keys = "version: 1\nkeys:\n  - pem: |\n";
+  for (std::size_t at = 0; at < pem.size();) {
+    const auto end = pem.find('\n', at);
+    keys += "      " + pem.substr(at, end - at) + "\n";
+    at = end == std::string::npos ? pem.size() : end + 1;
+  }
+  auto policy = bundle::parse_trust_policy(keys + "install:\n  environment: [TOOL_EXPECT, OMP_NUM_THREADS]\n", "/");
+  ASSERT_TRUE(policy) << policy.error().message();
+  EXPECT_EQ(policy->manifest.allowed_environment,
+            (std::set<std::string, std::less<>>{"OMP_NUM_THREADS", "TOOL_EXPECT"}));
+  auto denied = bundle::parse_trust_policy(keys + "install:\n  environment: [LD_PRELOAD]\n", "/");
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().category(), Errc::usage);
+  EXPECT_NE(denied.error().message().find("install.environment[0]"), std::string::npos) << denied.error().message();
+  EXPECT_NE(denied.error().message().find("no policy can allow it"), std::string::npos) << denied.error().message();
 }
 
 TEST_F(UserEnvTest, ASecondChannelIsRefusedUnlessReplacedOnPurpose)
