@@ -7,9 +7,9 @@
 //   - no thread can be created (pthread_create fails with EAGAIN, as under
 //     a pids limit): the install does the work on its own thread;
 //   - a duplicated key in the trust policy is refused with file:line;
-//   - a kill between the swaps of a two-kind install: status and env say so,
-//     exec starts the application without the mixed caches, the next
-//     install repairs it;
+//   - a kill at the switch of a two-kind install: one bundle (old before
+//     the marker's rename, new after it), both kinds of it through exec,
+//     nothing for status to report, the next install completes;
 //   - a read-only root that already holds the bundle: "already installed";
 //   - a corrupt or empty marker: reinstalled, said so; the state file stays
 //     strict;
