@@ -14,7 +14,8 @@
 //   exec   holds the version and the private copies it uses (shared flock,
 //          installed_version.hpp) with descriptors the application inherits:
 //          no install removes them while the application or any child that
-//          kept the descriptors runs.
+//          kept the descriptors runs (one that closes every inherited
+//          descriptor gives the hold up, and is then as `env` below).
 //   env    prints and exits, so it holds nothing: the version it names stays
 //          until an install of another bundle finds it unheld, i.e. the next
 //          install after it. A shell that evals env's output and then runs
