@@ -89,7 +89,9 @@ grep -o "hit proof: custom/pathkeyed: 1 reused, 0 new" "$SCRATCH/both.err" \
 [ ! -e "$SCRATCH/opt" ] || fail "the root (or the parent the build made) was left behind: $(ls -A "$SCRATCH/opt")"
 
 step "installed at the root: the files name the root, never the build's staging"
-"$PREWARM_RUNTIME" install "$SCRATCH/both.bundle" --trust "$SCRATCH/test_only_root.pub" --root "$ROOT" \
+# PATHKEYED_CACHE_DIR is no vetted cache-locating name: the image's policy allows it.
+printf 'version: 1\nkeys:\n  - file: test_only_root.pub\ninstall:\n  environment: [PATHKEYED_CACHE_DIR]\n' > "$SCRATCH/policy.yaml"
+"$PREWARM_RUNTIME" install "$SCRATCH/both.bundle" --trust "$SCRATCH/policy.yaml" --root "$ROOT" \
   > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "install failed"; }
 grep -rqF "source: $ROOT/custom/pathkeyed/" "$ROOT/custom/pathkeyed" || fail "the path-keyed entry does not name the root"
 ! grep -rlF "prewarm-build-" "$ROOT/pocl" "$ROOT/custom" || fail "installed files hold the build's staging path"
