@@ -15,8 +15,9 @@ trap 'rm -rf "$scratch"' EXIT
 chmod 755 "$scratch"
 root="$scratch/root"
 "$RUNTIME" install "$BUNDLE" --trust "$TRUST" --root "$root" > /dev/null
-files=$(find "$root" -path "$root/.prewarm" -prune -o -type f -print | wc -l)
-bytes=$(du -sb --exclude=.prewarm "$root" | cut -f1)
+# The caches live in the installed version (runtime/install/install_layout.hpp).
+files=$(find "$root/.prewarm/versions" -type f ! -name '.*' | wc -l)
+bytes=$(du -sb --exclude='.manifest' --exclude='.files' --exclude='.environment' "$root/.prewarm/versions" | cut -f1)
 now() { date +%s.%N; }
 elapsed() { python3 -c 'import sys; print(f"{float(sys.argv[2]) - float(sys.argv[1]):.3f}")' "$1" "$2"; }
 median() { printf '%s\n' "$@" | LC_ALL=C sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -28,7 +29,7 @@ for _ in $(seq "$ROUNDS"); do
   t0=$(now); as_nobody "$RUNTIME" env --root "$root" > /dev/null 2>&1; t1=$(now); later+=("$(elapsed "$t0" "$t1")")
   t0=$(now); "$RUNTIME" env --root "$root" > /dev/null 2>&1; t1=$(now); inplace+=("$(elapsed "$t0" "$t1")")
   rm -rf "$scratch/cp"; mkdir "$scratch/cp"; sync
-  t0=$(now); for d in "$root"/*; do cp -a "$d" "$scratch/cp/"; done; t1=$(now); cp_a+=("$(elapsed "$t0" "$t1")")
+  t0=$(now); for d in "$root"/.prewarm/versions/*/*; do cp -a "$d" "$scratch/cp/"; done; t1=$(now); cp_a+=("$(elapsed "$t0" "$t1")")
 done
 echo "| installed | env as nobody, first (copy) | env as nobody, again | env as root (in place) | cp -a of the same trees |"
 echo "|---|---|---|---|---|"

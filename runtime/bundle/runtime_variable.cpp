@@ -58,6 +58,47 @@ constexpr std::array k_denied = {
   DeniedName{"PREWARM_*", "prewarm's own variable"},
 };
 
+// Names that only locate a cache directory; exported as the installed
+// directory. Each is read by its library as a cache, never as a place to
+// load plugins or configuration from.
+constexpr std::array k_locations = {
+  VettedVariable{"XDG_CACHE_HOME", "the XDG cache directory (hashcat's kernels, Mesa's shaders; every XDG cache)"},
+  VettedVariable{"JAX_COMPILATION_CACHE_DIR", "JAX's persistent compilation cache"},
+  VettedVariable{"CUPY_CACHE_DIR", "CuPy's kernel cache"},
+  VettedVariable{"CLFFT_CACHE_PATH", "clFFT's kernel cache"},
+  VettedVariable{"NUMBA_CACHE_DIR", "Numba's cache of compiled functions"},
+  VettedVariable{"MIOPEN_CUSTOM_CACHE_DIR", "MIOpen's kernel cache"},
+  VettedVariable{"MESA_SHADER_CACHE_DIR", "Mesa's shader cache"},
+  VettedVariable{"__GL_SHADER_DISK_CACHE_PATH", "NVIDIA's GL shader cache"},
+  VettedVariable{"ORT_TENSORRT_CACHE_PATH", "ONNX Runtime's TensorRT engine cache"},
+  VettedVariable{"VLLM_CACHE_ROOT", "vLLM's cache root (its torch.compile cache)"},
+};
+
+// Switches that turn a cache on or off or size it; their values are words.
+constexpr std::array k_switches = {
+  VettedVariable{"PYOPENCL_NO_CACHE", "PyOpenCL's own cache off (PoCL's cache then serves)"},
+  VettedVariable{"POCL_KERNEL_CACHE", "PoCL's kernel cache on or off"},
+  VettedVariable{"SYCL_CACHE_MAX_SIZE", "the DPC++ cache size limit"},
+  VettedVariable{"SYCL_CACHE_THRESHOLD", "the DPC++ cache eviction age"},
+  VettedVariable{"SYCL_CACHE_MIN_DEVICE_IMAGE_SIZE", "the smallest image DPC++ caches"},
+  VettedVariable{"SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE", "the largest image DPC++ caches"},
+  VettedVariable{"SYCL_CACHE_EVICTION_DISABLE", "DPC++ cache eviction off"},
+  VettedVariable{"SYCL_CACHE_IN_MEM", "the DPC++ in-memory cache on or off"},
+  VettedVariable{"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "what JAX caches"},
+  VettedVariable{"JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "what JAX caches"},
+  VettedVariable{"ORT_TENSORRT_ENGINE_CACHE_ENABLE", "ONNX Runtime's TensorRT engine cache on"},
+  VettedVariable{"VLLM_DISABLE_COMPILE_CACHE", "vLLM's compile cache on or off"},
+};
+
+bool
+is_switch_value(std::string_view value)
+{
+  return !value.empty() && value.size() <= 32 && std::all_of(value.begin(), value.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+  });
+}
+
 bool
 matches(std::string_view pattern, std::string_view name)
 {
@@ -121,6 +162,59 @@ check_exported_variable(std::string_view name)
     }
   }
   return {};
+}
+
+} // namespace prewarm::bundle
+
+namespace prewarm::bundle {
+
+std::span<const VettedVariable>
+cache_locations()
+{
+  return k_locations;
+}
+
+std::span<const VettedVariable>
+cache_switches()
+{
+  return k_switches;
+}
+
+Status
+check_allowed_variable(std::string_view name, std::string_view value, VariableRole role,
+                       const std::set<std::string, std::less<>>& policy_allowed)
+{
+  if (policy_allowed.contains(name)) {
+    return {};
+  }
+  const auto vetted = role == VariableRole::cache_location ? cache_locations() : cache_switches();
+  const auto it = std::find_if(vetted.begin(), vetted.end(), [&](const VettedVariable& v) { return v.name == name; });
+  if (it != vetted.end()) {
+    if (role == VariableRole::runtime_env && !is_switch_value(value)) {
+      return fail(Errc::verify,
+                  fmt::format("variable {} is a vetted cache switch, but its value {} is not a short word "
+                              "([A-Za-z0-9._-]{{1,32}}); switches take numbers and flags",
+                              name, in_quotes(value)),
+                  "E_VARIABLE_NOT_ALLOWED");
+    }
+    return {};
+  }
+  const auto other = role == VariableRole::cache_location ? cache_switches() : cache_locations();
+  const bool other_role =
+    std::any_of(other.begin(), other.end(), [&](const VettedVariable& v) { return v.name == name; });
+  return fail(Errc::verify,
+              fmt::format("variable {} is not allowed: {} (allow list: a bundle alone may export only the vetted "
+                          "cache-locating names as a custom cache's variable and the vetted cache switches as "
+                          "runtime_env; add it to the trust policy's install.environment to allow it)",
+                          name,
+                          other_role ? (role == VariableRole::cache_location
+                                          ? "it is a cache switch, not a directory a custom cache can locate"
+                                          : "it locates a cache directory, which only a custom cache may set (to the "
+                                            "installed directory)")
+                                     : (role == VariableRole::cache_location
+                                          ? "not a vetted cache-locating variable"
+                                          : "not a vetted cache switch")),
+              "E_VARIABLE_NOT_ALLOWED");
 }
 
 } // namespace prewarm::bundle

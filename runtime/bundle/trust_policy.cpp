@@ -4,6 +4,7 @@
 #include "base/files.hpp"
 #include "base/time_format.hpp"
 #include "bundle/cache_kind.hpp"
+#include "bundle/runtime_variable.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -278,7 +279,21 @@ struct PolicyReader
       PW_TRY(limits(limits_node, policy.manifest.limits));
     }
     if (const auto install = root["install"]) {
-      PW_TRY(only_keys(install, "install", {"root", "kinds", "owner"}));
+      PW_TRY(only_keys(install, "install", {"root", "kinds", "owner", "environment"}));
+      if (const auto names = install["environment"]) {
+        if (!names.IsSequence()) {
+          return error(names, "install.environment", "must be a list of variable names");
+        }
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          const auto field = fmt::format("install.environment[{}]", i);
+          PW_ASSIGN(const auto name, scalar(names[i], field));
+          // The deny list is a floor no policy lowers (runtime_variable.hpp).
+          if (auto allowed = check_exported_variable(name); !allowed) {
+            return error(names[i], field, allowed.error().message() + " (no policy can allow it)");
+          }
+          policy.manifest.allowed_environment.insert(name);
+        }
+      }
       if (install["owner"]) {
         PW_ASSIGN(const auto text, scalar(install["owner"], "install.owner"));
         auto owner = parse_install_owner(text);

@@ -44,6 +44,12 @@
 //                                                runs as root; absent: the installer's
 //                                                own. Archive owners never apply; as
 //                                                non-root no chown is attempted.
+//     environment: [TOOL_EXPECT]                 variables a bundle may have exported
+//                                                beyond the allow list (runtime_variable.hpp:
+//                                                vetted cache locations and switches); a
+//                                                name of the deny list is a config error.
+//                                                The installer records them with the
+//                                                version, where env/exec read them.
 //
 // Per-kind install roots: the installer lays kinds out as ROOT/<kind>
 // (install_layout.hpp) and the environment points each cache there; the
@@ -104,6 +110,7 @@ struct ManifestPolicy
   std::map<std::string, ChannelRule> channels; // empty: any channel, no rule
   ExtractLimits limits;
   std::optional<std::set<std::string>> allowed_kinds; // nullopt: every kind
+  std::set<std::string, std::less<>> allowed_environment; // install.environment
 };
 
 struct TrustPolicy

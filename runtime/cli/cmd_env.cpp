@@ -19,10 +19,13 @@ struct EnvCommand
 {
   std::string root;
   std::string format = "sh";
+  std::string paths = "version";
 
   Status run() const
   {
-    PW_ASSIGN(const auto settings, install::environment(root));
+    // Holds nothing past its exit (install/environment.hpp says what that means).
+    PW_ASSIGN(const auto env, install::environment(root, install::VersionHold::none, exported_paths(paths)));
+    const auto& settings = env.settings;
     if (format == "json") {
       nlohmann::json variables = nlohmann::json::object();
       for (const auto& s : settings) {
@@ -40,6 +43,24 @@ struct EnvCommand
 } // namespace
 
 void
+add_paths_option(CLI::App& command, std::string& paths)
+{
+  command
+    .add_option("--paths", paths,
+                "version: the installed version's own directories (one bundle for the application's life); root: "
+                "ROOT/<kind>, the paths a `prewarm build --capture-root ROOT` saw (path-keyed caches hit; a later "
+                "install's switch shows through)")
+    ->check(CLI::IsMember({"version", "root"}))
+    ->capture_default_str();
+}
+
+install::ExportedPaths
+exported_paths(const std::string& paths)
+{
+  return paths == "root" ? install::ExportedPaths::root_links : install::ExportedPaths::version;
+}
+
+void
 add_env_command(CLI::App& app, Action& action)
 {
   auto command = std::make_shared<EnvCommand>();
@@ -48,6 +69,7 @@ add_env_command(CLI::App& app, Action& action)
   sub->add_option("--format", command->format, "sh: export lines for eval; json: an object")
     ->check(CLI::IsMember({"sh", "json"}))
     ->capture_default_str();
+  add_paths_option(*sub, command->paths);
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }
 

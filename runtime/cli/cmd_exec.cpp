@@ -13,6 +13,16 @@
 // exits with CMD's status (a CMD killed by a signal: the same signal again,
 // so the caller sees what a direct run would show). An audit that cannot be
 // made is a warning; CMD still runs, and its status is still the exit status.
+// As PID 1 (exec --audit as a container's entrypoint) it is the init of the
+// PID namespace and reaps every process orphaned to it, as tini does: it
+// waits for any child, keeps the main one's status, and exits with it once
+// the main child ends (the kernel then kills what is left in the namespace).
+//
+// One bundle for the application's life: the environment names one installed
+// version (install/environment.hpp), and exec keeps the descriptors that hold
+// it (and the private copies) open across execve, without FD_CLOEXEC, so that
+// no install removes them while the application or a child that inherited
+// them runs.
 #include "audit/access_watch.hpp"
 #include "audit/layer_audit_log.hpp"
 #include "base/files.hpp"
@@ -23,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,27 +76,59 @@ exec_command(const std::vector<std::string>& command)
   std::_Exit(e == ENOENT ? 127 : 126);
 }
 
+// The main child's status. As PID 1, every other child that ends meanwhile
+// (orphans the kernel re-parents to init) is reaped too, and the ones that
+// already ended when the main child does.
+int
+wait_for(pid_t child)
+{
+  const bool init = ::getpid() == 1;
+  int status = 0;
+  for (;;) {
+    int st = 0;
+    const pid_t pid = ::waitpid(init ? -1 : child, &st, 0);
+    if (pid < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      break; // ECHILD: nothing left to wait for (cannot happen before the child)
+    }
+    if (pid == child) {
+      status = st;
+      break;
+    }
+  }
+  while (init && ::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+  return status;
+}
+
 struct ExecCommand
 {
   std::string root;
   std::string audit_file;
   std::vector<std::string> command;
+  std::string paths = "version";
+  // The version the application was given (its audit baseline).
+  mutable std::optional<install::InstalledMarker> marker;
+  mutable std::filesystem::path version_dir;
 
   Status run() const
   {
     // Whatever goes wrong here (even out of memory), the application starts.
     std::map<std::string, std::filesystem::path> used;
     try {
-      if (auto env = install::application_environment(root)) {
-        for (const auto& note : env->notes) {
-          log::info("{}", note);
-        }
-        for (const auto& warning : env->warnings) {
-          log::warn("{}", warning);
-        }
+      if (auto env = install::environment(root, install::VersionHold::shared, exported_paths(paths))) {
         for (const auto& s : env->settings) {
           ::setenv(s.name.c_str(), s.value.c_str(), 1);
         }
+        // Inherited by the application: the holds last as long as it does.
+        for (auto& held : env->held) {
+          const int fd = held.release();
+          ::fcntl(fd, F_SETFD, 0);
+        }
+        marker = env->marker;
+        version_dir = env->version_dir;
         used = std::move(env->directories);
       } else {
         log::warn("{}; starting {} without prewarm caches (it will compile kernels itself)",
@@ -104,7 +147,7 @@ struct ExecCommand
   [[noreturn]] void run_audited(const std::map<std::string, std::filesystem::path>& used) const
   {
     // Everything that can go wrong here costs the audit, never the run.
-    auto baseline = install::read_audit_baseline(root);
+    auto baseline = marker ? install::read_audit_baseline(root, *marker, version_dir) : install::read_audit_baseline(root);
     std::unique_ptr<audit::AccessWatch> watch;
     if (baseline) {
       // The directories this user's application opens (a private copy for a
@@ -155,9 +198,7 @@ struct ExecCommand
     }
     g_child = child;
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = wait_for(child);
 
     std::optional<audit::AccessRecord> record;
     if (watch) {
@@ -199,6 +240,7 @@ add_exec_command(CLI::App& app, Action& action)
   sub->add_option("--audit", command->audit_file,
                   "stay the parent, watch the installed caches while the command runs, write what it reused and "
                   "compiled anew to this JSON file");
+  add_paths_option(*sub, command->paths);
   sub->add_option("command", command->command, "the command and its arguments (after --)")->required();
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }

@@ -117,6 +117,7 @@ struct InstallCommand
         {"selected", selected},
         {"skipped", skipped},
         {"commits", commits},
+        {"version", r.version},
         {"warnings", r.warnings},
         {"seconds", r.seconds},
         {"phases", phases}};
@@ -133,12 +134,9 @@ struct InstallCommand
     for (const auto& s : r.selected) {
       std::cout << fmt::format("  slice {} for {}\n", s.slice_id, s.device);
     }
+    std::cout << fmt::format("  version {} (the current one; env/exec export its paths)\n", r.version);
     for (const auto& c : r.commits) {
-      std::cout << fmt::format("  {}: {}", c.kind, install::to_string(c.method));
-      if (c.method == install::CommitMethod::merged) {
-        std::cout << fmt::format(" ({} files moved in, {} identical kept)", c.files_moved, c.files_kept);
-      }
-      std::cout << "\n";
+      std::cout << fmt::format("  {}: {}\n", c.kind, install::to_string(c.method));
     }
   }
 

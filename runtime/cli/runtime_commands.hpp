@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "install/environment.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -33,5 +34,10 @@ struct TrustOptions
   std::string clock_skew; // "" or a duration
 };
 void add_trust_options(CLI::App& command, TrustOptions& options);
+
+// env and exec: --paths version|root (install/environment.hpp ExportedPaths);
+// both in cmd_env.cpp.
+void add_paths_option(CLI::App& command, std::string& paths);
+install::ExportedPaths exported_paths(const std::string& paths);
 
 } // namespace prewarm::runtime_cli

@@ -2,6 +2,7 @@
 #include "install/environment.hpp"
 
 #include "base/encoding.hpp"
+#include "base/digest.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_manifest.hpp"
@@ -9,6 +10,7 @@
 #include "bundle/runtime_variable.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
+#include "install/installed_version.hpp"
 #include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
@@ -36,10 +38,12 @@ struct SliceExtras
 };
 
 SliceExtras
-installed_extras(const fs::path& root, const InstalledMarker& marker, std::vector<std::string>& warnings)
+installed_extras(const InstalledVersion& version, std::vector<std::string>& warnings)
 {
+  const auto& root = version.root;
+  const auto& marker = version.marker;
   SliceExtras extras;
-  auto bytes = read_file((meta_dir(root) / k_manifest_copy_file).string());
+  auto bytes = read_file(version.manifest_path().string());
   if (!bytes) {
     warnings.push_back(fmt::format("cannot read the installed manifest ({}): custom caches and runtime env are not "
                                    "exported",
@@ -94,8 +98,84 @@ installed_extras(const fs::path& root, const InstalledMarker& marker, std::vecto
 
 } // namespace
 
+// What the trust policy allowed beyond the allow list when this version was
+// installed (install_layout.hpp: VERSION/.environment). A name that is not a
+// variable name is ignored; the deny list still applies to every name.
+std::set<std::string, std::less<>>
+policy_environment(const InstalledVersion& version)
+{
+  std::set<std::string, std::less<>> names;
+  if (version.legacy()) {
+    return names;
+  }
+  auto text = read_file((version.dir / k_version_environment_file).string(), 1 << 20);
+  if (!text) {
+    return names;
+  }
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    const auto line = rest.substr(0, end);
+    if (bundle::is_variable_name(line)) {
+      names.emplace(line);
+    }
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+  }
+  return names;
+}
+
+// The signed files of the installed slices, parsed from the version's
+// manifest copy once, and only when a private copy needs them.
+class SignedFiles
+{
+public:
+  explicit SignedFiles(const InstalledVersion& version) : m_version(version) {}
+  Result<const SignedFileList*> get()
+  {
+    if (!m_loaded) {
+      m_loaded = true;
+      m_list = load();
+    }
+    if (!m_list) {
+      return fail(m_list.error());
+    }
+    return &*m_list;
+  }
+
+private:
+  Result<SignedFileList> load() const
+  {
+    PW_ASSIGN(const auto bytes, read_file(m_version.manifest_path().string()));
+    if (sha256_hex(bytes) != m_version.marker.manifest_sha256) {
+      return fail(Errc::failed,
+                  fmt::format("the manifest copy {} is not the installed manifest (its digest differs from the "
+                              "marker's)",
+                              in_quotes(m_version.manifest_path().string())),
+                  "E_CACHE_UNUSABLE");
+    }
+    PW_ASSIGN(const auto manifest, bundle::parse(bytes));
+    SignedFileList list;
+    for (const auto& slice : manifest.slices) {
+      if (std::find(m_version.marker.slice_ids.begin(), m_version.marker.slice_ids.end(), slice.id) ==
+          m_version.marker.slice_ids.end()) {
+        continue;
+      }
+      for (const auto& file : slice.files) {
+        list.files.emplace(file.path, file);
+      }
+      list.directories.insert(list.directories.end(), slice.directories.begin(), slice.directories.end());
+    }
+    return list;
+  }
+
+  const InstalledVersion& m_version;
+  bool m_loaded = false;
+  Result<SignedFileList> m_list = SignedFileList{};
+};
+
 Result<ApplicationEnvironment>
-application_environment(const fs::path& root_in, const UserAccessOptions& access)
+application_environment(const fs::path& root_in, const UserAccessOptions& access, VersionHold hold,
+                        ExportedPaths paths)
 {
   std::error_code ec;
   const auto root = fs::absolute(root_in, ec).lexically_normal();
@@ -108,17 +188,26 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
                             in_quotes(root.string())),
                 "E_INTERRUPTED");
   }
-  PW_ASSIGN(const auto marker, read_marker(root));
-  if (!marker) {
+  PW_ASSIGN(auto opened, open_installed_version(root, hold));
+  if (!opened) {
     return fail(Errc::failed, fmt::format("nothing is installed under {} (no {}/{})", in_quotes(root.string()),
                                           k_meta_dir, k_marker_file),
                 "E_NOT_INSTALLED");
   }
+  const InstalledVersion& version = *opened;
+  const auto* marker = &version.marker;
   ApplicationEnvironment out;
+  out.version_dir = version.dir;
+  out.version = version.marker.version;
+  out.marker = version.marker;
+  SignedFiles signed_files(version);
+  const InstalledCaches caches_source{version.dir,
+                                  version.legacy() ? version.marker.manifest_sha256.substr(0, 16) : version.marker.version,
+                                  [&]() { return signed_files.get(); }};
   // The directory this user's application uses for ROOT/<relative>, or none
   // (with the warning naming the variables left unset).
   const auto usable_dir = [&](std::string_view relative, std::string_view variables) -> std::optional<fs::path> {
-    auto usable = usable_cache(root, relative, marker->manifest_sha256, access);
+    auto usable = usable_cache(caches_source, relative, access);
     if (!usable) {
       out.warnings.push_back(fmt::format("{}: {} left unset, the application compiles these kernels as without "
                                          "prewarm: {}",
@@ -127,8 +216,20 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     }
     if (usable->copied_now) {
       out.notes.push_back(fmt::format("{}: {} is not writable by uid {}; using a private copy {} ({} files in {:.3f} s)",
-                                      relative, (root / std::string(relative)).string(), ::geteuid(),
+                                      relative, (version.dir / std::string(relative)).string(), ::geteuid(),
                                       usable->dir.string(), usable->files_copied, usable->copy_seconds));
+    }
+    if (usable->files_refused > 0) {
+      out.warnings.push_back(fmt::format("{}: {} installed file(s) left out of the private copy, not as signed (first: "
+                                         "{}); the application compiles those kernels itself",
+                                         relative, usable->files_refused, usable->refusal));
+    }
+    if (usable->hold) {
+      out.held.push_back(std::move(usable->hold));
+    }
+    if (usable->use == CacheUse::in_place && paths == ExportedPaths::root_links && !version.legacy()) {
+      out.directories[std::string(relative)] = root / std::string(relative);
+      return root / std::string(relative);
     }
     out.directories[std::string(relative)] = usable->dir;
     return usable->dir;
@@ -151,7 +252,7 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     PW_ASSIGN_CTX(const auto kind, fmt::format("install marker under {}", root.string()),
                   bundle::parse_cache_kind(installed.kind));
     if (kind == bundle::CacheKind::neo) {
-      fs::create_directories(root / installed.kind, ec); // see the header
+      fs::create_directories(version.dir / installed.kind, ec); // see the header
     }
     const auto names = names_of(bundle::cache_environment(kind, root, 0));
     const auto dir = usable_dir(installed.kind, names);
@@ -166,10 +267,17 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     }
   }
 
-  const auto extras = installed_extras(root, *marker, out.warnings);
+  const auto extras = installed_extras(version, out.warnings);
+  const auto policy_allowed = policy_environment(version);
   for (const auto& cache : extras.caches) {
     if (auto checked = bundle::check_custom_cache(cache); !checked) {
       out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, checked.error().describe()));
+      continue;
+    }
+    if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
+                                                      policy_allowed);
+        !allowed) {
+      out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, allowed.error().describe()));
       continue;
     }
     if (!has_custom) {
@@ -191,9 +299,17 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
       out.warnings.push_back(fmt::format("runtime env {} refused: its value is not printable ASCII", name));
       continue;
     }
+    if (auto allowed = bundle::check_allowed_variable(name, value, bundle::VariableRole::runtime_env, policy_allowed);
+        !allowed) {
+      out.warnings.push_back(fmt::format("runtime env {} refused: {}", name, allowed.error().describe()));
+      continue;
+    }
     out.settings.push_back({name, value});
   }
   out.settings.push_back({std::string(k_root_variable), root.string()});
+  if (hold == VersionHold::shared && !version.legacy()) {
+    out.held.push_back(std::move(opened->dir_fd));
+  }
   std::sort(out.settings.begin(), out.settings.end());
   // One value per variable: a custom cache variable that a runtime env line
   // of another slice also sets is ambiguous.
@@ -211,17 +327,40 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
   return out;
 }
 
-Result<std::vector<bundle::EnvSetting>>
-environment(const fs::path& root)
+Result<ApplicationEnvironment>
+environment(const fs::path& root, VersionHold hold, ExportedPaths paths)
 {
-  PW_ASSIGN(auto env, application_environment(root));
+  PW_ASSIGN(auto env, application_environment(root, {}, hold, paths));
   for (const auto& note : env.notes) {
     log::info("{}", note);
   }
   for (const auto& warning : env.warnings) {
     log::warn("{}", warning);
   }
-  return std::move(env.settings);
+  return env;
+}
+
+std::vector<std::string>
+refused_variables(const bundle::Slice& slice, const std::set<std::string, std::less<>>& policy_allowed)
+{
+  std::vector<std::string> refused;
+  for (const auto& cache : slice.caches) {
+    if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
+                                                      policy_allowed);
+        !allowed) {
+      refused.push_back(fmt::format("slice {}: custom cache {} will not be exported: {}", slice.id, cache.name,
+                                    allowed.error().describe()));
+    }
+  }
+  for (const auto& setting : slice.environment) {
+    if (auto allowed = bundle::check_allowed_variable(setting.name, setting.value, bundle::VariableRole::runtime_env,
+                                                      policy_allowed);
+        !allowed) {
+      refused.push_back(fmt::format("slice {}: runtime env will not be exported: {}", slice.id,
+                                    allowed.error().describe()));
+    }
+  }
+  return refused;
 }
 
 std::string

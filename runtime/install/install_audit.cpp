@@ -8,6 +8,7 @@
 #include "bundle/custom_cache.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
+#include "install/installed_version.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,22 +22,29 @@ namespace fs = std::filesystem;
 Result<AuditBaseline>
 read_audit_baseline(const fs::path& root)
 {
+  PW_ASSIGN(const auto version, open_installed_version(root));
+  if (!version) {
+    return fail(Errc::failed, fmt::format("nothing is installed under {}", in_quotes(root.string())),
+                "E_NOT_INSTALLED");
+  }
+  return read_audit_baseline(root, version->marker, version->dir);
+}
+
+Result<AuditBaseline>
+read_audit_baseline(const fs::path& root, const InstalledMarker& marker, const fs::path& version_dir)
+{
   AuditBaseline baseline;
   std::error_code ec;
   baseline.root = fs::absolute(root, ec);
   if (ec) {
     baseline.root = root;
   }
-  PW_ASSIGN(const auto marker, read_marker(root));
-  if (!marker) {
-    return fail(Errc::failed, fmt::format("nothing is installed under {}", in_quotes(root.string())),
-                "E_NOT_INSTALLED");
+  baseline.installed_at = format_rfc3339(marker.installed_at);
+  for (const auto& kind : marker.kinds) {
+    baseline.kind_dirs[kind.kind] = version_dir / kind.kind;
   }
-  baseline.installed_at = format_rfc3339(marker->installed_at);
-  for (const auto& kind : marker->kinds) {
-    baseline.kind_dirs[kind.kind] = baseline.root / kind.kind;
-  }
-  const auto list_path = meta_dir(root) / k_file_inventory_file;
+  const auto list_path = marker.version.empty() ? meta_dir(root) / k_file_inventory_file
+                                                : version_dir / k_version_files_file;
   if (fs::exists(list_path, ec)) {
     PW_ASSIGN_CTX(const auto text, fmt::format("file list {}", in_quotes(list_path.string())),
                   read_file(list_path.string()));

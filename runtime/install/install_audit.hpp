@@ -31,6 +31,7 @@
 #include "audit/cache_usage.hpp"
 #include "audit/file_inventory.hpp"
 #include "base/error.hpp"
+#include "install/install_records.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -46,7 +47,7 @@ namespace prewarm::install {
 struct AuditBaseline
 {
   std::filesystem::path root;
-  std::map<std::string, std::filesystem::path> kind_dirs; // kind -> ROOT/<kind>
+  std::map<std::string, std::filesystem::path> kind_dirs; // kind -> VERSION/<kind>
   audit::Inventory files;
   bool from_install = false; // the install's list; false: listed now
   std::string installed_at;  // from the marker ("" when unknown)
@@ -72,6 +73,11 @@ Status take_run_start(AuditBaseline& baseline);
 // The installed kinds of ROOT and the files they held at install (or now).
 // Nothing installed is Errc::failed E_NOT_INSTALLED, as environment() says.
 Result<AuditBaseline> read_audit_baseline(const std::filesystem::path& root);
+// The same for a version already resolved (exec: the one the application was
+// given, whatever the marker names now).
+Result<AuditBaseline> read_audit_baseline(const std::filesystem::path& root,
+                                          const InstalledMarker& marker,
+                                          const std::filesystem::path& version_dir);
 
 struct InstallAudit
 {

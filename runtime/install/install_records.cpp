@@ -87,6 +87,9 @@ serialize(const InstalledMarker& m)
   if (!m.host_fingerprint.empty()) {
     out += fmt::format("host-fingerprint {}\n", m.host_fingerprint);
   }
+  if (!m.version.empty()) {
+    out += fmt::format("version {}\n", m.version);
+  }
   for (const auto& id : m.slice_ids) {
     out += fmt::format("slice {}\n", id);
   }
@@ -135,13 +138,15 @@ parse_marker(std::string_view text)
     const auto w = words_of(lines[i]);
     if (i == 5 && w.size() == 2 && w[0] == "host-fingerprint" && is_lower_hex(w[1], 64)) {
       m.host_fingerprint = std::string(w[1]);
+    } else if (w.size() == 2 && w[0] == "version" && is_version_id(w[1]) && m.version.empty() && m.slice_ids.empty()) {
+      m.version = std::string(w[1]);
     } else if (w.size() == 2 && w[0] == "slice" && !w[1].empty()) {
       m.slice_ids.emplace_back(w[1]);
     } else if (w.size() == 4 && w[0] == "kind" && !w[1].empty() && parse_u64(w[2]) && parse_u64(w[3])) {
       m.kinds.push_back({std::string(w[1]), *parse_u64(w[2]), *parse_u64(w[3])});
     } else {
       return fail(malformed(what, i + 1,
-                            "expected \"slice ID\", \"kind KIND FILES BYTES\" or (line 6) \"host-fingerprint SHA256\""));
+                            "expected \"slice ID\", \"kind KIND FILES BYTES\", \"version ID\" or (line 6) \"host-fingerprint SHA256\""));
     }
   }
   if (serialize(m) != text) {

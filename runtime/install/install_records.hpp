@@ -52,6 +52,7 @@ struct InstalledMarker
   std::uint64_t serial = 0;
   SysSeconds installed_at{};
   std::string host_fingerprint; // empty: not recorded (older markers, a host given by the caller)
+  std::string version;          // ROOT/.prewarm/versions/<version>; empty: a legacy root
   std::vector<std::string> slice_ids;
   std::vector<InstalledKind> kinds;
   auto operator<=>(const InstalledMarker&) const = default;

@@ -5,6 +5,7 @@
 #include "base/files.hpp"
 #include "bundle/requirement.hpp"
 #include "install/install_layout.hpp"
+#include "install/installed_version.hpp"
 #include "install/tree_commit.hpp"
 
 #include <fmt/format.h>
@@ -41,7 +42,10 @@ read_install_status(const std::filesystem::path& root_in, std::span<const host::
   InstallStatus status;
   status.root = std::filesystem::absolute(root_in, ec).lexically_normal();
   const auto& root = status.root;
-  PW_ASSIGN(status.marker, read_marker(root));
+  PW_ASSIGN(auto version, open_installed_version(root));
+  if (version) {
+    status.marker = version->marker;
+  }
   PW_ASSIGN(status.state, read_state(root));
   struct stat st{};
   status.interrupted = ::lstat((meta_dir(root) / k_committing_file).c_str(), &st) == 0;
@@ -56,7 +60,7 @@ read_install_status(const std::filesystem::path& root_in, std::span<const host::
   // The manifest copy was verified when it was installed; here it only
   // describes (status decides nothing).
   std::optional<bundle::BundleManifest> manifest;
-  if (auto bytes = read_file((meta_dir(root) / k_manifest_copy_file).string(), std::uint64_t{16} << 20)) {
+  if (auto bytes = read_file(version->manifest_path().string(), std::uint64_t{16} << 20)) {
     if (auto parsed = bundle::parse(*bytes)) {
       manifest = std::move(*parsed);
     } else {
@@ -91,11 +95,11 @@ read_install_status(const std::filesystem::path& root_in, std::span<const host::
     }
   }
 
-  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  status.version_dir = version->dir;
   for (const auto& k : status.marker->kinds) {
     KindStatus ks{k.kind, k.files, k.bytes, 0, 0};
-    if (root_fd) {
-      if (auto live = count_tree(root_fd.get(), k.kind)) {
+    if (version->dir_fd) {
+      if (auto live = count_tree(version->dir_fd.get(), k.kind)) {
         ks.live_files = live->files;
         ks.live_bytes = live->bytes;
       }
@@ -122,6 +126,8 @@ to_text(const InstallStatus& status)
     const auto& m = *status.marker;
     out += fmt::format("installed: channel {} serial {} (manifest sha256 {}) at {}\n", m.channel, m.serial,
                        m.manifest_sha256, format_rfc3339(m.installed_at));
+    out += fmt::format("version: {}\n", m.version.empty() ? "none (the layout of an earlier prewarm: caches at ROOT/<kind>)"
+                                                          : status.version_dir.string());
     for (const auto& s : status.slices) {
       out += fmt::format("slice {}: made for {}; {}\n", s.id, describe_requirements(s.requirements),
                          s.matches_host ? "matches this host" : "DOES NOT match this host: " + s.mismatch);
@@ -153,6 +159,8 @@ to_json(const InstallStatus& status)
     j["channel"] = m.channel;
     j["serial"] = m.serial;
     j["installed_at"] = format_rfc3339(m.installed_at);
+    j["version"] = m.version;
+    j["version_dir"] = status.version_dir.string();
   }
   auto slices = nlohmann::json::array();
   for (const auto& s : status.slices) {

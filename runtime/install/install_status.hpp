@@ -43,6 +43,7 @@ struct InstallStatus
 {
   std::filesystem::path root;
   std::optional<InstalledMarker> marker; // nullopt: nothing installed
+  std::filesystem::path version_dir;     // where its caches are (install_layout.hpp)
   bool interrupted = false;              // a crashed install left its note
   ChannelState state;
   std::vector<SliceStatus> slices;

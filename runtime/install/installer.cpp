@@ -11,9 +11,11 @@
 #include "bundle/bundle_files.hpp"
 #include "host/host_fingerprint.hpp"
 #include "host/probe_host.hpp"
+#include "install/environment.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"
+#include "install/version_switch.hpp"
 
 #include <fmt/format.h>
 
@@ -90,6 +92,14 @@ prepare_root(const fs::path& root)
     return fail(Errc::verify, fmt::format("{} is not a directory (a symlink?)", in_quotes(meta_dir(root).string())),
                 "E_TARGET_UNSAFE");
   }
+  const auto versions = fmt::format("{}/{}", k_meta_dir, k_versions_dir);
+  if (::mkdirat(root_fd.get(), versions.c_str(), 0755) != 0 && errno != EEXIST) {
+    return fail(io_error("cannot create", versions_dir(root), errno));
+  }
+  if (::fstatat(root_fd.get(), versions.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+    return fail(Errc::verify, fmt::format("{} is not a directory (a symlink?)", in_quotes(versions_dir(root).string())),
+                "E_TARGET_UNSAFE");
+  }
   return root_fd;
 }
 
@@ -124,6 +134,16 @@ exists_no_follow(const fs::path& path)
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+std::vector<std::string>
+kind_names(const InstalledMarker& marker)
+{
+  std::vector<std::string> kinds;
+  for (const auto& k : marker.kinds) {
+    kinds.push_back(k.kind);
+  }
+  return kinds;
+}
+
 enum class Announce { quiet, why_not };
 
 // Whether this bundle's selection is what ROOT holds: the marker names it, no
@@ -152,9 +172,17 @@ installed_already(int root_fd, const fs::path& root, const VerifiedBundle& verif
   if (!*marker || (*marker)->manifest_sha256 != verified.manifest_sha256 || (*marker)->slice_ids != selected_ids) {
     return false;
   }
+  if ((*marker)->version.empty()) {
+    if (say) {
+      log::info("{} holds this bundle in the layout of an earlier prewarm; installing it as a version", root.string());
+    }
+    return false;
+  }
+  const auto version = fmt::format("{}/{}/{}", k_meta_dir, k_versions_dir, (*marker)->version);
   for (const auto& kind : (*marker)->kinds) {
     struct stat st{};
-    if (::fstatat(root_fd, kind.kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+    const auto path = fmt::format("{}/{}", version, kind.kind);
+    if (::fstatat(root_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
       if (say) {
         log::warn("an installed cache directory under {} is missing; installing again", root.string());
       }
@@ -335,52 +363,35 @@ private:
   fs::path m_path;
 };
 
+// The records and the switch. The new version is complete and published
+// before the marker names it; the marker's rename is the switch. On a
+// failure before it, the new version is removed and the old one stays current.
 Status
-fsync_relative(int root_fd, const std::string& relative)
+commit_and_record(const fs::path& root, const fs::path& staging, int staging_fd, const std::string& id,
+                  const std::vector<std::string>& kinds, const VerifiedBundle& verified, const InstalledMarker& marker,
+                  const std::string& file_inventory, const std::set<std::string, std::less<>>& allowed_environment,
+                  ChannelState state, std::vector<KindCommit>& commits)
 {
-  auto fd = open_directory_beneath(root_fd, relative);
-  if (!fd) {
-    return fail(fd.error());
-  }
-  if (::fsync(fd->get()) != 0) {
-    return fail(Errc::failed, fmt::format("cannot sync {}: {}", in_quotes(relative), errno_message(errno)), "E_IO");
-  }
-  return {};
-}
-
-// The commit and the records, with the journal undone on any failure.
-Status
-commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::vector<std::string>& kinds,
-                  const InstallOptions& options, const VerifiedBundle& verified, const InstalledMarker& marker,
-                  const std::string& file_inventory, ChannelState state, std::vector<KindCommit>& commits)
-{
-  const auto committing = meta_dir(root) / k_committing_file;
-  PW_TRY(write_file_atomic(committing, verified.manifest_sha256 + "\n"));
-  CommitJournal journal(root_fd, staging_fd);
+  // Inside the version: a reader of the marker finds the records of the very
+  // caches it names (`status --audit` counts files not in the list as new).
+  PW_TRY(write_file_atomic(staging / k_version_manifest_file, verified.manifest_bytes));
+  PW_TRY(write_file_atomic(staging / k_version_files_file, file_inventory));
+  PW_TRY(record_environment(staging, allowed_environment));
+  PW_TRY(publish_version(root, staging, staging_fd, id));
   const auto undo = [&](Error error) -> Status {
-    if (auto undone = journal.undo(); !undone) {
-      // The note stays: the next run distrusts the marker and reinstalls.
-      return fail(Error(error.category(),
-                        fmt::format("{}; undoing the partial install failed too ({}); the next install repairs it",
-                                    error.message(), undone.error().message()),
-                        error.code()));
-    }
-    ::unlink(committing.c_str());
+    (void)remove_tree(versions_dir(root) / id);
     return fail(std::move(error));
   };
-
+  // Each kind still a directory of the version (a process of the installer's
+  // uid may have swapped one for a link since the extraction checked it).
   for (const auto& kind : kinds) {
-    auto commit = commit_kind(root_fd, staging_fd, kind, options.commit, journal);
-    if (!commit) {
-      return undo(std::move(commit).error().wrap(fmt::format("installing {}", kind)));
-    }
-    log::verbose("{}: {} ({} files moved, {} kept)", kind, to_string(commit->method), commit->files_moved,
-                 commit->files_kept);
-    commits.push_back(std::move(*commit));
-  }
-  for (const auto& dir : journal.touched_directories()) {
-    if (auto synced = fsync_relative(root_fd, dir); !synced) {
-      return undo(std::move(synced).error());
+    struct stat st{};
+    const auto path = versions_dir(root) / id / kind;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return undo(Error(Errc::verify,
+                        fmt::format("{} is no longer a directory (replaced during the install?)",
+                                    in_quotes(path.string())),
+                        "E_TARGET_UNSAFE"));
     }
   }
 
@@ -388,20 +399,12 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
   if (verified.manifest.serial >= mark.serial) {
     mark = {verified.manifest.serial, verified.manifest_sha256};
   }
-  Status recorded = write_file_atomic(meta_dir(root) / k_manifest_copy_file, verified.manifest_bytes);
-  if (recorded) {
-    recorded = write_state(root, state);
-  }
-  if (recorded) {
-    // Before the marker: a marker never describes an install whose file
-    // list is another's (`status --audit` counts files not in it as new).
-    recorded = write_file_atomic(meta_dir(root) / k_file_inventory_file, file_inventory);
-  }
+  Status recorded = write_state(root, state);
   if (recorded) {
     recorded = write_marker(root, marker);
     // The rename is the commit point: a failure after it (syncing the
-    // directory) leaves the new marker in place, so the new caches stay too;
-    // undoing them would leave a marker that names what is not there.
+    // directory) leaves the new marker in place, so the new version stays
+    // too; removing it would leave a marker that names what is not there.
     if (auto now_marked = read_marker(root); !recorded && now_marked && *now_marked &&
                                              serialize(**now_marked) == serialize(marker)) {
       log::warn("{} (the install is recorded; it may not survive a power loss)", recorded.error().message());
@@ -411,8 +414,15 @@ commit_and_record(int root_fd, int staging_fd, const fs::path& root, const std::
   if (!recorded) {
     return undo(std::move(recorded).error());
   }
-  ::unlink(committing.c_str());
+  // A legacy root's note of an interrupted kind-by-kind swap: what it warned
+  // about is replaced now.
+  ::unlink((meta_dir(root) / k_committing_file).c_str());
+  ::unlink((meta_dir(root) / k_manifest_copy_file).c_str()); // a legacy root's records
+  ::unlink((meta_dir(root) / k_file_inventory_file).c_str());
   (void)fsync_directory(meta_dir(root));
+  for (const auto& kind : kinds) {
+    commits.push_back({kind, CommitMethod::renamed, 0, 0});
+  }
   return {};
 }
 
@@ -470,7 +480,10 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
 
   // The cheap check first: with nothing to do, the host probe is the whole cost.
   const std::string fingerprint = host.fingerprint ? host.fingerprint(requires_frameworks(verified.manifest)) : "";
-  if (const auto installed = unchanged_host_install(root, verified, fingerprint)) {
+  if (const auto installed = unchanged_host_install(root, verified, fingerprint);
+      installed &&
+      environment_recorded(versions_dir(root) / installed->version, options.verify.policy.allowed_environment) &&
+      kind_links_point_at(root, installed->version, kind_names(*installed))) {
     log::info("already installed under {} (host fingerprint unchanged since the install: devices not probed)",
               root.string());
     end_phase("verify");
@@ -490,6 +503,11 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   end_phase("verify");
   report.skipped = selection.skipped;
   report.warnings.insert(report.warnings.end(), selection.warnings.begin(), selection.warnings.end());
+  // What env/exec will refuse, said here, where the policy can still allow it.
+  for (const auto& s : selection.selected) {
+    auto refused = refused_variables(*s.slice, options.verify.policy.allowed_environment);
+    report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+  }
   std::vector<std::string> selected_ids;
   std::uint64_t needed = options.space_margin_bytes;
   for (const auto& s : selection.selected) {
@@ -521,6 +539,17 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   PW_TRY(check_channel_occupancy(marker ? *marker : std::nullopt, verified.manifest, root, options.channels));
   if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
     report.outcome = InstallOutcome::already_installed;
+    // Versions that applications held at the last install and have let go.
+    if (marker && *marker) {
+      (void)remove_old_versions(root, (*marker)->version);
+      point_kind_links(root, (*marker)->version, kind_names(**marker), {}); // a link removed, or a kill before them
+      const auto version = versions_dir(root) / (*marker)->version;
+      if (!environment_recorded(version, options.verify.policy.allowed_environment)) {
+        if (auto recorded = record_environment(version, options.verify.policy.allowed_environment); !recorded) {
+          log::warn("{} (env/exec keep the variables the earlier policy allowed)", recorded.error().message());
+        }
+      }
+    }
     if (marker && *marker && (*marker)->host_fingerprint != fingerprint && !fingerprint.empty()) {
       // The same slices on a host that looks different (a driver file
       // touched, or a marker from before fingerprints): remember this host,
@@ -610,12 +639,26 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   }
   end_phase("sync");
 
-  PW_TRY(commit_and_record(root_fd.get(), staging_fd.get(), root, kinds, options, verified, new_marker,
-                           audit::serialize(inventory), std::move(state), report.commits));
+  const auto id = new_version_id(verified.manifest_sha256, staging);
+  new_marker.version = id;
+  PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker, audit::serialize(inventory),
+                           options.verify.policy.allowed_environment, std::move(state), report.commits));
+  report.version = id;
   end_phase("commit");
-  // The replaced trees sit in staging; removing them is the cost of the swap.
   staging_fd.reset();
   staging_guard.remove();
+  std::vector<std::string> previous_kinds;
+  if (marker && *marker) {
+    for (const auto& k : (*marker)->kinds) {
+      previous_kinds.push_back(k.kind);
+    }
+  }
+  point_kind_links(root, id, kinds, previous_kinds);
+  // Earlier versions go once no application holds them (install_layout.hpp).
+  if (const auto held = remove_old_versions(root, id); held > 0) {
+    log::info("{} earlier version(s) kept under {}: still used by running applications (removed by a later install)",
+              held, versions_dir(root).string());
+  }
   end_phase("cleanup");
   return finish();
 }

@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 // `prewarm-runtime install`: verify a bundle, pick the slices for this host,
-// and swap them into the live cache directories under ROOT atomically
-// (layout: install_layout.hpp; mechanics: tree_commit.hpp).
+// and publish them under ROOT as a new version with one atomic switch
+// (layout: install_layout.hpp; mechanics: version_switch.hpp).
 //
 // Sequence:
 //   verify signature -> parse -> validity period
 //   -> the host's fingerprint (host/host_fingerprint.hpp) equals the marker's,
 //      the marker names this manifest, no install was interrupted, every kind
-//      directory is there: done, the host not probed, nothing written
+//      directory of its version is there: done, the host not probed, nothing written
 //   -> probe the host -> select slices
 //     (nothing is written anywhere before this point)
 //   mkdir ROOT (never through a symlink) -> flock ROOT/.prewarm/lock (bounded)
 //   -> remove stale staging dirs -> another channel installed: E_CHANNEL_OCCUPIED
 //      unless --replace-channel (channel_guard.hpp) -> marker == this manifest and its slices,
-//      and every installed kind directory still there: done, nothing written
+//      and every installed kind directory still there: done (versions no
+//      application holds any more are removed, ROOT/<kind> links repaired)
 //   -> rollback guard: serial < high-water of the channel (E_ROLLBACK), same
 //      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
 //   -> statvfs: free >= uncompressed size + margin (E_NOSPC)
 //   -> staging dir -> extract every selected slice (payload digest first)
 //   -> kind hygiene -> policy install.owner (root only) -> syncfs (or fsync
 //      every file and directory)
-//   -> "committing" note -> commit kind by kind (journaled) -> fsync parents
-//   -> manifest copy, marker, state written atomically, LAST -> drop the note
-//   -> remove staging (and the replaced trees) -> unlock.
-// On any failure after the lock: journal undone, staging removed, lock
-// released: the live caches and the marker are as they were.
+//   -> the version's records (.manifest, .files, .environment) -> publish
+//      staging as versions/<id> -> state -> marker naming <id> (THE switch)
+//   -> ROOT/<kind> links -> remove the versions no process holds -> unlock.
+// On any failure before the switch: the new version and staging removed,
+// lock released: the current version and the marker are as they were.
 #pragma once
 
 #include "base/error.hpp"
@@ -58,7 +59,6 @@ struct InstallOptions
 {
   VerifyOptions verify;
   std::chrono::milliseconds lock_timeout{120'000};
-  CommitStrategy commit = CommitStrategy::swap_directories;
   // Free space needed beyond the files' sizes (directories, block rounding).
   std::uint64_t space_margin_bytes = std::uint64_t{16} << 20;
   bundle::ExtractLimits limits;
@@ -91,6 +91,7 @@ struct InstallReport
   std::vector<Selected> selected;
   std::vector<SkippedSlice> skipped;
   std::vector<KindCommit> commits;     // empty when already installed
+  std::string version;                 // the version made (install_layout.hpp); empty when already installed
   std::vector<std::string> warnings;
   double seconds = 0;
   struct Phase

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "install/user_access.hpp"
 
+#include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "audit/triton_groups.hpp"
 
 #include "base/encoding.hpp"
 #include "base/files.hpp"
-#include "install/tree_commit.hpp"
+#include "install/installed_version.hpp"
 
 #include <fmt/format.h>
 
@@ -15,6 +17,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 
 namespace prewarm::install {
@@ -50,6 +53,7 @@ private_base(const UserAccessOptions& options)
 Result<fs::path>
 user_directory(const fs::path& base)
 {
+  PW_TRY(check_private_base(base));
   const uid_t uid = ::geteuid();
   const fs::path dir = base / fmt::format("prewarm-{}", uid);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
@@ -70,73 +74,170 @@ user_directory(const fs::path& base)
 struct CopyCounts
 {
   std::uint64_t files = 0;
+  std::uint64_t refused = 0;
+  std::string first_refusal;
 };
 
-// Regular files and directories only: the installed tree holds nothing
-// else, and nothing else is copied if something else appeared.
+// Copies one listed file from `from_dir_fd`/`name` to `to`, hashing what it
+// copies: only the signed bytes arrive. A missing file is no refusal (the
+// install's hygiene removes some listed bookkeeping files).
 Status
-copy_tree(const fs::path& from, const fs::path& to, CopyCounts& counts)
+copy_signed_file(int from_dir_fd, const std::string& name, const fs::path& to, const bundle::FileEntry& entry,
+                 CopyCounts& counts)
 {
-  std::error_code ec;
-  fs::create_directory(to, ec);
-  if (ec) {
-    return unusable(fmt::format("cannot create {}: {}", in_quotes(to.string()), ec.message()));
+  UniqueFd in(::openat(from_dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  const auto refuse = [&](std::string why) -> Status {
+    ++counts.refused;
+    if (counts.first_refusal.empty()) {
+      counts.first_refusal = fmt::format("{}: {}", entry.path, why);
+    }
+    return {};
+  };
+  if (!in) {
+    return errno == ENOENT ? Status{} : refuse(errno_message(errno));
   }
-  fs::recursive_directory_iterator it(from, fs::directory_options::none, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const auto status = it->symlink_status(ec);
-    if (ec) {
+  struct stat st{};
+  if (::fstat(in.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return refuse("not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) != entry.size) {
+    return refuse(fmt::format("{} bytes, the signed manifest lists {}", st.st_size, entry.size));
+  }
+  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (entry.mode & 0755) | 0600));
+  if (!out) {
+    return unusable(fmt::format("cannot create {}: {}", in_quotes(to.string()), errno_message(errno)));
+  }
+  Sha256 digest;
+  char buffer[1 << 16];
+  for (;;) {
+    const auto n = ::read(in.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      return unusable(fmt::format("cannot read {}: {}", in_quotes(entry.path), errno_message(errno)));
+    }
+    if (n == 0) {
       break;
     }
-    const auto target = to / it->path().lexically_relative(from);
-    if (fs::is_directory(status)) {
-      fs::create_directory(target, ec);
-    } else if (fs::is_regular_file(status)) {
-      // A file this user cannot read is not one the installer wrote (those
-      // are 0644): PoCL leaves 0600 tempfile_* behind in its cache directory
-      // on every run, also the installer's own runs. Skipped, not fatal.
-      if (::access(it->path().c_str(), R_OK) != 0) {
+    digest.update(std::string_view(buffer, static_cast<std::size_t>(n)));
+    for (ssize_t done = 0; done < n;) {
+      const auto w = ::write(out.get(), buffer + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) {
         continue;
       }
-      fs::copy_file(it->path(), target, ec);
-      ++counts.files;
-    }
-    if (ec) {
-      return unusable(fmt::format("cannot copy {} to {}: {}", in_quotes(it->path().string()),
-                                  in_quotes(target.string()), ec.message()));
+      if (w <= 0) {
+        return unusable(fmt::format("cannot write {}: {}", in_quotes(to.string()), errno_message(errno)));
+      }
+      done += w;
     }
   }
-  if (ec) {
-    return unusable(fmt::format("cannot read {}: {}", in_quotes(from.string()), ec.message()));
+  if (digest.finish_hex() != entry.sha256) {
+    out.reset();
+    ::unlink(to.c_str());
+    return refuse("its SHA-256 is not the signed one");
+  }
+  ++counts.files;
+  return {};
+}
+
+// The signed files and directories under `relative`, from the installed
+// version into `to`; nothing else the installed tree may hold.
+Status
+copy_signed_tree(int version_fd, std::string_view relative, const SignedFileList& list, const fs::path& to,
+                 CopyCounts& counts)
+{
+  const std::string prefix = std::string(relative) + "/";
+  const auto make_dirs = [&](std::string_view sub) -> Status {
+    std::error_code ec;
+    fs::create_directories(to / std::string(sub), ec);
+    if (ec) {
+      return unusable(fmt::format("cannot create {}: {}", in_quotes((to / std::string(sub)).string()), ec.message()));
+    }
+    return {};
+  };
+  PW_TRY(make_dirs(""));
+  for (const auto& dir : list.directories) {
+    if (dir.starts_with(prefix)) {
+      PW_TRY(make_dirs(std::string_view(dir).substr(prefix.size())));
+    }
+  }
+  for (const auto& [path, entry] : list.files) {
+    if (!path.starts_with(prefix)) {
+      continue;
+    }
+    const std::string_view sub = std::string_view(path).substr(prefix.size());
+    PW_TRY(make_dirs(parent_of(sub)));
+    auto parent = open_directory_beneath(version_fd, parent_of(path));
+    if (!parent) {
+      continue; // not there (or not a directory): nothing to copy from
+    }
+    PW_TRY(copy_signed_file(parent->get(), std::string(leaf_of(path)), to / std::string(sub), entry, counts));
   }
   return {};
 }
 
-// Copies for other bundles: the installed bundle changed since they were made.
+// Copies for other versions that no running application holds.
 void
-remove_other_layers(const fs::path& user_dir, std::string_view keep)
+remove_other_copies(const fs::path& user_dir, std::string_view keep)
 {
+  remove_gone_leftovers(user_dir);
   std::error_code ec;
+  std::vector<std::string> names;
   for (fs::directory_iterator it(user_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (it->path().filename() != keep) {
-      (void)remove_tree(it->path());
+    names.push_back(it->path().filename().string());
+  }
+  for (const auto& name : names) {
+    if (name != keep && !name.starts_with('.')) {
+      (void)remove_unless_held(user_dir, name);
+    }
+  }
+}
+
+// USER_DIR/<version>, created if needed and held (shared flock) so that no
+// other start of this user removes it while the application runs.
+Result<UniqueFd>
+held_copy_directory(const fs::path& user_dir, const std::string& version)
+{
+  UniqueFd user_fd(::open(user_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!user_fd) {
+    return unusable(fmt::format("cannot open {}: {}", in_quotes(user_dir.string()), errno_message(errno)));
+  }
+  for (int attempt = 0;; ++attempt) {
+    if (::mkdirat(user_fd.get(), version.c_str(), 0700) != 0 && errno != EEXIST) {
+      return unusable(fmt::format("cannot create {}: {}", in_quotes((user_dir / version).string()),
+                                  errno_message(errno)));
+    }
+    auto held = open_held_directory(user_fd.get(), version, "private copy");
+    if (held || attempt >= 8) {
+      return held;
     }
   }
 }
 
 Result<UsableCache>
-private_copy(const fs::path& installed, std::string_view relative, std::string_view manifest_sha256,
+private_copy(const InstalledCaches& installed, int version_fd, std::string_view relative,
              const UserAccessOptions& options)
 {
   PW_ASSIGN(const auto user_dir, user_directory(private_base(options)));
-  const std::string layer_name(manifest_sha256.substr(0, 16));
-  const fs::path target = user_dir / layer_name / std::string(relative);
-  UsableCache usable{target, CacheUse::private_copy, false, 0, 0};
+  PW_ASSIGN(auto hold, held_copy_directory(user_dir, installed.version));
+  const fs::path target = user_dir / installed.version / std::string(relative);
+  UsableCache usable{target, CacheUse::private_copy, false, 0, 0, 0, std::move(hold), {}};
+  // Copies of other versions go as soon as no application holds them (a
+  // listing and a non-blocking lock attempt each: cheap at every start).
+  remove_other_copies(user_dir, installed.version);
   std::error_code ec;
   if (fs::is_directory(fs::symlink_status(target, ec))) {
     return usable;
   }
-  remove_other_layers(user_dir, layer_name);
+  if (!installed.signed_files) {
+    return unusable("the signed file list of the installed slices is not known: no private copy");
+  }
+  auto listed = installed.signed_files();
+  if (!listed || *listed == nullptr) {
+    return unusable(fmt::format("no private copy without the signed file list{}",
+                                listed ? "" : ": " + listed.error().message()));
+  }
   fs::create_directories(target.parent_path(), ec);
   if (ec) {
     return unusable(fmt::format("cannot create {}: {}", in_quotes(target.parent_path().string()), ec.message()));
@@ -145,7 +246,7 @@ private_copy(const fs::path& installed, std::string_view relative, std::string_v
   const fs::path partial = fs::path(target.string() + fmt::format(".tmp.{}", ::getpid()));
   (void)remove_tree(partial);
   CopyCounts counts;
-  if (auto copied = copy_tree(installed, partial, counts); !copied) {
+  if (auto copied = copy_signed_tree(version_fd, relative, **listed, partial, counts); !copied) {
     (void)remove_tree(partial);
     return fail(std::move(copied).error());
   }
@@ -169,7 +270,11 @@ private_copy(const fs::path& installed, std::string_view relative, std::string_v
   }
   usable.copied_now = true;
   usable.files_copied = counts.files;
+  usable.files_refused = counts.refused;
   usable.copy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (counts.refused > 0) {
+    usable.refusal = counts.first_refusal;
+  }
   return usable;
 }
 
@@ -181,29 +286,68 @@ kind_is_written(std::string_view kind)
   return kind != "programs";
 }
 
-Result<UsableCache>
-usable_cache(const fs::path& root, std::string_view relative, std::string_view manifest_sha256,
-             const UserAccessOptions& options)
+Status
+check_private_base(const fs::path& base)
 {
-  const fs::path installed = root / std::string(relative);
-  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!root_fd) {
-    return unusable(fmt::format("cannot open {} as uid {}: {}", in_quotes(root.string()), ::geteuid(),
+  char resolved[PATH_MAX];
+  if (::realpath(base.c_str(), resolved) == nullptr) {
+    return unusable(fmt::format("the private copy base {} cannot be resolved: {}", in_quotes(base.string()),
                                 errno_message(errno)));
   }
-  auto dir_fd = open_directory_beneath(root_fd.get(), relative);
+  const uid_t uid = ::geteuid();
+  fs::path walked = "/";
+  const fs::path real(resolved);
+  auto it = real.begin();
+  for (;;) {
+    struct stat st{};
+    if (::lstat(walked.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return unusable(fmt::format("the private copy base {}: {} is not a directory", in_quotes(base.string()),
+                                  in_quotes(walked.string())));
+    }
+    if (st.st_uid != 0 && st.st_uid != uid) {
+      return unusable(fmt::format("the private copy base {} is refused: {} belongs to uid {}, neither root nor uid "
+                                  "{} (set TMPDIR to a directory of this user or root's)",
+                                  in_quotes(base.string()), in_quotes(walked.string()), st.st_uid, uid));
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+      return unusable(fmt::format("the private copy base {} is refused: {} is writable by others and not sticky "
+                                  "(mode {:o}): another user could swap a private copy there (chmod +t it, or set "
+                                  "TMPDIR to a private directory)",
+                                  in_quotes(base.string()), in_quotes(walked.string()), st.st_mode & 07777));
+    }
+    ++it;
+    while (it != real.end() && (it->empty() || *it == "/")) {
+      ++it;
+    }
+    if (it == real.end()) {
+      return {};
+    }
+    walked /= *it;
+  }
+}
+
+Result<UsableCache>
+usable_cache(const InstalledCaches& installed, std::string_view relative, const UserAccessOptions& options)
+{
+  const fs::path path = installed.dir / std::string(relative);
+  UniqueFd version_fd(::open(installed.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!version_fd) {
+    return unusable(fmt::format("cannot open {} as uid {}: {}", in_quotes(installed.dir.string()), ::geteuid(),
+                                errno_message(errno)));
+  }
+  auto dir_fd = open_directory_beneath(version_fd.get(), relative);
   if (!dir_fd) {
     return unusable(fmt::format("{} is not a directory inside the root, or is not readable by uid {}: {}",
-                                in_quotes(installed.string()), ::geteuid(), dir_fd.error().message()));
+                                in_quotes(path.string()), ::geteuid(), dir_fd.error().message()));
   }
   if (::faccessat(dir_fd->get(), ".", R_OK | X_OK, AT_EACCESS) != 0) {
     return unusable(fmt::format("{} is not readable by uid {} (install with --owner {}:{}, or as this user)",
-                                in_quotes(installed.string()), ::geteuid(), ::geteuid(), ::getegid()));
+                                in_quotes(path.string()), ::geteuid(), ::geteuid(), ::getegid()));
   }
   if (!kind_is_written(relative.substr(0, relative.find('/'))) || ::faccessat(dir_fd->get(), ".", W_OK, AT_EACCESS) == 0) {
-    return UsableCache{installed, CacheUse::in_place, false, 0, 0};
+    return UsableCache{path, CacheUse::in_place, false, 0, 0, 0, UniqueFd{}, {}};
   }
-  return private_copy(installed, relative, manifest_sha256, options);
+  return private_copy(installed, version_fd.get(), relative, options);
 }
 
 } // namespace prewarm::install

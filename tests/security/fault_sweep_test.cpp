@@ -248,13 +248,16 @@ protected:
   }
   std::string exec_args() const { return " exec --root " + root.string() + " -- /bin/echo " + k_token; }
 
-  // "old", "new" or "mixed" (per-kind digests against both installs).
+  // "old", "new" or "mixed" (per-kind digests against both installs), of
+  // the version the marker names: what env/exec give an application
+  // (ROOT/<kind> are links re-pointed after the switch, install_layout.hpp).
   std::string root_state()
   {
     bool all_old = true;
     bool all_new = true;
+    const auto version = test::current_version(root);
     for (const auto* kind : {"pocl", "triton"}) {
-      const auto h = test::tree_hash(root / kind);
+      const auto h = test::tree_hash((version.empty() ? root : version) / kind);
       all_old = all_old && h == old_hash[kind];
       all_new = all_new && h == new_hash[kind];
     }

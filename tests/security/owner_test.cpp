@@ -69,7 +69,7 @@ TEST_F(Owner, F58_RootInstallsWithThePolicyOwnerNeverTheArchiveOwner)
   const auto policy_file = policy("install:\n  owner: \"3001:3002\"\n");
   const auto run = install(archive_uid_bundle("owned", 2), "", policy_file);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  for (const auto& [path, owner] : owners(root / "pocl")) {
+  for (const auto& [path, owner] : owners(test::current_version(root) / "pocl")) {
     EXPECT_EQ(owner, "3001:3002") << path;
   }
   EXPECT_EQ(test::tree_hash(outside), outside_hash_before);
@@ -83,7 +83,7 @@ TEST_F(Owner, F58_RootWithoutAPolicyOwnerKeepsItsOwnNeverTheArchiveOwner)
   const auto run = install(archive_uid_bundle("unowned", 2));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto self = std::to_string(::geteuid()) + ":" + std::to_string(::getegid());
-  for (const auto& [path, owner] : owners(root / "pocl")) {
+  for (const auto& [path, owner] : owners(test::current_version(root) / "pocl")) {
     EXPECT_EQ(owner, self) << path;
   }
 }
@@ -118,7 +118,7 @@ TEST_F(Owner, F58_NonRootAttemptsNoChown)
   const auto calls = slurp(trace);
   EXPECT_EQ(calls.find("chown"), std::string::npos) << calls;
   EXPECT_NE(run.err.find("install.owner 3001:3002 not applied"), std::string::npos) << run.err;
-  for (const auto& [path, owner] : owners(nobody_root / "pocl")) {
+  for (const auto& [path, owner] : owners(test::current_version(nobody_root) / "pocl")) {
     EXPECT_EQ(owner, "65534:65534") << path;
   }
 }

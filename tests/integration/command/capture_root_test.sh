@@ -89,18 +89,20 @@ grep -o "hit proof: custom/pathkeyed: 1 reused, 0 new" "$SCRATCH/both.err" \
 [ ! -e "$SCRATCH/opt" ] || fail "the root (or the parent the build made) was left behind: $(ls -A "$SCRATCH/opt")"
 
 step "installed at the root: the files name the root, never the build's staging"
-"$PREWARM_RUNTIME" install "$SCRATCH/both.bundle" --trust "$SCRATCH/test_only_root.pub" --root "$ROOT" \
+# PATHKEYED_CACHE_DIR is no vetted cache-locating name: the image's policy allows it.
+printf 'version: 1\nkeys:\n  - file: test_only_root.pub\ninstall:\n  environment: [PATHKEYED_CACHE_DIR]\n' > "$SCRATCH/policy.yaml"
+"$PREWARM_RUNTIME" install "$SCRATCH/both.bundle" --trust "$SCRATCH/policy.yaml" --root "$ROOT" \
   > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "install failed"; }
 grep -rqF "source: $ROOT/custom/pathkeyed/" "$ROOT/custom/pathkeyed" || fail "the path-keyed entry does not name the root"
 ! grep -rlF "prewarm-build-" "$ROOT/pocl" "$ROOT/custom" || fail "installed files hold the build's staging path"
 
 step "exec --audit at the root: nothing new"
-PYOPENCL_NO_CACHE=1 PYOPENCL_CTX=0 "$PREWARM_RUNTIME" exec --root "$ROOT" --audit "$SCRATCH/pyopencl.audit.json" -- "$PYTHON" "$EXAMPLES/pyopencl_warmup.py" \
+PYOPENCL_NO_CACHE=1 PYOPENCL_CTX=0 "$PREWARM_RUNTIME" exec --root "$ROOT" --paths root --audit "$SCRATCH/pyopencl.audit.json" -- "$PYTHON" "$EXAMPLES/pyopencl_warmup.py" \
   > /dev/null 2> "$SCRATCH/exec.err" || { cat "$SCRATCH/exec.err" >&2; fail "pyopencl failed under exec"; }
 grep "audit:" "$SCRATCH/exec.err" || true
 [ "$(audit_field "$SCRATCH/pyopencl.audit.json" pocl new_files)" -eq 0 ] || fail "pyopencl compiled anew at the root"
 [ "$(audit_field "$SCRATCH/pyopencl.audit.json" pocl reused_files)" -gt 0 ] || fail "no pocl reuse measured"
-"$PREWARM_RUNTIME" exec --root "$ROOT" --audit "$SCRATCH/pathkeyed.audit.json" -- sh "$SCRATCH/pathkeyed.sh" \
+"$PREWARM_RUNTIME" exec --root "$ROOT" --paths root --audit "$SCRATCH/pathkeyed.audit.json" -- sh "$SCRATCH/pathkeyed.sh" \
   2> "$SCRATCH/exec2.err" || { cat "$SCRATCH/exec2.err" >&2; fail "the stand-in failed under exec"; }
 [ "$(audit_field "$SCRATCH/pathkeyed.audit.json" custom new_files)" -eq 0 ] || fail "the path-keyed cache missed at the root"
 [ "$(audit_field "$SCRATCH/pathkeyed.audit.json" custom reused_files)" -gt 0 ] || fail "no path-keyed reuse measured"

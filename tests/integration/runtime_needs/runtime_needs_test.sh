@@ -84,9 +84,12 @@ grep -q "^file .* custom/tool/tool/kernels/k0.bin$" "$SCRATCH/bundle/manifest" |
 
 step "install as root; env exports the custom cache and runtime_env"
 ROOT="$SCRATCH/root"
-expect_exit 0 "$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "$SCRATCH/keys/test_only_needs.pub" --root "$ROOT"
+# TOOL_EXPECT is no vetted cache switch: the image's trust policy allows it.
+printf 'version: 1\nkeys:\n  - file: test_only_needs.pub\ninstall:\n  environment: [TOOL_EXPECT]\n' > "$SCRATCH/keys/policy.yaml"
+expect_exit 0 "$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "$SCRATCH/keys/policy.yaml" --root "$ROOT"
 "$PREWARM_RUNTIME" env --root "$ROOT" > "$SCRATCH/env.sh"
-grep -qx "export XDG_CACHE_HOME='$ROOT/custom/tool'" "$SCRATCH/env.sh" || { cat "$SCRATCH/env.sh"; fail "XDG_CACHE_HOME not exported"; }
+# The installed version's own directory (runtime/install/install_layout.hpp).
+grep -qx "export XDG_CACHE_HOME='$ROOT/.prewarm/versions/[0-9a-f]*-[A-Za-z0-9]*/custom/tool'" "$SCRATCH/env.sh" || { cat "$SCRATCH/env.sh"; fail "XDG_CACHE_HOME not exported"; }
 grep -qx "export TOOL_EXPECT='warm from the bundle'" "$SCRATCH/env.sh" || fail "runtime_env not exported"
 grep -qx "export PYOPENCL_NO_CACHE='1'" "$SCRATCH/env.sh" || fail "runtime_env of the second model not exported"
 (eval "$(cat "$SCRATCH/env.sh")"; [ "$TOOL_EXPECT" = "warm from the bundle" ]) || fail "sh exports do not eval"

@@ -2,6 +2,8 @@
 #include "install_test_support.hpp"
 
 #include "base/digest.hpp"
+#include "install/install_layout.hpp"
+#include "install/install_records.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,6 +50,16 @@ tree_hash(const fs::path& dir)
     h.update("\n");
   }
   return h.finish_hex();
+}
+
+fs::path
+current_version(const fs::path& root)
+{
+  auto marker = install::read_marker(root);
+  if (!marker || !*marker || (*marker)->version.empty()) {
+    return {};
+  }
+  return install::versions_dir(root) / (*marker)->version;
 }
 
 std::map<std::string, long long>

@@ -28,6 +28,10 @@ void write_tree(const fs::path& dir, const Files& files);
 // targets for links). Directory mtimes are not part of it.
 std::string tree_hash(const fs::path& dir);
 
+// The version directory the marker under `root` names now
+// (ROOT/.prewarm/versions/<id>); empty when nothing is installed.
+fs::path current_version(const fs::path& root);
+
 // mtime (ns) of every regular file under dir, by relative path.
 std::map<std::string, long long> file_mtimes(const fs::path& dir);
 

@@ -170,29 +170,52 @@ TEST_F(InstallerTest, RemovedCacheDirectoryIsInstalledAgain)
 {
   const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
   ASSERT_TRUE(install(bundle));
-  fs::remove_all(root / "pocl");
+  fs::remove_all(current_version(root) / "pocl");
   auto again = install(bundle);
   ASSERT_TRUE(again) << again.error().message();
   EXPECT_EQ(again->outcome, install::InstallOutcome::installed);
   EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
+  // A removed ROOT/<kind> link is only re-pointed: the version is complete.
+  fs::remove(root / "pocl");
+  auto relinked = install(bundle);
+  ASSERT_TRUE(relinked) << relinked.error().message();
+  EXPECT_EQ(relinked->outcome, install::InstallOutcome::already_installed);
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
 }
 
-TEST_F(InstallerTest, NewerBundleReplacesTheCacheByExchange)
+TEST_F(InstallerTest, NewerBundleIsANewVersionAndTheOldOneGoes)
 {
   ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  const auto first = current_version(root);
   auto report = install(factory.write("b2", 2, {{"cpu", {{"pocl/cd/other.bin", "v2"}}, requires_cpu()}}));
   ASSERT_TRUE(report) << report.error().message();
   ASSERT_EQ(report->commits.size(), 1u);
-  EXPECT_EQ(report->commits[0].method, install::CommitMethod::exchanged);
+  EXPECT_EQ(report->commits[0].method, install::CommitMethod::renamed);
+  EXPECT_EQ(current_version(root), install::versions_dir(root) / report->version);
+  EXPECT_NE(current_version(root), first);
+  EXPECT_FALSE(fs::exists(first)) << "the old version is held by nobody: removed";
   EXPECT_EQ(read(root / "pocl/cd/other.bin"), "v2");
   EXPECT_FALSE(fs::exists(root / "pocl/ab/kernel.bin")) << "the old tree should be gone";
-  // The kind the new bundle does not have stays on disk, but is no longer
-  // part of the environment.
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / "programs"))) << "the link of a kind no longer installed";
   auto env = install::environment(root);
   ASSERT_TRUE(env);
-  for (const auto& s : *env) {
+  for (const auto& s : env->settings) {
     EXPECT_NE(s.name, "PREWARM_PROGRAM_STORE");
   }
+}
+
+TEST_F(InstallerTest, AHeldVersionStaysUntilItsHolderLetsGo)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  auto held = install::environment(root, install::VersionHold::shared);
+  ASSERT_TRUE(held) << held.error().message();
+  const auto first = current_version(root);
+  ASSERT_TRUE(install(factory.write("b2", 2, {cpu_slice("v2")})));
+  EXPECT_TRUE(fs::exists(first / "pocl/ab/kernel.bin")) << "removed while an application held it";
+  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v2");
+  held->held.clear(); // the application exits
+  ASSERT_TRUE(install(factory.write("b2", 2, {cpu_slice("v2")}))); // already installed: collects
+  EXPECT_FALSE(fs::exists(first));
 }
 
 TEST_F(InstallerTest, TamperedPayloadIsRejectedBeforeParsingAndCacheIsUnchanged)
@@ -354,55 +377,18 @@ TEST_F(InstallerTest, LockHeldByAnotherProcessTimesOutThenWaits)
   ::close(ready[1]);
 }
 
-TEST_F(InstallerTest, MergeFallbackKeepsLiveFilesAndMovesNewOnes)
+TEST_F(InstallerTest, APlantedLinkAtAKindIsReplacedNeverFollowed)
 {
   ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
-  // The application added an entry of its own since.
-  write_tree(root, {{"pocl/zz/app-added.bin", "app"}});
-  install::InstallOptions merge;
-  merge.commit = install::CommitStrategy::merge_files;
-  auto report = install(factory.write("b2", 2,
-                                      {{"cpu",
-                                        {{"pocl/ab/kernel.bin", "pocl kernel v1"}, // identical to live
-                                         {"pocl/cd/new.bin", "new"}},
-                                        requires_cpu()}}),
-                        merge);
-  ASSERT_TRUE(report) << report.error().message();
-  ASSERT_EQ(report->commits.size(), 1u);
-  EXPECT_EQ(report->commits[0].method, install::CommitMethod::merged);
-  EXPECT_EQ(report->commits[0].files_moved, 1u);
-  EXPECT_EQ(report->commits[0].files_kept, 1u);
-  EXPECT_EQ(read(root / "pocl/cd/new.bin"), "new");
-  EXPECT_EQ(read(root / "pocl/zz/app-added.bin"), "app");
-  EXPECT_EQ(read(root / "pocl/ab/kernel.meta"), "meta"); // merge deletes nothing
-}
-
-TEST_F(InstallerTest, MergeConflictMovesNothing)
-{
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
-  const auto hash = tree_hash(root);
-  install::InstallOptions merge;
-  merge.commit = install::CommitStrategy::merge_files;
-  // "a" sorts before the conflicting file: a check-as-you-go merge would have
-  // moved it already.
-  expect_failure_left_root_unchanged(
-    install(factory.write("b2", 2,
-                          {{"cpu", {{"pocl/aa/first.bin", "new"}, {"pocl/ab/kernel.bin", "DIFFERENT"}}, requires_cpu()}}),
-            merge),
-    "E_CONFLICT", hash);
-}
-
-TEST_F(InstallerTest, FailureInALaterKindUndoesEarlierKinds)
-{
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
-  // "programs" is committed after "pocl"; make its live directory unsafe.
-  fs::rename(root / "programs", dir.path() / "elsewhere");
+  fs::create_directories(dir.path() / "elsewhere");
+  fs::remove(root / "programs");
   fs::create_directory_symlink(dir.path() / "elsewhere", root / "programs");
-  const auto hash = tree_hash(root);
   const auto outside = tree_hash(dir.path() / "elsewhere");
-  expect_failure_left_root_unchanged(install(factory.write("b2", 2, {cpu_slice("v2")})), "E_TARGET_UNSAFE", hash);
-  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1") << "pocl was not swapped back";
+  auto report = install(factory.write("b2", 2, {cpu_slice("v2")}));
+  ASSERT_TRUE(report) << report.error().message();
   EXPECT_EQ(tree_hash(dir.path() / "elsewhere"), outside) << "wrote through the symlink";
+  EXPECT_EQ(fs::read_symlink(root / "programs"), fs::path(".prewarm/versions") / report->version / "programs");
+  EXPECT_EQ(read(root / "programs/00/p.bin"), "program v2");
 }
 
 TEST_F(InstallerTest, RootThatIsASymlinkIsRefused)
@@ -423,7 +409,7 @@ TEST_F(InstallerTest, StaleStagingAndInterruptedCommitAreRecovered)
   // A crash between the commit and the marker leaves the note: the marker
   // can no longer be trusted, so the same bundle is installed again.
   std::ofstream(install::meta_dir(root) / install::k_committing_file) << "x\n";
-  fs::remove(root / "pocl/ab/kernel.meta");
+  fs::remove(current_version(root) / "pocl/ab/kernel.meta");
   auto report = install(bundle);
   ASSERT_TRUE(report) << report.error().message();
   EXPECT_EQ(report->outcome, install::InstallOutcome::installed);
@@ -461,11 +447,12 @@ TEST_F(InstallerTest, EnvironmentPointsAtInstalledKinds)
   auto env = install::environment(root);
   ASSERT_TRUE(env) << env.error().message();
   std::map<std::string, std::string> vars;
-  for (const auto& s : *env) {
+  for (const auto& s : env->settings) {
     vars[s.name] = s.value;
   }
-  EXPECT_EQ(vars.at("POCL_CACHE_DIR"), (root / "pocl").string());
-  EXPECT_EQ(vars.at("PREWARM_PROGRAM_STORE"), (root / "programs").string());
+  // The version's own paths, never ROOT/<kind> (re-pointed by a later install).
+  EXPECT_EQ(vars.at("POCL_CACHE_DIR"), (current_version(root) / "pocl").string());
+  EXPECT_EQ(vars.at("PREWARM_PROGRAM_STORE"), (current_version(root) / "programs").string());
   EXPECT_EQ(vars.at("PREWARM_ROOT"), root.string());
 
   auto none = install::environment(dir.path() / "empty");
@@ -476,12 +463,12 @@ TEST_F(InstallerTest, EnvironmentPointsAtInstalledKinds)
 TEST_F(InstallerTest, EnvironmentRecreatesAMissingNeoDirectory)
 {
   ASSERT_TRUE(install(factory.write("b1", 1, {{"cpu", {{"neo/cl_cache/k.cl_cache", "neo"}}, requires_cpu()}})));
-  fs::remove_all(root / "neo"); // e.g. an application cleaned its cache
+  fs::remove_all(current_version(root) / "neo"); // e.g. an application cleaned its cache
   auto env = install::environment(root);
   ASSERT_TRUE(env) << env.error().message();
   EXPECT_TRUE(fs::is_directory(root / "neo"));
   bool persistent = false;
-  for (const auto& s : *env) {
+  for (const auto& s : env->settings) {
     persistent = persistent || (s.name == "NEO_CACHE_PERSISTENT" && s.value == "1");
   }
   EXPECT_TRUE(persistent);
@@ -544,11 +531,6 @@ TEST_F(InstallerTest, DISABLED_TimingOf64MiBSlice)
     exchange_phases = phases(r);
   });
   fs::remove_all(root);
-  ASSERT_TRUE(install(b1));
-  install::InstallOptions merge;
-  merge.commit = install::CommitStrategy::merge_files;
-  const double merge_ms = time([&] { ASSERT_TRUE(install(b2, merge)); });
-  fs::remove_all(root);
   install::InstallOptions each_file;
   each_file.sync = install::SyncMethod::each_file;
   std::string each_file_phases;
@@ -560,16 +542,17 @@ TEST_F(InstallerTest, DISABLED_TimingOf64MiBSlice)
   std::printf("fresh:%s\nexchange:%s\nfresh with fsync per file (%.0f ms):%s\n", fresh_phases.c_str(),
               exchange_phases.c_str(), each_file_ms, each_file_phases.c_str());
   std::printf("payload %llu bytes; write bundle %.0f ms; verify %.0f ms; install fresh %.0f ms; no-op %.1f ms; "
-              "exchange %.0f ms; merge (2048 identical kept, 1 moved) %.0f ms\n",
+              "new version %.0f ms\n",
               static_cast<unsigned long long>(fs::file_size(b1 / "slices/cpu.tar.zst")), write_ms, verify_ms, fresh_ms,
-              noop_ms, exchange_ms, merge_ms);
+              noop_ms, exchange_ms);
 }
 
 // signing-archives.md §7 case 53: a cache directory baked into a lower image
-// layer cannot be renamed on overlayfs (EXDEV); the installer merges file by
-// file instead. Needs permission to mount overlayfs (root here); skips
-// otherwise.
-TEST_F(InstallerTest, OverlayfsLowerDirectoryFallsBackToMerge)
+// layer cannot be renamed on overlayfs (EXDEV). Versions never rename it: the
+// new version is made in the upper layer, the marker switches, and the
+// lower directory stays where it is, unused (env/exec name the version).
+// Needs permission to mount overlayfs (root here); skips otherwise.
+TEST_F(InstallerTest, OverlayfsLowerDirectoryIsLeftAndTheVersionServes)
 {
   const auto lower = dir.path() / "lower";
   const auto upper = dir.path() / "upper";
@@ -590,14 +573,14 @@ TEST_F(InstallerTest, OverlayfsLowerDirectoryFallsBackToMerge)
 
   auto report = install(factory.write("b1", 1, {cpu_slice("v1")}));
   ASSERT_TRUE(report) << report.error().message();
-  std::map<std::string, install::CommitMethod> methods;
-  for (const auto& c : report->commits) {
-    methods[c.kind] = c.method;
+  auto env = install::environment(root);
+  ASSERT_TRUE(env) << env.error().message();
+  std::string pocl;
+  for (const auto& s : env->settings) {
+    pocl = s.name == "POCL_CACHE_DIR" ? s.value : pocl;
   }
-  EXPECT_EQ(methods.at("pocl"), install::CommitMethod::merged); // lower-layer directory: EXDEV
-  EXPECT_EQ(methods.at("programs"), install::CommitMethod::renamed); // new directory: plain rename
-  EXPECT_EQ(read(root / "pocl/ab/from-image.bin"), "image");
-  EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v1");
+  EXPECT_EQ(read(fs::path(pocl) / "ab/kernel.bin"), "pocl kernel v1");
+  EXPECT_EQ(fs::path(pocl), current_version(root) / "pocl");
 }
 
 // §7 case 45: the filesystem fills up during extraction (a tmpfs with few

@@ -111,11 +111,12 @@ TEST_F(RuntimeCli, InstallEnvExecStatus)
 
   auto env = runtime(dir.path(), "env --root " + root.string());
   ASSERT_EQ(env.exit_code, 0) << env.err;
-  EXPECT_NE(env.out.find("export POCL_CACHE_DIR='" + (root / "pocl").string() + "'"), std::string::npos) << env.out;
+  const auto pocl = (test::current_version(root) / "pocl").string();
+  EXPECT_NE(env.out.find("export POCL_CACHE_DIR='" + pocl + "'"), std::string::npos) << env.out;
 
   auto exec = runtime(dir.path(), "exec --root " + root.string() + " -- sh -c 'echo \"$POCL_CACHE_DIR\"; exit 5'");
   EXPECT_EQ(exec.exit_code, 5) << exec.err; // the command's own status: it replaced the process
-  EXPECT_EQ(exec.out, (root / "pocl").string() + "\n");
+  EXPECT_EQ(exec.out, pocl + "\n");
 
   auto exec_empty = runtime(dir.path(), "exec --root " + (dir.path() / "nothing").string() + " -- echo started");
   EXPECT_EQ(exec_empty.exit_code, 0);

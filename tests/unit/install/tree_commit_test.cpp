@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Commit mechanics on plain directories: rename, exchange, merge, undo.
+// Tree helpers on staged kinds: counts and install hygiene.
 #include "install_test_support.hpp"
 
 #include "install/tree_commit.hpp"
@@ -33,64 +33,6 @@ struct Dirs
 };
 
 } // namespace
-
-TEST(CommitKind, AbsentTargetIsRenamedAndUndoMovesItBack)
-{
-  Dirs d({}, {{"pocl/a", "1"}});
-  install::CommitJournal journal(d.root_fd.get(), d.staging_fd.get());
-  auto commit = install::commit_kind(d.root_fd.get(), d.staging_fd.get(), "pocl",
-                                     install::CommitStrategy::swap_directories, journal);
-  ASSERT_TRUE(commit) << commit.error().message();
-  EXPECT_EQ(commit->method, install::CommitMethod::renamed);
-  EXPECT_TRUE(fs::exists(d.root / "pocl/a"));
-  ASSERT_TRUE(journal.undo());
-  EXPECT_FALSE(fs::exists(d.root / "pocl"));
-  EXPECT_TRUE(fs::exists(d.staging / "pocl/a"));
-}
-
-TEST(CommitKind, PresentTargetIsExchangedAndUndoSwapsBack)
-{
-  Dirs d({{"pocl/old", "old"}}, {{"pocl/new", "new"}});
-  const auto before = tree_hash(d.root);
-  install::CommitJournal journal(d.root_fd.get(), d.staging_fd.get());
-  auto commit = install::commit_kind(d.root_fd.get(), d.staging_fd.get(), "pocl",
-                                     install::CommitStrategy::swap_directories, journal);
-  ASSERT_TRUE(commit) << commit.error().message();
-  EXPECT_EQ(commit->method, install::CommitMethod::exchanged);
-  EXPECT_TRUE(fs::exists(d.root / "pocl/new"));
-  EXPECT_TRUE(fs::exists(d.staging / "pocl/old")); // the old tree waits in staging
-  ASSERT_TRUE(journal.undo());
-  EXPECT_EQ(tree_hash(d.root), before);
-}
-
-TEST(CommitKind, MergeIntoAbsentTargetCreatesDirectoriesAndUndoRemovesThem)
-{
-  Dirs d({}, {{"neo/x/y/z.bin", "z"}, {"neo/top.bin", "t"}});
-  install::CommitJournal journal(d.root_fd.get(), d.staging_fd.get());
-  auto commit =
-    install::commit_kind(d.root_fd.get(), d.staging_fd.get(), "neo", install::CommitStrategy::merge_files, journal);
-  ASSERT_TRUE(commit) << commit.error().message();
-  EXPECT_EQ(commit->files_moved, 2u);
-  EXPECT_TRUE(fs::exists(d.root / "neo/x/y/z.bin"));
-  EXPECT_TRUE(journal.touched_directories().contains("neo/x/y"));
-  ASSERT_TRUE(journal.undo());
-  EXPECT_FALSE(fs::exists(d.root / "neo"));
-  EXPECT_TRUE(fs::exists(d.staging / "neo/x/y/z.bin"));
-}
-
-TEST(CommitKind, MergeRefusesASymlinkInTheLiveTree)
-{
-  Dirs d({{"elsewhere/keep", "k"}}, {{"neo/x/file", "f"}});
-  fs::create_directories(d.root / "neo");
-  fs::create_directory_symlink(d.root / "elsewhere", d.root / "neo/x");
-  install::CommitJournal journal(d.root_fd.get(), d.staging_fd.get());
-  auto commit =
-    install::commit_kind(d.root_fd.get(), d.staging_fd.get(), "neo", install::CommitStrategy::merge_files, journal);
-  ASSERT_FALSE(commit);
-  EXPECT_EQ(commit.error().code(), "E_TARGET_UNSAFE");
-  EXPECT_FALSE(fs::exists(d.root / "elsewhere/file"));
-  EXPECT_TRUE(journal.empty());
-}
 
 TEST(CountTree, CountsFilesAndBytes)
 {

@@ -10,6 +10,11 @@
 #include "install/install_audit.hpp"
 #include "install/install_layout.hpp"
 #include "install/installer.hpp"
+#include "bundle/runtime_variable.hpp"
+#include "bundle/trust_policy.hpp"
+
+#include <fmt/ranges.h>
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -46,8 +51,10 @@ protected:
             {{"PYOPENCL_NO_CACHE", "1"}, {"QUOTED_VALUE", "it's $HOME"}}};
   }
 
+  // QUOTED_VALUE is no vetted cache switch: this image's policy allows it.
   Result<install::InstallReport> install(const fs::path& bundle, install::InstallOptions options = {})
   {
+    options.verify.policy.allowed_environment.insert("QUOTED_VALUE");
     return install::install_bundle(bundle, factory.trust(), root, host, options);
   }
 
@@ -87,9 +94,9 @@ TEST_F(UserEnvTest, CustomCacheAndRuntimeEnvAreExportedWhileTheirSliceIsInstalle
   ASSERT_TRUE(env) << env.error().message();
   EXPECT_TRUE(env->warnings.empty()) << env->warnings.front();
   const auto vars = as_map(env->settings);
-  EXPECT_EQ(vars.at("XDG_CACHE_HOME"), (root / "custom/hashcat").string());
+  EXPECT_EQ(vars.at("XDG_CACHE_HOME"), (current_version(root) / "custom/hashcat").string());
   EXPECT_EQ(vars.at("PYOPENCL_NO_CACHE"), "1");
-  EXPECT_EQ(vars.at("POCL_CACHE_DIR"), (root / "pocl").string());
+  EXPECT_EQ(vars.at("POCL_CACHE_DIR"), (current_version(root) / "pocl").string());
   const auto shell = install::format_shell_exports(env->settings);
   EXPECT_NE(shell.find("export QUOTED_VALUE='it'\\''s $HOME'\n"), std::string::npos) << shell;
 }
@@ -114,7 +121,7 @@ TEST_F(UserEnvTest, ADeniedNameInADamagedRootIsNeverExported)
 {
   ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
   // The root is not signed: someone rewrites the installed manifest copy.
-  const auto copy = install::meta_dir(root) / install::k_manifest_copy_file;
+  const auto copy = current_version(root) / install::k_version_manifest_file;
   auto text = read_file(copy.string()).value();
   const auto at = text.find("env PYOPENCL_NO_CACHE 1\n");
   ASSERT_NE(at, std::string::npos);
@@ -128,6 +135,67 @@ TEST_F(UserEnvTest, ADeniedNameInADamagedRootIsNeverExported)
   EXPECT_TRUE(vars.contains("POCL_CACHE_DIR")) << "the built-in kinds still work";
   ASSERT_FALSE(env->warnings.empty());
   EXPECT_NE(env->warnings.front().find("E_DENIED_VARIABLE"), std::string::npos) << env->warnings.front();
+}
+
+// The allow list (bundle/runtime_variable.hpp): what a validly signed bundle
+// asks for beyond the vetted names is refused, named with the rule, unless
+// the trust policy names it; the deny list holds even then.
+TEST_F(UserEnvTest, OnlyAllowedVariablesAreExportedAndARefusalNamesTheRule)
+{
+  auto slice = hashcat_slice();
+  slice.environment = {{"CUDA_INJECTION64_PATH", "/tmp/inject.so"}, {"GIT_EXEC_PATH", "/tmp/git"},
+                       {"OPENSSL_CONF", "/tmp/openssl.cnf"}, {"PYOPENCL_NO_CACHE", "1"},
+                       {"SSL_CERT_FILE", "/tmp/ca.pem"}, {"TOOL_EXPECT", "from the policy"}};
+  slice.caches = {{"hashcat", "XDG_CACHE_HOME"}, {"tool", "TORCH_EXTENSIONS_DIR"}};
+  slice.files["custom/tool/x.so"] = "extension";
+  install::InstallOptions options;
+  options.verify.policy.allowed_environment = {"TOOL_EXPECT"};
+  auto report = install::install_bundle(factory.write("b1", 1, {slice}), factory.trust(), root, host, options);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->warnings.size(), 5u) << "said at install, where the policy can still be changed";
+  auto env = install::application_environment(root);
+  ASSERT_TRUE(env) << env.error().message();
+  const auto vars = as_map(env->settings);
+  EXPECT_EQ(vars.at("TOOL_EXPECT"), "from the policy");
+  EXPECT_EQ(vars.at("PYOPENCL_NO_CACHE"), "1");
+  EXPECT_TRUE(vars.contains("XDG_CACHE_HOME"));
+  for (const auto* refused : {"CUDA_INJECTION64_PATH", "GIT_EXEC_PATH", "OPENSSL_CONF", "SSL_CERT_FILE",
+                              "TORCH_EXTENSIONS_DIR"}) {
+    EXPECT_FALSE(vars.contains(refused)) << refused;
+    const auto named = std::any_of(env->warnings.begin(), env->warnings.end(), [&](const std::string& w) {
+      return w.find(refused) != std::string::npos && w.find("E_VARIABLE_NOT_ALLOWED") != std::string::npos &&
+             w.find("install.environment") != std::string::npos;
+    });
+    EXPECT_TRUE(named) << refused << " refused without the rule: " << fmt::format("{}", fmt::join(env->warnings, "\n"));
+  }
+  // A vetted switch with a path for a value is no switch.
+  EXPECT_FALSE(bundle::check_allowed_variable("PYOPENCL_NO_CACHE", "/tmp/x", bundle::VariableRole::runtime_env, {}));
+  // A cache-locating name as runtime_env would point a cache anywhere.
+  EXPECT_FALSE(bundle::check_allowed_variable("XDG_CACHE_HOME", "/tmp", bundle::VariableRole::runtime_env, {}));
+}
+
+// install.environment in the trust policy: names beyond the allow list; a
+// name of the deny list is a config error naming the field (no policy can
+// lower that floor).
+TEST(TrustPolicyEnvironment, NamesVariablesAndNeverADeniedOne)
+{
+  const auto tmp = scratch();
+  const auto pem = BundleFactory(tmp.path()).test_only_key.public_key().to_pem();
+  std::string keys = "version: 1\nkeys:\n  - pem: |\n";
+  for (std::size_t at = 0; at < pem.size();) {
+    const auto end = pem.find('\n', at);
+    keys += "      " + pem.substr(at, end - at) + "\n";
+    at = end == std::string::npos ? pem.size() : end + 1;
+  }
+  auto policy = bundle::parse_trust_policy(keys + "install:\n  environment: [TOOL_EXPECT, OMP_NUM_THREADS]\n", "/");
+  ASSERT_TRUE(policy) << policy.error().message();
+  EXPECT_EQ(policy->manifest.allowed_environment,
+            (std::set<std::string, std::less<>>{"OMP_NUM_THREADS", "TOOL_EXPECT"}));
+  auto denied = bundle::parse_trust_policy(keys + "install:\n  environment: [LD_PRELOAD]\n", "/");
+  ASSERT_FALSE(denied);
+  EXPECT_EQ(denied.error().category(), Errc::usage);
+  EXPECT_NE(denied.error().message().find("install.environment[0]"), std::string::npos) << denied.error().message();
+  EXPECT_NE(denied.error().message().find("no policy can allow it"), std::string::npos) << denied.error().message();
 }
 
 TEST_F(UserEnvTest, ASecondChannelIsRefusedUnlessReplacedOnPurpose)
@@ -287,7 +355,7 @@ TEST_F(UserEnvTest, OwnerOptionGivesTheTreeToTheApplicationUser)
     auto env = install::application_environment(root, install::UserAccessOptions{"/nonexistent"});
     // In place: no copy needed (the private base does not even exist).
     return env && env->notes.empty() && env->warnings.empty() &&
-               as_map(env->settings).at("POCL_CACHE_DIR") == (root / "pocl").string()
+               as_map(env->settings).at("POCL_CACHE_DIR") == (current_version(root) / "pocl").string()
              ? 0
              : 1;
   });
