@@ -27,7 +27,7 @@ RecordedAotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec
 }
 
 RecordedAotExecutor::Recording&
-RecordedAotExecutor::recording_for(const build::JobContext& context)
+RecordedAotExecutor::recording_for(const jobs::JobContext& context)
 {
   const auto precision = std::string(manifest::precision_name(context.job.precision));
   Recording* recording = nullptr;
@@ -81,8 +81,8 @@ RecordedAotExecutor::recording_for(const build::JobContext& context)
   return *recording;
 }
 
-Result<build::JobOutcome>
-RecordedAotExecutor::run(const build::JobContext& context)
+Result<jobs::JobOutcome>
+RecordedAotExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   if (!context.model.command) {
@@ -115,7 +115,7 @@ RecordedAotExecutor::run(const build::JobContext& context)
     files.push_back({names[i], sources[i].source});
   }
 
-  build::JobOutcome outcome;
+  jobs::JobOutcome outcome;
   if (sources.empty()) {
     outcome.device = fmt::format("aot {} (ocloc {})", spec.ocloc_device, ocloc.driver_version());
     outcome.summary = fmt::format("the command built no OpenCL C program ({}): nothing to compile ahead of time",

@@ -36,13 +36,13 @@ struct RecordedAotOptions
   Validation validation = Validation::validate;
 };
 
-class RecordedAotExecutor final : public build::Executor
+class RecordedAotExecutor final : public jobs::Executor
 {
 public:
   explicit RecordedAotExecutor(RecordedAotOptions options) : m_options(options) {}
   std::string_view name() const override { return "aot-recorded"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
-  Result<build::JobOutcome> run(const build::JobContext& context) override;
+  Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
   struct Recording
@@ -54,7 +54,7 @@ private:
 
   // The recording for the job's model and precision, made by the first
   // caller.
-  Recording& recording_for(const build::JobContext& context);
+  Recording& recording_for(const jobs::JobContext& context);
 
   RecordedAotOptions m_options;
   std::mutex m_mutex;

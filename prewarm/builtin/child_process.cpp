@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/child_process.hpp"
+#include "builtin/child_process.hpp"
 
 #include "base/files.hpp"
-#include "command/interruption.hpp"
+#include "jobs/interruption.hpp"
 #include "process/run.hpp"
 
 #include <fcntl.h>
@@ -12,21 +12,9 @@
 #include <cerrno>
 #include <fstream>
 
-namespace prewarm::build {
+namespace prewarm::builtin {
 
-std::string
-ChildResult::describe() const
-{
-  if (timed_out) {
-    return "timed out";
-  }
-  if (exit_code > 128) {
-    return fmt::format("killed by signal {}", exit_code - 128);
-  }
-  return fmt::format("exited with status {}", exit_code);
-}
-
-Result<ChildResult>
+Result<process::Outcome>
 run_child(const ChildSpec& spec)
 {
   if (spec.argv.empty()) {
@@ -47,23 +35,15 @@ run_child(const ChildSpec& spec)
   process::Supervision supervision;
   supervision.timeout = spec.timeout;
   // SIGTERM to the builder must stop the job within 20 ms.
-  supervision.stop_requested = [] { return command::interruption_signal() != 0; };
+  supervision.stop_requested = [] { return jobs::interruption_signal() != 0; };
   auto outcome = process::run(child, supervision);
   if (!outcome) {
     return fail(Errc::failed, outcome.error().describe(child));
   }
   if (outcome->ending == process::Outcome::Ending::stopped) {
-    return fail(command::interrupted_error(spec.argv[0]));
+    return fail(jobs::interrupted_error(spec.argv[0]));
   }
-  ChildResult result;
-  result.seconds = std::chrono::duration<double>(outcome->duration).count();
-  result.timed_out = outcome->ending == process::Outcome::Ending::timed_out;
-  if (outcome->ending == process::Outcome::Ending::exited) {
-    result.exit_code = outcome->exit_status;
-  } else {
-    result.exit_code = 128 + outcome->signal;
-  }
-  return result;
+  return std::move(*outcome);
 }
 
 std::string
@@ -93,4 +73,4 @@ self_executable()
   return path;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::builtin

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/builtin_executor.hpp"
+#include "builtin/builtin_executor.hpp"
 
 #include "base/files.hpp"
 #include "base/log.hpp"
-#include "build/child_process.hpp"
-#include "build/job_spec.hpp"
-#include "build/slice_identity.hpp"
+#include "builtin/child_process.hpp"
+#include "builtin/job_report.hpp"
+#include "builtin/job_spec.hpp"
+#include "jobs/slice_identity.hpp"
 #include "bundle/cache_kind.hpp"
 #include "jobs/staged_kind.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
 
-namespace prewarm::build {
+namespace prewarm::builtin {
 namespace {
 
 // The caches a built-in job can fill on each vendor's device.
@@ -53,24 +54,10 @@ prune_empty_kinds(const std::filesystem::path& staging)
   return files;
 }
 
-// A value from the engine's report (engine::to_json) by JSON pointer; the
-// fallback when absent or of another type, so a report from a newer engine
-// still packages.
-template<typename T>
-T
-json_at(const nlohmann::json& json, const char* pointer, T fallback)
-{
-  try {
-    return json.at(nlohmann::json::json_pointer(pointer)).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    return fallback;
-  }
-}
-
 } // namespace
 
 Result<BuiltinJobSpec>
-builtin_job_spec(const JobContext& context, const std::filesystem::path& staging,
+builtin_job_spec(const jobs::JobContext& context, const std::filesystem::path& staging,
                  const std::filesystem::path& report_file)
 {
   const auto& job = context.job;
@@ -110,8 +97,8 @@ BuiltinExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& mo
   return job.strategy == manifest::Strategy::run && model.is_builtin();
 }
 
-Result<JobOutcome>
-BuiltinExecutor::run(const JobContext& context)
+Result<jobs::JobOutcome>
+BuiltinExecutor::run(const jobs::JobContext& context)
 {
   const auto& job = context.job;
   const auto staging = context.work_dir / "staging";
@@ -130,7 +117,9 @@ BuiltinExecutor::run(const JobContext& context)
              write_file_atomic(spec_file.string(), to_json_text(job_spec), 0600, Durability::none));
 
   Environment env = process::inherited_environment();
-  env["PREWARM_DETERMINISTIC_TEMPNAMES"] = "1";
+  // insert_or_assign with a std::string: g++ 12 warns (-Wrestrict, a false
+  // positive) on operator[] assigning a literal here.
+  env.insert_or_assign("PREWARM_DETERMINISTIC_TEMPNAMES", std::string("1"));
   ChildSpec spec;
   spec.argv = {m_options.executable.string(), "run-job", "--spec", spec_file.string()};
   spec.environment = std::move(env);
@@ -139,37 +128,32 @@ BuiltinExecutor::run(const JobContext& context)
   spec.timeout = m_options.timeout;
   log::verbose("{}: {}", job.id, fmt::join(spec.argv, " "));
   PW_ASSIGN(const auto child, run_child(spec));
-  if (child.exit_code != 0 || child.timed_out) {
+  const double seconds = std::chrono::duration<double>(child.duration).count();
+  if (!child.succeeded()) {
     return fail(Errc::failed, fmt::format("{}: the job {} after {:.1f} s; full log: {}; its output ends with:\n{}",
-                                          job.id, child.describe(), child.seconds, spec.log_file.string(),
+                                          job.id, child.describe(), seconds, spec.log_file.string(),
                                           file_tail(spec.log_file)));
   }
-  PW_ASSIGN_CTX(const auto report_text, fmt::format("{}: reading the job report", job.id),
-                read_file(report_file.string(), 64 << 20));
-  const auto report = nlohmann::json::parse(report_text, nullptr, false);
-  if (report.is_discarded() || !report.is_object()) {
-    return fail(Errc::failed, fmt::format("{}: the job report {} is not a JSON object", job.id, report_file.string()));
-  }
+  PW_ASSIGN_CTX(const auto report, job.id, load_job_report(report_file));
 
   // The child selected the device by index; make sure it is the device the
   // plan (and so the slice's requirements) is about.
   const auto& planned = job.device->properties;
   const auto planned_name = planned.find(prop::opencl_device);
-  const auto reported_name = json_at<std::string>(report, "/device/properties/opencl.device", "");
-  if (planned_name != planned.end() && !reported_name.empty() && reported_name != planned_name->second) {
-    return fail(Errc::failed, fmt::format("{}: the job ran on '{}', the plan expected '{}'", job.id, reported_name,
-                                          planned_name->second));
+  const auto reported_name = report.device_properties.find(prop::opencl_device);
+  if (planned_name != planned.end() && reported_name != report.device_properties.end() &&
+      !reported_name->second.empty() && reported_name->second != planned_name->second) {
+    return fail(Errc::failed, fmt::format("{}: the job ran on '{}', the plan expected '{}'", job.id,
+                                          reported_name->second, planned_name->second));
   }
 
-  JobOutcome outcome;
+  jobs::JobOutcome outcome;
   outcome.device = job.device->description;
-  outcome.seconds = child.seconds;
-  if (const auto variants = report.find("variants"); variants != report.end() && variants->is_array()) {
-    outcome.variants = variants->size();
-  }
-  outcome.store_hits = json_at<std::uint64_t>(report, "/program_store/hits", 0);
-  outcome.store_misses = json_at<std::uint64_t>(report, "/program_store/misses", 0);
-  outcome.report_json = report.dump();
+  outcome.seconds = seconds;
+  outcome.variants = report.variants.size();
+  outcome.store_hits = report.store.hits;
+  outcome.store_misses = report.store.misses;
+  outcome.report_json = engine::to_json(report).dump();
   for (const auto& cache : job_spec.caches) {
     const auto kind = cache.kind;
     PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));
@@ -179,15 +163,14 @@ BuiltinExecutor::run(const JobContext& context)
   }
   const std::uint64_t files = prune_empty_kinds(staging);
   outcome.summary = fmt::format("{} variants, compile {:.2f} s, execute {:.2f} s, max error {:.2g}, {} cache files",
-                                outcome.variants, json_at<double>(report, "/seconds/compile", 0.0),
-                                json_at<double>(report, "/seconds/execute", 0.0),
-                                json_at<double>(report, "/accuracy/max_abs_error", 0.0), files);
+                                outcome.variants, report.compile_seconds, report.execute_seconds,
+                                report.max_abs_error, files);
   if (files == 0) {
     log::warn("{}: the job wrote no cache files (nothing to package)", job.id);
   } else {
-    outcome.outputs.push_back(JobOutput{staging, run_requirements(context.target, planned)});
+    outcome.outputs.push_back(jobs::JobOutput{staging, jobs::run_requirements(context.target, planned)});
   }
   return outcome;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::builtin

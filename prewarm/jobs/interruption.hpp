@@ -11,7 +11,7 @@
 
 #include <string_view>
 
-namespace prewarm::command {
+namespace prewarm::jobs {
 
 // Installs the handlers (SA_RESTART off: a blocking wait returns EINTR).
 void catch_interruptions();
@@ -26,4 +26,4 @@ Error interrupted_error(std::string_view what);
 // as if it had not caught it). Returns when no signal arrived.
 void reraise_interruption();
 
-} // namespace prewarm::command
+} // namespace prewarm::jobs

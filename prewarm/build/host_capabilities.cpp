@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/host_probe.hpp"
+#include "build/host_capabilities.hpp"
 
 #include "aot/ocloc.hpp"
 #include "base/log.hpp"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/job_spec.hpp"
+#include "builtin/job_spec.hpp"
 
 #include "base/files.hpp"
-#include "build/builtin_executor.hpp"
+#include "builtin/builtin_executor.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/presets.hpp"
 #include "manifest/target_registry.hpp"
@@ -14,7 +14,7 @@
 
 #include <cstdlib>
 
-namespace prewarm::build {
+namespace prewarm::builtin {
 namespace {
 
 using nlohmann::json;
@@ -183,7 +183,7 @@ targets: [cpu]
   ASSERT_NE(target, nullptr);
   const auto work_dir = dir->path() / "job";
   const auto staging = work_dir / "staging";
-  const JobContext context{*parsed, job, parsed->models.front(), *target, work_dir};
+  const jobs::JobContext context{*parsed, job, parsed->models.front(), *target, work_dir};
   const auto spec = builtin_job_spec(context, staging, work_dir / "report.json");
   ASSERT_TRUE(spec) << spec.error().message();
   EXPECT_EQ(spec->manifest_sha256, parsed->bytes_sha256);
@@ -231,4 +231,4 @@ TEST(JobSpec, RunJobNamesTheBadFieldOfASpec)
 }
 
 } // namespace
-} // namespace prewarm::build
+} // namespace prewarm::builtin

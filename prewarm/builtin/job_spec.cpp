@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/job_spec.hpp"
+#include "builtin/job_spec.hpp"
 
 #include "base/files.hpp"
+#include "jobs/strict_json.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <limits>
-#include <set>
 
-namespace prewarm::build {
+namespace prewarm::builtin {
 namespace {
 
 using nlohmann::json;
@@ -81,145 +80,7 @@ model_json(const engine::ModelArchitecture& model)
   return out;
 }
 
-// One JSON object of the spec, read strictly: each field read is marked, and
-// finish() refuses any field left unread. Errors name the spec and the
-// field's path ("model.layers[2].kernel").
-class ObjectReader
-{
-public:
-  ObjectReader(const json& object, std::string path, std::string_view source)
-    : m_object(object), m_path(std::move(path)), m_source(source)
-  {
-  }
-
-  static Result<ObjectReader> open(const json& value, std::string path, std::string_view source)
-  {
-    if (!value.is_object()) {
-      return fail(field_error(source, path, fmt::format("expected an object, found {}", value.type_name())));
-    }
-    return ObjectReader(value, std::move(path), source);
-  }
-
-  std::string path_of(std::string_view key) const
-  {
-    return m_path.empty() ? std::string(key) : fmt::format("{}.{}", m_path, key);
-  }
-
-  bool has(std::string_view key) const { return m_object.contains(key); }
-
-  Result<const json*> field(std::string_view key)
-  {
-    const auto it = m_object.find(key);
-    if (it == m_object.end()) {
-      return fail(field_error(m_source, path_of(key), "missing"));
-    }
-    m_read.emplace(key);
-    return &*it;
-  }
-
-  Result<std::string> string(std::string_view key)
-  {
-    PW_ASSIGN(const auto* value, field(key));
-    if (!value->is_string()) {
-      return fail(field_error(m_source, path_of(key), fmt::format("expected a string, found {}", value->type_name())));
-    }
-    return value->get<std::string>();
-  }
-
-  Result<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max)
-  {
-    PW_ASSIGN(const auto* value, field(key));
-    return integer_value(*value, path_of(key), min, max);
-  }
-
-  Result<double> number(std::string_view key)
-  {
-    PW_ASSIGN(const auto* value, field(key));
-    if (!value->is_number()) {
-      return fail(field_error(m_source, path_of(key), fmt::format("expected a number, found {}", value->type_name())));
-    }
-    return value->get<double>();
-  }
-
-  Result<bool> boolean(std::string_view key)
-  {
-    PW_ASSIGN(const auto* value, field(key));
-    if (!value->is_boolean()) {
-      return fail(
-        field_error(m_source, path_of(key), fmt::format("expected true or false, found {}", value->type_name())));
-    }
-    return value->get<bool>();
-  }
-
-  Result<ObjectReader> object(std::string_view key)
-  {
-    PW_ASSIGN(const auto* value, field(key));
-    return open(*value, path_of(key), m_source);
-  }
-
-  Result<const json*> array(std::string_view key)
-  {
-    PW_ASSIGN(const auto* value, field(key));
-    if (!value->is_array()) {
-      return fail(field_error(m_source, path_of(key), fmt::format("expected an array, found {}", value->type_name())));
-    }
-    return value;
-  }
-
-  template<typename Enum>
-  Result<Enum> choice(std::string_view key, std::initializer_list<std::pair<std::string_view, Enum>> options)
-  {
-    PW_ASSIGN(const auto text, string(key));
-    std::vector<std::string_view> names;
-    for (const auto& [name, value] : options) {
-      if (name == text) {
-        return value;
-      }
-      names.push_back(name);
-    }
-    return fail(field_error(m_source, path_of(key),
-                            fmt::format("unknown value '{}' (one of: {})", text, fmt::join(names, ", "))));
-  }
-
-  Result<std::int64_t> integer_value(const json& value, const std::string& path, std::int64_t min,
-                                     std::int64_t max) const
-  {
-    if (!value.is_number_integer()) {
-      return fail(field_error(m_source, path, fmt::format("expected an integer, found {}", value.type_name())));
-    }
-    const auto number = value.get<std::int64_t>();
-    if (number < min || number > max) {
-      return fail(field_error(m_source, path, fmt::format("{} is out of range ({} to {})", number, min, max)));
-    }
-    return number;
-  }
-
-  Status finish() const
-  {
-    for (const auto& [key, value] : m_object.items()) {
-      if (!m_read.contains(key)) {
-        return fail(field_error(m_source, path_of(key), "unknown field"));
-      }
-    }
-    return {};
-  }
-
-  std::string_view source() const { return m_source; }
-
-  static Error field_error(std::string_view source, std::string_view path, std::string_view why)
-  {
-    const auto where = path.empty() ? std::string() : fmt::format(" field '{}'", path);
-    return Error(Errc::usage, fmt::format("job spec {}:{}: {} (the spec is written by `prewarm build`; "
-                                          "rebuild rather than edit it)",
-                                          source, where, why));
-  }
-
-private:
-  const json& m_object;
-  std::string m_path;
-  std::string_view m_source;
-  std::set<std::string, std::less<>> m_read;
-};
+using jobs::ObjectReader;
 
 Result<int>
 read_int(ObjectReader& reader, std::string_view key, std::int64_t min)
@@ -468,13 +329,10 @@ to_json_text(const BuiltinJobSpec& spec)
 Result<BuiltinJobSpec>
 parse_job_spec(std::string_view text, std::string_view source_name)
 {
-  const auto document = json::parse(text, nullptr, false);
-  if (document.is_discarded()) {
-    return fail(Errc::usage, fmt::format("job spec {}: not valid JSON (the spec is written by `prewarm build`; "
-                                         "rebuild rather than edit it)",
-                                         source_name));
-  }
-  PW_ASSIGN(auto root, ObjectReader::open(document, "", source_name));
+  const jobs::JsonSource source{"job spec", std::string(source_name),
+                                "the spec is written by `prewarm build`; rebuild rather than edit it"};
+  PW_ASSIGN(const auto document, jobs::parse_json_document(text, source));
+  PW_ASSIGN(auto root, ObjectReader::open(document, "", source));
   return read_spec(root);
 }
 
@@ -486,4 +344,4 @@ load_job_spec(const std::filesystem::path& file)
   return parse_job_spec(text, file.string());
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::builtin

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "command/interruption.hpp"
+#include "jobs/interruption.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstring>
 
-namespace prewarm::command {
+namespace prewarm::jobs {
 
 namespace {
 
@@ -55,4 +55,4 @@ reraise_interruption()
   }
 }
 
-} // namespace prewarm::command
+} // namespace prewarm::jobs

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/slice_identity.hpp"
+#include "jobs/slice_identity.hpp"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-namespace prewarm::build {
+namespace prewarm::jobs {
 namespace {
 
 manifest::Target
@@ -92,4 +92,4 @@ TEST(SliceIdentity, IdIsTargetPlusDigestAndChangesWithEveryRequirement)
 }
 
 } // namespace
-} // namespace prewarm::build
+} // namespace prewarm::jobs

@@ -35,7 +35,7 @@
 #include <string_view>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::builtin {
 
 inline constexpr std::string_view k_job_spec_schema = "prewarm.job-spec";
 inline constexpr int k_job_spec_schema_version = 1;
@@ -70,4 +70,4 @@ std::string to_json_text(const BuiltinJobSpec& spec);
 Result<BuiltinJobSpec> parse_job_spec(std::string_view text, std::string_view source_name);
 Result<BuiltinJobSpec> load_job_spec(const std::filesystem::path& file);
 
-} // namespace prewarm::build
+} // namespace prewarm::builtin

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "aot/job_pool.hpp"
+#include "jobs/job_pool.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace prewarm::aot {
+namespace prewarm::jobs {
 namespace {
 
 TEST(JobPool, ResultsInJobOrderAtAnyParallelism)
@@ -91,4 +91,4 @@ TEST(JobPool, ZeroJobs)
 }
 
 } // namespace
-} // namespace prewarm::aot
+} // namespace prewarm::jobs

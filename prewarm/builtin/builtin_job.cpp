@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/builtin_job.hpp"
+#include "builtin/builtin_job.hpp"
 
 #include "base/files.hpp"
-#include "build/job_spec.hpp"
+#include "builtin/job_spec.hpp"
 #include "engine/models/workload.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace prewarm::build {
+namespace prewarm::builtin {
 
 Status
 run_builtin_job(const std::filesystem::path& spec_file)
@@ -41,4 +41,4 @@ run_builtin_job(const std::filesystem::path& spec_file)
   return write_file_atomic(spec.report_file.string(), engine::to_json(report).dump(2) + "\n", 0644, Durability::none);
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::builtin

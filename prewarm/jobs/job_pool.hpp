@@ -1,44 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs N independent jobs on up to `jobs` threads. Results come back in job
-// order, whatever order the threads finished in, so output that is built from
-// them is the same at --jobs 1 and --jobs 8.
+// The one pool every part of the builder runs independent jobs on: the
+// build's jobs (build/build_runner.hpp) and the AOT compiles of one job
+// (aot/aot_compiler.hpp). Up to `threads` threads take the next job index
+// until none is left or the caller says stop; the calling thread is one of
+// them. Results come back in job order, whatever order the threads finished
+// in, so output that is built from them is the same at --jobs 1 and --jobs 8.
 #pragma once
 
 #include "base/error.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <optional>
-#include <thread>
 #include <vector>
 
-namespace prewarm::aot {
+namespace prewarm::jobs {
+
+// Runs job(i) for i = 0, 1, ... count-1 on up to `threads` threads (0 counts
+// as 1). Before each job is handed out, `stop` is asked (when set): once it
+// says true no further job starts; those running finish. Returns when every
+// started job has.
+void for_each_job(std::size_t count, unsigned threads, const std::function<void(std::size_t)>& job,
+                  const std::function<bool()>& stop = {});
 
 // Every job runs (one failure does not cancel the others: the caller decides
 // whether to keep going); result i belongs to job i.
 template<typename T>
 std::vector<Result<T>>
-run_jobs(std::size_t count, unsigned jobs, const std::function<Result<T>(std::size_t)>& job)
+run_jobs(std::size_t count, unsigned threads, const std::function<Result<T>(std::size_t)>& job)
 {
   std::vector<std::optional<Result<T>>> slots(count);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < count; i = next++) {
-      slots[i].emplace(job(i));
-    }
-  };
-  const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(jobs == 0 ? 1 : jobs, 1, std::max<std::size_t>(count, 1)));
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::jthread> pool;
-    pool.reserve(threads);
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back(worker);
-    }
-  } // jthreads join here
+  for_each_job(count, threads, [&](std::size_t i) { slots[i].emplace(job(i)); });
   std::vector<Result<T>> results;
   results.reserve(count);
   for (auto& slot : slots) {
@@ -63,4 +56,4 @@ longest_first(std::size_t count, Cost&& cost)
   return order;
 }
 
-} // namespace prewarm::aot
+} // namespace prewarm::jobs
