@@ -29,7 +29,7 @@
 //   bundle:                               optional
 //     channel: NAME                       default "default"
 //     expires: DURATION                   default 90d
-//     serial: N                           default: the build time (build/bundle_serial.hpp;
+//     serial: N                           default: the build time (build/bundle_header.hpp;
 //                                         --serial overrides)
 #pragma once
 
@@ -104,7 +104,7 @@ struct BundleOptions
   std::string channel = "default";
   std::chrono::seconds expires{std::chrono::hours(24 * 90)};
   std::string expires_text = "90d";
-  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (build/bundle_serial.hpp)
+  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (build/bundle_header.hpp)
 };
 
 struct Manifest
