@@ -6,7 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <limits>
+#include <string_view>
+#include <utility>
 
 namespace prewarm::builtin {
 namespace {
@@ -33,17 +36,27 @@ read_device(ObjectReader& root, engine::WorkloadReport& report)
   return device.finish();
 }
 
+// Every field of `object` named in `fields`, each a number.
+Status
+read_numbers(ObjectReader& object, std::initializer_list<std::pair<std::string_view, double*>> fields)
+{
+  for (const auto& [key, value] : fields) {
+    PW_ASSIGN(*value, object.number(key));
+  }
+  return {};
+}
+
 Status
 read_seconds(ObjectReader& root, engine::WorkloadReport& report)
 {
   PW_ASSIGN(auto seconds, root.object("seconds"));
-  PW_ASSIGN(report.first_result_seconds, seconds.number("first_result"));
-  PW_ASSIGN(report.first_result_device_seconds, seconds.number("first_result_device"));
-  PW_ASSIGN(report.first_result_host_seconds, seconds.number("first_result_host"));
-  PW_ASSIGN(report.session_open_seconds, seconds.number("session_open"));
-  PW_ASSIGN(report.compile_seconds, seconds.number("compile"));
-  PW_ASSIGN(report.execute_seconds, seconds.number("execute"));
-  PW_ASSIGN(report.total_seconds, seconds.number("total"));
+  PW_TRY(read_numbers(seconds, {{"first_result", &report.first_result_seconds},
+                                {"first_result_device", &report.first_result_device_seconds},
+                                {"first_result_host", &report.first_result_host_seconds},
+                                {"session_open", &report.session_open_seconds},
+                                {"compile", &report.compile_seconds},
+                                {"execute", &report.execute_seconds},
+                                {"total", &report.total_seconds}}));
   return seconds.finish();
 }
 
@@ -51,10 +64,10 @@ Status
 read_accuracy(ObjectReader& root, engine::WorkloadReport& report)
 {
   PW_ASSIGN(auto accuracy, root.object("accuracy"));
-  PW_ASSIGN(report.max_abs_error, accuracy.number("max_abs_error"));
-  PW_ASSIGN(report.max_rel_error, accuracy.number("max_rel_error"));
-  PW_ASSIGN(report.tolerance_abs, accuracy.number("tolerance_abs"));
-  PW_ASSIGN(report.tolerance_rel, accuracy.number("tolerance_rel"));
+  PW_TRY(read_numbers(accuracy, {{"max_abs_error", &report.max_abs_error},
+                                 {"max_rel_error", &report.max_rel_error},
+                                 {"tolerance_abs", &report.tolerance_abs},
+                                 {"tolerance_rel", &report.tolerance_rel}}));
   PW_TRY(accuracy.count("op_checks")); // the sum over forward_passes
   PW_ASSIGN(const auto* passes, accuracy.array("forward_passes"));
   for (std::size_t i = 0; i < passes->size(); ++i) {
