@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -88,6 +89,34 @@ TEST(JobPool, ZeroJobs)
 {
   auto results = run_jobs<int>(0, 2, [](std::size_t) -> Result<int> { return 0; });
   EXPECT_TRUE(results.empty());
+}
+
+// The build's stop (a failed job under stop, an interruption): no job starts
+// once it says so; the jobs already running finish.
+TEST(JobPool, NoJobStartsAfterStop)
+{
+  for (unsigned threads : {1u, 3u}) {
+    std::atomic<std::size_t> started{0};
+    std::atomic<std::size_t> started_after_stop{0};
+    std::atomic<bool> stop{false};
+    for_each_job(
+      100, threads,
+      [&](std::size_t i) {
+        ++started;
+        started_after_stop += stop.load() ? 1 : 0;
+        if (i == 4) {
+          stop = true;
+        }
+      },
+      [&] { return stop.load(); });
+    EXPECT_GE(started.load(), 5u) << "threads=" << threads;
+    if (threads == 1) {
+      EXPECT_EQ(started.load(), 5u); // jobs 0..4, then nothing
+    }
+    // A thread that passed the check just before job 4 set the stop may
+    // start one more; none starts a second.
+    EXPECT_LE(started_after_stop.load(), threads - 1) << "threads=" << threads;
+  }
 }
 
 } // namespace
