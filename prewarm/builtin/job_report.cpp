@@ -108,7 +108,7 @@ read_report(ObjectReader& root)
   engine::WorkloadReport report;
   PW_ASSIGN(report.model, root.string("model"));
   PW_ASSIGN(const auto precision, root.string("precision"));
-  const auto parsed = engine::parse_precision(precision);
+  const auto parsed = model::parse_precision(precision);
   if (!parsed) {
     return fail(
       ObjectReader::field_error(root.source(), "precision", fmt::format("unknown precision '{}'", precision)));

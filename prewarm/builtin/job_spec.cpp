@@ -18,28 +18,28 @@ constexpr std::int64_t k_int_max = std::numeric_limits<int>::max();
 constexpr std::size_t k_spec_max_bytes = 16 << 20;
 
 std::string_view
-norm_name(engine::DecoderArchitecture::Norm norm)
+norm_name(model::DecoderArchitecture::Norm norm)
 {
-  return norm == engine::DecoderArchitecture::Norm::layernorm ? "layernorm" : "rmsnorm";
+  return norm == model::DecoderArchitecture::Norm::layernorm ? "layernorm" : "rmsnorm";
 }
 
 std::string_view
-activation_name(engine::DecoderArchitecture::Activation activation)
+activation_name(model::DecoderArchitecture::Activation activation)
 {
-  return activation == engine::DecoderArchitecture::Activation::gelu ? "gelu" : "silu";
+  return activation == model::DecoderArchitecture::Activation::gelu ? "gelu" : "silu";
 }
 
 std::string_view
-coverage_name(engine::Coverage coverage)
+coverage_name(model::Coverage coverage)
 {
-  return coverage == engine::Coverage::full ? "full" : "representative";
+  return coverage == model::Coverage::full ? "full" : "representative";
 }
 
 json
-model_json(const engine::ModelArchitecture& model)
+model_json(const model::ModelArchitecture& model)
 {
   json out = {{"name", model.name}};
-  if (const auto* decoder = std::get_if<engine::DecoderArchitecture>(&model.body)) {
+  if (const auto* decoder = std::get_if<model::DecoderArchitecture>(&model.body)) {
     out["kind"] = "decoder";
     out["hidden"] = decoder->hidden;
     out["layers"] = decoder->layers;
@@ -53,7 +53,7 @@ model_json(const engine::ModelArchitecture& model)
     out["tied_embeddings"] = decoder->tied_embeddings;
     out["norm"] = norm_name(decoder->norm);
     out["activation"] = activation_name(decoder->activation);
-  } else if (const auto* cnn = std::get_if<engine::CnnArchitecture>(&model.body)) {
+  } else if (const auto* cnn = std::get_if<model::CnnArchitecture>(&model.body)) {
     out["kind"] = "cnn";
     out["input_width"] = cnn->input_width;
     out["input_height"] = cnn->input_height;
@@ -68,7 +68,7 @@ model_json(const engine::ModelArchitecture& model)
     }
     out["classes"] = cnn->classes;
   } else {
-    const auto& gptq = std::get<engine::GptqStackArchitecture>(model.body);
+    const auto& gptq = std::get<model::GptqStackArchitecture>(model.body);
     out["kind"] = "gptq";
     out["layers"] = json::array();
     for (const auto& layer : gptq.layers) {
@@ -122,10 +122,10 @@ read_positive_ints(ObjectReader& reader, std::string_view key)
   return out;
 }
 
-Result<engine::DecoderArchitecture>
+Result<model::DecoderArchitecture>
 read_decoder(ObjectReader& reader)
 {
-  using Decoder = engine::DecoderArchitecture;
+  using Decoder = model::DecoderArchitecture;
   Decoder decoder;
   PW_ASSIGN(decoder.hidden, read_int(reader, "hidden", 1));
   PW_ASSIGN(decoder.layers, read_int(reader, "layers", 1));
@@ -145,16 +145,16 @@ read_decoder(ObjectReader& reader)
   return decoder;
 }
 
-Result<engine::CnnArchitecture>
+Result<model::CnnArchitecture>
 read_cnn(ObjectReader& reader)
 {
-  engine::CnnArchitecture cnn;
+  model::CnnArchitecture cnn;
   PW_ASSIGN(cnn.input_width, read_int(reader, "input_width", 1));
   PW_ASSIGN(cnn.input_height, read_int(reader, "input_height", 1));
   PW_ASSIGN(cnn.input_channels, read_int(reader, "input_channels", 1));
   PW_ASSIGN(cnn.layers,
-            read_objects<engine::ConvLayer>(reader, "layers", [](ObjectReader& element) -> Result<engine::ConvLayer> {
-              engine::ConvLayer layer;
+            read_objects<model::ConvLayer>(reader, "layers", [](ObjectReader& element) -> Result<model::ConvLayer> {
+              model::ConvLayer layer;
               PW_ASSIGN(layer.out_channels, read_int(element, "out_channels", 1));
               PW_ASSIGN(layer.kernel, read_int(element, "kernel", 1));
               PW_ASSIGN(layer.stride, read_int(element, "stride", 1));
@@ -166,13 +166,13 @@ read_cnn(ObjectReader& reader)
   return cnn;
 }
 
-Result<engine::GptqStackArchitecture>
+Result<model::GptqStackArchitecture>
 read_gptq(ObjectReader& reader)
 {
-  engine::GptqStackArchitecture gptq;
+  model::GptqStackArchitecture gptq;
   PW_ASSIGN(gptq.layers,
-            read_objects<engine::GptqLinear>(reader, "layers", [](ObjectReader& element) -> Result<engine::GptqLinear> {
-              engine::GptqLinear layer;
+            read_objects<model::GptqLinear>(reader, "layers", [](ObjectReader& element) -> Result<model::GptqLinear> {
+              model::GptqLinear layer;
               PW_ASSIGN(layer.in_features, read_int(element, "in_features", 1));
               PW_ASSIGN(layer.out_features, read_int(element, "out_features", 1));
               return layer;
@@ -182,10 +182,10 @@ read_gptq(ObjectReader& reader)
   return gptq;
 }
 
-Result<engine::ModelArchitecture>
+Result<model::ModelArchitecture>
 read_model(ObjectReader& reader)
 {
-  engine::ModelArchitecture model;
+  model::ModelArchitecture model;
   PW_ASSIGN(model.name, reader.string("name"));
   enum class Kind { decoder, cnn, gptq };
   PW_ASSIGN(const auto kind,
@@ -249,11 +249,11 @@ read_spec(ObjectReader& root)
     PW_ASSIGN(spec.target, job.string("target"));
     PW_ASSIGN(spec.model_name, job.string("model"));
     PW_ASSIGN(const auto precision_text, job.string("precision"));
-    const auto precision = engine::parse_precision(precision_text);
+    const auto precision = model::parse_precision(precision_text);
     if (!precision) {
       return fail(ObjectReader::field_error(
         root.source(), job.path_of("precision"),
-        fmt::format("unknown precision '{}' (one of: {})", precision_text, engine::precision_names())));
+        fmt::format("unknown precision '{}' (one of: {})", precision_text, model::precision_names())));
     }
     spec.precision = *precision;
     PW_TRY(job.finish());
@@ -277,8 +277,8 @@ read_spec(ObjectReader& root)
     PW_TRY(shapes.finish());
   }
   PW_ASSIGN(spec.coverage,
-            root.choice<engine::Coverage>(
-              "coverage", {{"representative", engine::Coverage::representative}, {"full", engine::Coverage::full}}));
+            root.choice<model::Coverage>(
+              "coverage", {{"representative", model::Coverage::representative}, {"full", model::Coverage::full}}));
   {
     PW_ASSIGN(auto device, root.object("device"));
     PW_ASSIGN(spec.device_selector, device.string("selector"));
@@ -311,7 +311,7 @@ to_json_text(const BuiltinJobSpec& spec)
      {{"id", spec.job_id},
       {"target", spec.target},
       {"model", spec.model_name},
-      {"precision", engine::to_string(spec.precision)}}},
+      {"precision", model::to_string(spec.precision)}}},
     {"manifest", {{"source", spec.manifest_source}, {"sha256", spec.manifest_sha256}}},
     {"model", model_json(spec.model)},
     {"shapes",

@@ -53,10 +53,10 @@ struct BuiltinJobSpec
   std::string model_name;      // the manifest's model name
   std::string manifest_source; // path as given, or "<embedded default.yaml>"
   std::string manifest_sha256; // digest of the manifest bytes the plan was made from
-  engine::ModelArchitecture model;
-  engine::Precision precision = engine::Precision::fp32;
-  engine::Shapes shapes;
-  engine::Coverage coverage = engine::Coverage::representative;
+  model::ModelArchitecture model;
+  model::Precision precision = model::Precision::fp32;
+  model::Shapes shapes;
+  model::Coverage coverage = model::Coverage::representative;
   std::string device_selector;    // engine device selector ("0")
   std::string device_description; // the device the plan chose ("0: pthread-... (PoCL)")
   std::vector<CacheDirectory> caches;

@@ -14,7 +14,7 @@ sample_report()
 {
   engine::WorkloadReport r;
   r.model = "tiny";
-  r.precision = engine::Precision::fp16;
+  r.precision = model::Precision::fp16;
   r.device_description = "0: cpu (PoCL)";
   r.device_properties = {{"vendor", "cpu"}, {"opencl.device", "cpu-x"}};
   r.variants = {"gemm.cl:gemm [-DTILE=16] local=16x16", "rows.cl:softmax local=64"};

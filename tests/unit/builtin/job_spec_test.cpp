@@ -35,7 +35,7 @@ decoder_spec()
   spec.model_name = "tiny";
   spec.manifest_source = "tiny.yaml";
   spec.manifest_sha256 = std::string(64, 'a');
-  engine::DecoderArchitecture decoder;
+  model::DecoderArchitecture decoder;
   decoder.hidden = 64;
   decoder.layers = 2;
   decoder.heads = 4;
@@ -44,13 +44,13 @@ decoder_spec()
   decoder.ffn = 128;
   decoder.vocab = 256;
   decoder.rope_theta = 500000.0;
-  decoder.norm = engine::DecoderArchitecture::Norm::layernorm;
-  decoder.activation = engine::DecoderArchitecture::Activation::gelu;
+  decoder.norm = model::DecoderArchitecture::Norm::layernorm;
+  decoder.activation = model::DecoderArchitecture::Activation::gelu;
   decoder.tied_embeddings = true;
   spec.model = {"tiny", decoder};
-  spec.precision = engine::Precision::fp16;
+  spec.precision = model::Precision::fp16;
   spec.shapes = {{1, 4}, {8}, 3};
-  spec.coverage = engine::Coverage::full;
+  spec.coverage = model::Coverage::full;
   spec.device_selector = "0";
   spec.device_description = "0: cpu (test)";
   spec.caches = {{bundle::CacheKind::programs, "/staging/programs"}, {bundle::CacheKind::pocl, "pocl"}};
@@ -78,9 +78,9 @@ TEST(JobSpec, RoundTripsEveryModelKind)
 {
   auto decoder = decoder_spec();
   auto cnn = decoder_spec();
-  cnn.model = {"plates", engine::CnnArchitecture{94, 24, 3, {{64, 3, 1, 1, 2}, {128, 5, 2, 0, 0}}, 68}};
+  cnn.model = {"plates", model::CnnArchitecture{94, 24, 3, {{64, 3, 1, 1, 2}, {128, 5, 2, 0, 0}}, 68}};
   auto gptq = decoder_spec();
-  gptq.model = {"stack", engine::GptqStackArchitecture{{{256, 512}, {512, 256}}, 64, false}};
+  gptq.model = {"stack", model::GptqStackArchitecture{{{256, 512}, {512, 256}}, 64, false}};
   for (const auto& spec : {decoder, cnn, gptq}) {
     const auto text = to_json_text(spec);
     const auto parsed = parse_job_spec(text, "job-spec.json");
@@ -90,13 +90,13 @@ TEST(JobSpec, RoundTripsEveryModelKind)
   }
   const auto parsed = parse_job_spec(to_json_text(decoder), "job-spec.json");
   ASSERT_TRUE(parsed);
-  const auto& body = std::get<engine::DecoderArchitecture>(parsed->model.body);
-  EXPECT_EQ(body.norm, engine::DecoderArchitecture::Norm::layernorm);
+  const auto& body = std::get<model::DecoderArchitecture>(parsed->model.body);
+  EXPECT_EQ(body.norm, model::DecoderArchitecture::Norm::layernorm);
   EXPECT_EQ(body.rope_theta, 500000.0);
   EXPECT_EQ(parsed->shapes.batch_sizes, (std::vector<int>{1, 4}));
   EXPECT_EQ(parsed->caches.size(), 2u);
   EXPECT_EQ(parsed->caches[1].directory, "pocl");
-  EXPECT_EQ(parsed->precision, engine::Precision::fp16);
+  EXPECT_EQ(parsed->precision, model::Precision::fp16);
 }
 
 TEST(JobSpec, AnUnknownFieldIsNamed)

@@ -86,7 +86,7 @@ TEST(CommandExecutor, RunsTheJobAndGroupsOutputsByRequirements)
   job.id = "cpu/test_only_model/fp16";
   job.target = "cpu";
   job.model = "test_only_model";
-  job.precision = engine::Precision::fp16;
+  job.precision = model::Precision::fp16;
   job.strategy = manifest::Strategy::run;
   job.device = manifest::HostDevice{0, "0: test_only cpu",
                                     {{"vendor", "cpu"},
