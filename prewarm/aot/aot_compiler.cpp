@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aot/aot_compiler.hpp"
 
-#include "aot/job_pool.hpp"
+#include "jobs/job_pool.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
@@ -106,8 +106,8 @@ compile_targets(const Ocloc& ocloc, std::span<const AotTargetSpec> targets, std:
   // Source size is the estimate of a compile's length: cheap and good enough
   // to put attention/w8a8/conv ahead of the small row kernels. Only the
   // running order changes; results and files stay in job order.
-  const auto order = longest_first(jobs.size(), [&](std::size_t i) { return variant_sources[jobs[i].variant].size(); });
-  auto ran = run_jobs<CompiledProgram>(jobs.size(), options.jobs, [&](std::size_t position) -> Result<CompiledProgram> {
+  const auto order = prewarm::jobs::longest_first(jobs.size(), [&](std::size_t i) { return variant_sources[jobs[i].variant].size(); });
+  auto ran = prewarm::jobs::run_jobs<CompiledProgram>(jobs.size(), options.jobs, [&](std::size_t position) -> Result<CompiledProgram> {
     const auto& job = jobs[order[position]];
     const auto& target = targets[job.target];
     const auto& variant = variants[job.variant];

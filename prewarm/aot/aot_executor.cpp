@@ -69,8 +69,8 @@ AotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model)
   return job.strategy == manifest::Strategy::aot && model.is_builtin();
 }
 
-Result<build::JobOutcome>
-AotExecutor::run(const build::JobContext& context)
+Result<jobs::JobOutcome>
+AotExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(const auto spec, aot_target_spec(context.target));
@@ -92,7 +92,7 @@ AotExecutor::run(const build::JobContext& context)
                                          staging / "programs", options));
   const auto& t = report.targets.at(0);
 
-  build::JobOutcome outcome;
+  jobs::JobOutcome outcome;
   outcome.outputs.push_back({staging, aot_requirements(spec, t.compiler)});
   outcome.device = fmt::format("aot {} (IP {}, ocloc {})", t.ocloc_device, t.ip_version, t.compiler);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

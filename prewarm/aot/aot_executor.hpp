@@ -29,13 +29,13 @@ struct AotExecutorOptions
   Validation validation = Validation::validate;
 };
 
-class AotExecutor final : public build::Executor
+class AotExecutor final : public jobs::Executor
 {
 public:
   explicit AotExecutor(AotExecutorOptions options) : m_options(options) {}
   std::string_view name() const override { return "aot"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
-  Result<build::JobOutcome> run(const build::JobContext& context) override;
+  Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
   AotExecutorOptions m_options;

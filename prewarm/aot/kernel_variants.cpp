@@ -43,15 +43,15 @@ append(std::vector<KernelVariant>& out, const std::vector<engine::ops::ProgramVa
 } // namespace
 
 Result<std::vector<KernelVariant>>
-workload_variants(const engine::ModelArchitecture& model, engine::Precision precision, const engine::Shapes& shapes,
-                  engine::Coverage coverage)
+workload_variants(const model::ModelArchitecture& model, model::Precision precision, const model::Shapes& shapes,
+                  model::Coverage coverage)
 {
   std::vector<KernelVariant> variants;
   Status status;
   std::visit(
     [&](const auto& arch) {
       using Arch = std::decay_t<decltype(arch)>;
-      if constexpr (std::is_same_v<Arch, engine::DecoderArchitecture>) {
+      if constexpr (std::is_same_v<Arch, model::DecoderArchitecture>) {
         for (const int batch : shapes.batch_sizes) {
           for (const int prefill : shapes.prefill_lengths) {
             if (batch <= 0 || prefill <= 0 || shapes.decode_steps < 0) {
@@ -64,16 +64,16 @@ workload_variants(const engine::ModelArchitecture& model, engine::Precision prec
             options.batch = static_cast<std::size_t>(batch);
             options.prefill = static_cast<std::size_t>(prefill);
             options.decode_steps = static_cast<std::size_t>(shapes.decode_steps);
-            options.layers = coverage == engine::Coverage::full ? static_cast<std::size_t>(arch.layers) : 1;
+            options.layers = coverage == model::Coverage::full ? static_cast<std::size_t>(arch.layers) : 1;
             append(variants, engine::ops::decoder_forward_programs(arch, precision, k_intel_half_compute, options));
           }
         }
-      } else if constexpr (std::is_same_v<Arch, engine::CnnArchitecture>) {
+      } else if constexpr (std::is_same_v<Arch, model::CnnArchitecture>) {
         append(variants, engine::ops::cnn_forward_programs(arch, precision, k_intel_half_compute));
       } else {
         // As the run path (engine/models/workload.cpp run_gptq): no int8; fp16 stores
         // and (on Intel) computes half; bf16 stores bf16 and computes float.
-        if (precision == engine::Precision::int8) {
+        if (precision == model::Precision::int8) {
           status = fail(Errc::usage, "GPTQ models run fp16, bf16 or fp32, not int8 (as `prewarm run`)",
                         "E_UNSUPPORTED_PRECISION");
           return;

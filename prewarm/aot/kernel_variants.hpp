@@ -33,9 +33,9 @@ std::string render_options(const std::map<std::string, std::string>& defines);
 // The programs the built-in workload of `model` builds at `precision` for
 // every shape of `shapes` (the run path loops over batch sizes and prefill
 // lengths the same way); sorted, distinct.
-Result<std::vector<KernelVariant>> workload_variants(const engine::ModelArchitecture& model,
-                                                     engine::Precision precision,
-                                                     const engine::Shapes& shapes,
-                                                     engine::Coverage coverage);
+Result<std::vector<KernelVariant>> workload_variants(const model::ModelArchitecture& model,
+                                                     model::Precision precision,
+                                                     const model::Shapes& shapes,
+                                                     model::Coverage coverage);
 
 } // namespace prewarm::aot

@@ -63,10 +63,10 @@ query_driver_version(const fs::path& executable)
   auto file = read_file((scratch.path() / "OCL_DRIVER_VERSION").string(), 4096);
   // 22.43 writes the file; a later ocloc might print to stdout instead.
   std::string version(file ? trim(*file, k_blank) : trim(run.output, k_blank));
-  if (run.exit_code != 0 || version.empty()) {
+  if (!run.succeeded() || version.empty()) {
     return fail(Errc::failed,
-                fmt::format("{} query OCL_DRIVER_VERSION failed (exit {}): {}",
-                            executable.string(), run.exit_code, last_line(run.output)));
+                fmt::format("{} query OCL_DRIVER_VERSION failed ({}): {}",
+                            executable.string(), run.describe(), last_line(run.output)));
   }
   return version;
 }
@@ -130,7 +130,7 @@ Ocloc::lookup_device(std::string_view name) const
   std::vector<std::string> argv{m_executable.string(), "ids", std::string(name)};
   PW_ASSIGN(auto run, run_process(argv, scratch.path()));
   const auto marker = run.output.find("Matched ids:");
-  if (run.exit_code == 0 && marker != std::string::npos) {
+  if (run.succeeded() && marker != std::string::npos) {
     // The first line after the marker is the IP version ("12.56.5").
     std::string_view rest = std::string_view(run.output).substr(marker + 12);
     rest.remove_prefix(std::min(rest.find_first_not_of(" \r\n"), rest.size()));
@@ -167,11 +167,10 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
     argv.insert(argv.end(), {"-options", request.options});
   }
   PW_ASSIGN(auto run, run_process(argv, scratch.path()));
-  if (run.exit_code != 0) {
-    return fail(Errc::failed, fmt::format("ocloc compile of {} for {} with options {} failed (exit "
-                                          "{}):\n{}",
+  if (!run.succeeded()) {
+    return fail(Errc::failed, fmt::format("ocloc compile of {} for {} with options {} failed ({}):\n{}",
                                           request.source_name, request.device,
-                                          in_quotes(request.options), run.exit_code, trim(run.output, k_blank)));
+                                          in_quotes(request.options), run.describe(), trim(run.output, k_blank)));
   }
   OclocOutput output;
   output.log = trim(run.output, k_blank);
@@ -209,9 +208,9 @@ Ocloc::validate(std::string_view zebin, std::string_view device) const
                                 "-device", std::string(device)};
   PW_ASSIGN(auto run, run_process(argv, scratch.path()));
   OclocValidation validation;
-  validation.exit_code = run.exit_code;
+  validation.exit_code = run.ending == process::Outcome::Ending::exited ? run.exit_status : -1;
   validation.output = trim(run.output, k_blank);
-  validation.valid = run.exit_code == 0 && validation.output.find("Binary is VALID") != std::string::npos;
+  validation.valid = run.succeeded() && validation.output.find("Binary is VALID") != std::string::npos;
   return validation;
 }
 

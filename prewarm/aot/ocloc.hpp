@@ -52,7 +52,7 @@ struct OclocOutput
 struct OclocValidation
 {
   bool valid = false;
-  int exit_code = -1;
+  int exit_code = -1; // a normal exit's status; -1 when ocloc was killed
   std::string output; // ocloc's report; on 22.43 it warns ".ze_info Minor version : 20
                       // is newer than available in decoder : 15" (IGC vs NEO skew, harmless)
 };

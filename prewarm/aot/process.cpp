@@ -13,7 +13,7 @@
 
 namespace prewarm::aot {
 
-Result<ProcessResult>
+Result<process::Outcome>
 run_process(const std::vector<std::string>& argv, const std::filesystem::path& working_directory)
 {
   if (argv.empty()) {
@@ -32,21 +32,17 @@ run_process(const std::vector<std::string>& argv, const std::filesystem::path& w
   spec.working_directory = working_directory;
   spec.output_fd = log_fd.get();
   spec.group = process::ProcessGroup::share_group;
-  const auto outcome = process::run(spec, {});
+  auto outcome = process::run(spec, {});
   if (!outcome) {
     return fail(Errc::failed, outcome.error().describe(spec));
   }
-
-  ProcessResult result;
-  result.exit_code = outcome->ending == process::Outcome::Ending::exited ? outcome->exit_status
-                                                                          : 128 + outcome->signal;
   auto output = read_file(log_path.string(), std::uint64_t{64} << 20);
   std::error_code ignored;
   std::filesystem::remove(log_path, ignored);
   if (output) {
-    result.output = std::move(*output);
+    outcome->output = std::move(*output);
   }
-  return result;
+  return std::move(*outcome);
 }
 
 } // namespace prewarm::aot

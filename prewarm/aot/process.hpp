@@ -7,6 +7,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "process/run.hpp"
 
 #include <filesystem>
 #include <string>
@@ -14,15 +15,12 @@
 
 namespace prewarm::aot {
 
-struct ProcessResult
-{
-  int exit_code = -1;    // the status of a normal exit; 128 + N for signal N
-  std::string output;    // stdout and stderr, interleaved as written
-};
-
-// Errors only when the program cannot be started or waited for; a non-zero
-// exit is a result, not an error (the caller knows what it means).
-Result<ProcessResult> run_process(const std::vector<std::string>& argv,
+// How it ended (process/run.hpp: succeeded() and describe() say it as every
+// runner does), with stdout and stderr, interleaved as written, in
+// Outcome::output. Errors only when the program cannot be started or waited
+// for; a non-zero exit is a result, not an error (the caller knows what it
+// means).
+Result<process::Outcome> run_process(const std::vector<std::string>& argv,
                                   const std::filesystem::path& working_directory);
 
 } // namespace prewarm::aot

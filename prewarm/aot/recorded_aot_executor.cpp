@@ -27,7 +27,7 @@ RecordedAotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec
 }
 
 RecordedAotExecutor::Recording&
-RecordedAotExecutor::recording_for(const build::JobContext& context)
+RecordedAotExecutor::recording_for(const jobs::JobContext& context)
 {
   const auto precision = std::string(manifest::precision_name(context.job.precision));
   Recording* recording = nullptr;
@@ -82,14 +82,14 @@ RecordedAotExecutor::recording_for(const build::JobContext& context)
 }
 
 Result<std::filesystem::path>
-RecordedAotExecutor::recorded_program_store(const build::JobContext& context)
+RecordedAotExecutor::recorded_program_store(const jobs::JobContext& context)
 {
   auto& recording = recording_for(context);
   return *recording.store;
 }
 
-Result<build::JobOutcome>
-RecordedAotExecutor::run(const build::JobContext& context)
+Result<jobs::JobOutcome>
+RecordedAotExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   if (!context.model.command) {
@@ -122,7 +122,7 @@ RecordedAotExecutor::run(const build::JobContext& context)
     files.push_back({names[i], sources[i].source});
   }
 
-  build::JobOutcome outcome;
+  jobs::JobOutcome outcome;
   if (sources.empty()) {
     outcome.device = fmt::format("aot {} (ocloc {})", spec.ocloc_device, ocloc.driver_version());
     outcome.summary = fmt::format("the command built no OpenCL C program ({}): nothing to compile ahead of time",

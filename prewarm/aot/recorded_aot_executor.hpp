@@ -36,18 +36,18 @@ struct RecordedAotOptions
   Validation validation = Validation::validate;
 };
 
-class RecordedAotExecutor final : public build::Executor
+class RecordedAotExecutor final : public jobs::Executor
 {
 public:
   explicit RecordedAotExecutor(RecordedAotOptions options) : m_options(options) {}
   std::string_view name() const override { return "aot-recorded"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
-  Result<build::JobOutcome> run(const build::JobContext& context) override;
+  Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
   // The program store the job's command recorded (made by the first caller
   // for its model and precision): the virtual-device executor builds the
   // same programs through Intel's driver (prewarm/virtual_device).
-  Result<std::filesystem::path> recorded_program_store(const build::JobContext& context);
+  Result<std::filesystem::path> recorded_program_store(const jobs::JobContext& context);
 
 private:
   struct Recording
@@ -59,7 +59,7 @@ private:
 
   // The recording for the job's model and precision, made by the first
   // caller.
-  Recording& recording_for(const build::JobContext& context);
+  Recording& recording_for(const jobs::JobContext& context);
 
   RecordedAotOptions m_options;
   std::mutex m_mutex;

@@ -6,10 +6,10 @@
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
-#include "build/bundle_serial.hpp"
 #include "build/job_logs.hpp"
-#include "build/slice_identity.hpp"
-#include "command/interruption.hpp"
+#include "jobs/slice_identity.hpp"
+#include "jobs/interruption.hpp"
+#include "jobs/job_pool.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,7 +18,6 @@
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <thread>
 
 namespace prewarm::build {
 
@@ -220,32 +219,25 @@ BuildResult::to_json() const
     .dump(2);
 }
 
-Result<BuildResult>
-run_build(const BuildOptions& options,
-          const BuildInputs& inputs,
-          const manifest::HostCapabilities& host,
-          std::vector<std::unique_ptr<Executor>>& executors)
-{
-  const auto& parsed = inputs.manifest;
-  BuildResult result;
-  PW_ASSIGN(result.plan, manifest::make_plan(parsed, inputs.registry, host, options.shard));
-  PW_ASSIGN(auto staging, TempDir::create("prewarm-build-"));
-  result.staging = std::make_unique<TempDir>(std::move(staging));
-  const auto root = result.staging->path();
+namespace {
 
+// One record per planned job, and the executor that runs each (decided
+// before anything runs; null: none handles it, which fails that job).
+std::vector<jobs::Executor*>
+assign_executors(BuildResult& result, const manifest::Manifest& parsed,
+                 std::vector<std::unique_ptr<jobs::Executor>>& executors)
+{
   for (const auto& job : result.plan.jobs) {
     JobRecord record;
     record.job = job;
     record.state = job.strategy == manifest::Strategy::skip ? JobState::skipped : JobState::not_run;
     result.records.push_back(std::move(record));
   }
-
-  // Which executor runs what, decided before anything runs.
-  std::vector<std::size_t> runnable;
-  std::vector<Executor*> chosen(result.records.size(), nullptr);
+  std::vector<jobs::Executor*> chosen(result.records.size(), nullptr);
   for (std::size_t i = 0; i < result.records.size(); ++i) {
     auto& record = result.records[i];
     if (record.state == JobState::skipped) {
+      log::info("{}", job_report_line(record, i + 1, result.records.size()));
       continue;
     }
     const auto* model = parsed.find_model(record.job.model);
@@ -256,111 +248,114 @@ run_build(const BuildOptions& options,
         break;
       }
     }
-    runnable.push_back(i);
+  }
+  return chosen;
+}
+
+// What the jobs share while they run: the pool's threads report through it.
+struct JobRun
+{
+  JobRun(const BuildOptions& options_, const BuildInputs& inputs_, const std::filesystem::path& root_,
+         BuildResult& result_, const std::vector<jobs::Executor*>& chosen_, ProgressBoard& progress_)
+    : options(options_), inputs(inputs_), root(root_), result(result_), chosen(chosen_), progress(progress_)
+  {
   }
 
-  const std::size_t total = result.records.size();
-  for (std::size_t i = 0; i < total; ++i) {
-    if (result.records[i].state == JobState::skipped) {
-      log::info("{}", job_report_line(result.records[i], i + 1, total));
-    }
-  }
-
-  std::vector<std::filesystem::path> log_files(total); // kept logs (options.log_dir)
-  auto progress = std::make_unique<ProgressBoard>(options.progress);
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
+  const BuildOptions& options;
+  const BuildInputs& inputs;
+  const std::filesystem::path& root; // the staging directory
+  BuildResult& result;
+  const std::vector<jobs::Executor*>& chosen;
+  ProgressBoard& progress;
   std::mutex report_mutex;
-  const auto worker = [&] {
-    for (;;) {
-      const std::size_t n = next.fetch_add(1);
-      if (n >= runnable.size() || stop.load() || command::interruption_signal() != 0) {
-        return;
-      }
-      const std::size_t i = runnable[n];
-      auto& record = result.records[i];
-      const auto* model = parsed.find_model(record.job.model);
-      const auto* target = inputs.registry.find(record.job.target);
-      Result<JobOutcome> outcome = fail(Errc::failed, "");
-      if (chosen[i] == nullptr) {
-        outcome = fail(Errc::failed,
-                       fmt::format("no executor for a {} job of a {} model in this build", manifest::to_string(record.job.strategy),
-                                   model->is_builtin() ? "built-in" : "command"));
-      } else {
-        const auto work_dir = root / "jobs" / safe_directory_name(i, record.job.id);
-        JobContext context{parsed, record.job, *model, *target, work_dir, {}};
-        if (options.log_dir) {
-          context.log_file = job_log_path(*options.log_dir, record.job.id);
-          log_files[i] = context.log_file;
-        }
-        if (auto made = make_directory(work_dir); !made) {
-          outcome = fail(made.error());
-        } else if (auto prepared = options.log_dir ? prepare_job_log(context.log_file) : Status{}; !prepared) {
-          outcome = fail(prepared.error());
-        } else {
-          progress->job_started(i, record.job.id,
-                               fmt::format("{} ({})", manifest::to_string(record.job.strategy), record.job.reason),
-                               context.log_file);
-          outcome = chosen[i]->run(context);
-          progress->job_finished(i);
-        }
-      }
-      std::lock_guard lock(report_mutex);
-      if (outcome) {
-        record.state = JobState::succeeded;
-        record.outcome = std::move(*outcome);
-      } else {
-        record.state = JobState::failed;
-        record.error = outcome.error().message();
-        if (options.on_failure == FailurePolicy::stop) {
-          stop.store(true);
-        }
-      }
-      const auto line = job_report_line(record, i + 1, total);
-      if (!log_files[i].empty()) {
-        append_to_job_log(log_files[i], fmt::format("{}: {}\n", log::program_name(), line));
-      }
-      log::info("{}", line);
+  std::atomic<bool> stop{false};
+};
+
+// Runs job i in its own work directory (and kept log), with its executor.
+Result<jobs::JobOutcome>
+run_job(JobRun& run, std::size_t i, std::filesystem::path& log_file)
+{
+  const auto& record = run.result.records[i];
+  const auto* model = run.inputs.manifest.find_model(record.job.model);
+  const auto* target = run.inputs.registry.find(record.job.target);
+  if (run.chosen[i] == nullptr) {
+    return fail(Errc::failed, fmt::format("no executor for a {} job of a {} model in this build",
+                                          manifest::to_string(record.job.strategy),
+                                          model->is_builtin() ? "built-in" : "command"));
+  }
+  const auto work_dir = run.root / "jobs" / safe_directory_name(i, record.job.id);
+  jobs::JobContext context{run.inputs.manifest, record.job, *model, *target, work_dir, {}};
+  if (run.options.log_dir) {
+    context.log_file = log_file = job_log_path(*run.options.log_dir, record.job.id);
+  }
+  PW_TRY(make_directory(work_dir));
+  if (run.options.log_dir) {
+    PW_TRY(prepare_job_log(context.log_file));
+  }
+  run.progress.job_started(i, record.job.id,
+                           fmt::format("{} ({})", manifest::to_string(record.job.strategy), record.job.reason),
+                           context.log_file);
+  auto outcome = run.chosen[i]->run(context);
+  run.progress.job_finished(i);
+  return outcome;
+}
+
+void
+record_outcome(JobRun& run, std::size_t i, Result<jobs::JobOutcome> outcome, const std::filesystem::path& log_file)
+{
+  std::lock_guard lock(run.report_mutex);
+  auto& record = run.result.records[i];
+  if (outcome) {
+    record.state = JobState::succeeded;
+    record.outcome = std::move(*outcome);
+  } else {
+    record.state = JobState::failed;
+    record.error = outcome.error().message();
+    if (run.options.on_failure == FailurePolicy::stop) {
+      run.stop.store(true);
     }
-  };
-  const std::size_t threads =
-    std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, options.parallel_jobs)),
-                                                   runnable.size()));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) {
-    pool.emplace_back(worker);
   }
-  worker();
-  for (auto& thread : pool) {
-    thread.join();
+  const auto line = job_report_line(record, i + 1, run.result.records.size());
+  if (!log_file.empty()) {
+    append_to_job_log(log_file, fmt::format("{}: {}\n", log::program_name(), line));
   }
-  progress.reset(); // erases the live lines before the summary
+  log::info("{}", line);
+}
 
-  if (command::interruption_signal() != 0) {
-    // Nothing packaged; the staging directory goes with `result`.
-    return fail(command::interrupted_error("prewarm build"));
+// Runs the jobs that are not skipped, up to --jobs at once, on the one pool;
+// no job starts after an interruption, or after a failure under stop.
+void
+run_jobs(JobRun& run)
+{
+  std::vector<std::size_t> runnable;
+  for (std::size_t i = 0; i < run.result.records.size(); ++i) {
+    if (run.result.records[i].state != JobState::skipped) {
+      runnable.push_back(i);
+    }
   }
-  for (const auto& record : result.records) {
-    result.failed += record.state == JobState::failed ? 1 : 0;
-  }
-  if (result.failed > 0 && options.on_failure == FailurePolicy::stop) {
-    const auto failed = std::find_if(result.records.begin(), result.records.end(),
-                                     [](const JobRecord& r) { return r.state == JobState::failed; });
-    return fail(Errc::failed, fmt::format("job {} failed: {} (no bundle written; --keep-going packages the other "
-                                          "jobs)",
-                                          failed->job.id, failed->error));
-  }
+  jobs::for_each_job(
+    runnable.size(), static_cast<unsigned>(std::max(1, run.options.parallel_jobs)),
+    [&](std::size_t n) {
+      std::filesystem::path log_file; // kept log (options.log_dir)
+      auto outcome = run_job(run, runnable[n], log_file);
+      record_outcome(run, runnable[n], std::move(outcome), log_file);
+    },
+    [&] { return run.stop.load() || jobs::interruption_signal() != 0; });
+}
 
-  // Merge outputs into slices, in job id order.
+// Merges the successful jobs' outputs into slices, in job id order.
+Result<std::map<std::string, pack::SliceInput>>
+collect_slices(std::vector<JobRecord>& records, const std::filesystem::path& root)
+{
   std::map<std::string, pack::SliceInput> slices;
-  for (auto& record : result.records) {
+  for (auto& record : records) {
     if (record.state != JobState::succeeded) {
       continue;
     }
     for (const auto& output : record.outcome.outputs) {
       auto requirements = output.requirements;
       std::sort(requirements.begin(), requirements.end());
-      const auto id = slice_id(record.job.target, requirements);
+      const auto id = jobs::slice_id(record.job.target, requirements);
       auto [it, inserted] = slices.try_emplace(id);
       auto& slice = it->second;
       if (inserted) {
@@ -387,16 +382,53 @@ run_build(const BuildOptions& options,
       }
     }
   }
+  return slices;
+}
 
+} // namespace
+
+Result<BuildResult>
+run_build(const BuildOptions& options,
+          const BuildInputs& inputs,
+          const BundleHeader& header,
+          const manifest::HostCapabilities& host,
+          std::vector<std::unique_ptr<jobs::Executor>>& executors)
+{
+  BuildResult result;
+  PW_ASSIGN(result.plan, manifest::make_plan(inputs.manifest, inputs.registry, host, options.shard));
+  PW_ASSIGN(auto staging, TempDir::create("prewarm-build-"));
+  result.staging = std::make_unique<TempDir>(std::move(staging));
+  const auto root = result.staging->path();
+  const auto chosen = assign_executors(result, inputs.manifest, executors);
+  {
+    ProgressBoard progress(options.progress); // its live lines are erased before the summary
+    JobRun run(options, inputs, root, result, chosen, progress);
+    run_jobs(run);
+  }
+
+  if (jobs::interruption_signal() != 0) {
+    // Nothing packaged; the staging directory goes with `result`.
+    return fail(jobs::interrupted_error("prewarm build"));
+  }
+  for (const auto& record : result.records) {
+    result.failed += record.state == JobState::failed ? 1 : 0;
+  }
+  if (result.failed > 0 && options.on_failure == FailurePolicy::stop) {
+    const auto failed = std::find_if(result.records.begin(), result.records.end(),
+                                     [](const JobRecord& r) { return r.state == JobState::failed; });
+    return fail(Errc::failed, fmt::format("job {} failed: {} (no bundle written; --keep-going packages the other "
+                                          "jobs)",
+                                          failed->job.id, failed->error));
+  }
+
+  PW_ASSIGN(auto slices, collect_slices(result.records, root));
   auto& spec = result.spec;
-  spec.channel = options.channel.value_or(parsed.bundle.channel);
-  PW_ASSIGN(const auto serial, choose_serial(options.serial, parsed));
-  spec.serial = serial.value;
-  PW_ASSIGN(const auto epoch, source_date_epoch());
-  spec.issued_at = epoch.value_or(now_seconds());
-  spec.expires = spec.issued_at + parsed.bundle.expires;
-  spec.archive_mtime = epoch;
-  spec.build_manifest_sha256 = parsed.bytes_sha256;
+  spec.channel = header.channel;
+  spec.serial = header.serial.value;
+  spec.issued_at = header.issued_at;
+  spec.expires = header.expires;
+  spec.archive_mtime = header.source_date_epoch;
+  spec.build_manifest_sha256 = inputs.manifest.bytes_sha256;
   for (auto& [id, slice] : slices) {
     std::sort(slice.jobs.begin(), slice.jobs.end());
     spec.slices.push_back(std::move(slice));

@@ -6,15 +6,16 @@
 // then jobs run (up to --jobs at once), each in its own private work
 // directory. A failed job's files are never packaged. Successful outputs are
 // merged, in job id order, into one staging directory per slice (target
-// identity, build/slice_identity.hpp). The caller signs and writes the bundle
-// from the returned spec (pack/bundle_writer.hpp) while the staging directory
-// is alive.
+// identity, jobs/slice_identity.hpp). The caller (build/build_command.hpp)
+// signs and writes the bundle from the returned spec (pack/bundle_writer.hpp)
+// while the staging directory is alive.
 #pragma once
 
 #include "base/error.hpp"
 #include "base/files.hpp"
-#include "jobs/executor.hpp"
+#include "build/bundle_header.hpp"
 #include "build/progress_board.hpp"
+#include "jobs/executor.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/plan.hpp"
 #include "pack/bundle_writer.hpp"
@@ -37,7 +38,7 @@ struct BuildOptions
   manifest::Shard shard;
   int parallel_jobs = 1;
   FailurePolicy on_failure = FailurePolicy::stop;
-  std::optional<std::string> channel;  // overrides bundle.channel
+  std::optional<std::string> channel;  // overrides bundle.channel (build/bundle_header.hpp)
   std::optional<std::uint64_t> serial; // overrides bundle.serial
   std::optional<std::filesystem::path> log_dir; // jobs' full logs kept here (build/job_logs.hpp)
   ProgressOptions progress;            // stderr progress while jobs run (default off)
@@ -62,7 +63,7 @@ struct JobRecord
   JobState state = JobState::not_run;
   std::string executor;
   std::string error; // failed: why
-  JobOutcome outcome;
+  jobs::JobOutcome outcome;
   std::vector<std::string> slice_ids;
 };
 
@@ -78,13 +79,15 @@ struct BuildResult
   std::string to_json() const;    // per-job report for --json
 };
 
-// Runs the plan's jobs. Errors: a job failed and the policy is stop
+// Runs the plan's jobs on the one job pool (jobs/job_pool.hpp); the bundle's
+// header was decided before (build/bundle_header.hpp). Errors: a job failed and the policy is stop
 // (Errc::failed naming the job; nothing to package), or staging I/O. With
 // keep_going, failures are recorded in the result (result.failed) and the
 // rest is packaged.
 Result<BuildResult> run_build(const BuildOptions& options,
                               const BuildInputs& inputs,
+                              const BundleHeader& header,
                               const manifest::HostCapabilities& host,
-                              std::vector<std::unique_ptr<Executor>>& executors);
+                              std::vector<std::unique_ptr<jobs::Executor>>& executors);
 
 } // namespace prewarm::build

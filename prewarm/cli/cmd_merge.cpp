@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// prewarm merge PARTIAL... --key K --out BUNDLE [--trust PUB]...
+// prewarm merge PARTIAL... --key K --out BUNDLE [--trust PUB]... [--allow-expired]
 // Verifies the partial bundles of one sharded build and writes one bundle
 // signed once (pack/merge.hpp).
 #include "cli/commands.hpp"
@@ -26,6 +26,7 @@ struct MergeArgs
   std::vector<std::string> key_files;
   std::vector<std::string> trust_files;
   std::string out;
+  bool allow_expired = false;
 };
 
 Status
@@ -50,7 +51,9 @@ run_merge(const MergeArgs& args)
     }
   }
   std::vector<std::filesystem::path> partials(args.partials.begin(), args.partials.end());
-  PW_ASSIGN(const auto merged, pack::merge_bundles(partials, trust, keys, args.out, now_seconds()));
+  PW_ASSIGN(const auto merged, pack::merge_bundles(partials, trust, keys, args.out, now_seconds(),
+                                                          args.allow_expired ? pack::ExpiryPolicy::warn
+                                                                             : pack::ExpiryPolicy::refuse));
   log::info("merged {} partial bundles ({} jobs) into {}; slices joined from several shards: {}; files "
             "that differed between shards (first job's copy kept): {}",
             merged.partial_count, merged.job_count, merged.bundle.dir.string(),
@@ -79,6 +82,9 @@ add_merge_command(CLI::App& app, Action& action)
                   "public key the partials are verified with (repeatable; default: the --key keys)")
     ->check(CLI::ExistingFile);
   cmd->add_option("--out", args->out, "merged bundle directory")->required();
+  cmd->add_flag("--allow-expired", args->allow_expired,
+                "write the merged bundle even when it would expire within a day (the partials' SOURCE_DATE_EPOCH + "
+                "bundle.expires); a warning instead of an error");
   cmd->footer("Prints '<manifest sha256>  <BUNDLE>/manifest' on stdout (sha256sum format).\n"
               "Exit: 0 ok, 1 failed, 2 usage, 3 a partial failed verification or the partials do not "
               "belong together.");

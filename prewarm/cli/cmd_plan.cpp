@@ -5,7 +5,7 @@
 
 #include "base/json_schema.hpp"
 #include "build/build_runner.hpp"
-#include "build/host_probe.hpp"
+#include "build/host_capabilities.hpp"
 #include "manifest/ci_matrix.hpp"
 #include "manifest/plan.hpp"
 

@@ -41,13 +41,13 @@ struct RunOptions
   bool json = false;
 };
 
-Result<engine::Precision>
+Result<model::Precision>
 parse_precision(std::string_view text)
 {
-  if (const auto precision = engine::parse_precision(text)) {
+  if (const auto precision = model::parse_precision(text)) {
     return *precision;
   }
-  return fail(Errc::usage, fmt::format("--precision {}: expected one of {}", in_quotes(text), engine::precision_names()));
+  return fail(Errc::usage, fmt::format("--precision {}: expected one of {}", in_quotes(text), model::precision_names()));
 }
 
 // A store this process may fill, or one it may only read (a shared,
@@ -84,7 +84,7 @@ run(const RunOptions& options)
     request.shapes.prefill_lengths = options.prefill_lengths;
   }
   request.shapes.decode_steps = options.decode_steps;
-  request.coverage = options.full ? engine::Coverage::full : engine::Coverage::representative;
+  request.coverage = options.full ? model::Coverage::full : model::Coverage::representative;
   request.device_selector = options.device;
   PW_ASSIGN(request.backend, engine::parse_backend(options.backend));
   if (request.backend == engine::Backend::level_zero) {

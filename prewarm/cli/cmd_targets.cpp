@@ -5,7 +5,7 @@
 #include "cli/commands.hpp"
 
 #include "base/json_schema.hpp"
-#include "build/host_probe.hpp"
+#include "build/host_capabilities.hpp"
 #include "manifest/plan.hpp"
 #include "manifest/target_registry.hpp"
 

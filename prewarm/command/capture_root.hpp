@@ -18,7 +18,7 @@
 // else is refused, never deleted), and it is left as it was found (absent
 // again, or empty) after the job, whether it succeeded, failed, timed out or
 // the build was interrupted (the claim's destructor runs on the way out,
-// interruption.hpp). Because PATH is one place, command jobs that capture at
+// jobs/interruption.hpp). Because PATH is one place, command jobs that capture at
 // it run one at a time (command_executor.hpp), and a claim holds an
 // exclusive flock on PATH: a second build capturing at the same PATH (both
 // found it empty) is refused instead of writing into the first one's caches.

@@ -28,6 +28,9 @@ ending_name(SubprocessResult::Ending ending)
     return "signaled";
   case SubprocessResult::Ending::timed_out:
     return "timed_out";
+  case SubprocessResult::Ending::output_overflow: // no output limit on a workload
+  case SubprocessResult::Ending::stopped:         // an interruption is an error, not a result
+    return "signaled";
   }
   return "?";
 }
@@ -171,8 +174,8 @@ CommandExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& mo
          model.command.has_value();
 }
 
-Result<build::JobOutcome>
-CommandExecutor::run(const build::JobContext& context)
+Result<jobs::JobOutcome>
+CommandExecutor::run(const jobs::JobContext& context)
 {
   const auto& job = context.job;
   if (!context.model.command) {
@@ -230,7 +233,7 @@ CommandExecutor::run(const build::JobContext& context)
     return fail(Errc::failed, *failure);
   }
 
-  build::JobOutcome outcome;
+  jobs::JobOutcome outcome;
   outcome.device = job.device ? job.device->description : job.target;
   outcome.seconds = std::chrono::duration<double>(result.total_duration).count(); // capture, proof, bookkeeping
   outcome.summary = summary_line(result);
@@ -248,7 +251,7 @@ CommandExecutor::run(const build::JobContext& context)
     for (const auto kind : group.kinds) {
       moved.emplace_back(to_string(kind));
     }
-    build::JobOutput output{staging, group.requirements};
+    jobs::JobOutput output{staging, group.requirements};
     if (!group.custom_caches.empty()) {
       fs::create_directory(staging / std::string(bundle::k_custom_kind), ec);
       for (const auto& name : group.custom_caches) {

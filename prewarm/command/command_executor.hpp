@@ -32,13 +32,13 @@ struct CommandExecutorOptions
   std::filesystem::path capture_root;
 };
 
-class CommandExecutor final : public build::Executor
+class CommandExecutor final : public jobs::Executor
 {
 public:
   explicit CommandExecutor(CommandExecutorOptions options = {}) : m_options(std::move(options)) {}
   std::string_view name() const override { return "command"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
-  Result<build::JobOutcome> run(const build::JobContext& context) override;
+  Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
   CommandExecutorOptions m_options;

@@ -4,6 +4,7 @@
 #include "base/encoding.hpp"
 #include "base/log.hpp"
 #include "host/framework_probe.hpp"
+#include "jobs/slice_identity.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +12,6 @@
 #include <cctype>
 #include <fstream>
 #include <iterator>
-#include <set>
 #include <sstream>
 
 namespace prewarm::command {
@@ -38,67 +38,7 @@ is_dotted_version(std::string_view token)
   return dot;
 }
 
-std::string
-join(const std::set<std::string>& values)
-{
-  std::string text;
-  for (const auto& v : values) {
-    if (!text.empty()) {
-      text += ',';
-    }
-    text += v;
-  }
-  return text;
-}
-
-// A VALUE the bundle manifest can hold: 1..1024 printable ASCII without outer
-// or double spaces (bundle_manifest.hpp).
-bool
-representable_value(std::string_view value)
-{
-  return !value.empty() && value.size() <= 1024 && value.front() != ' ' && value.back() != ' ' &&
-         value.find("  ") == std::string_view::npos &&
-         std::all_of(value.begin(), value.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
-}
-
-// One requirement over all `devices` that report `key`: "==" when they agree,
-// "in" when they differ; nothing (and a warning) when none reports it.
-void
-require_values(std::vector<Requirement>& out, std::vector<std::string>& warnings,
-               const std::vector<const DeviceProperties*>& devices, std::string_view key,
-               std::string_view what_for)
-{
-  std::set<std::string> values;
-  for (const auto* device : devices) {
-    if (const auto it = device->find(key); it != device->end() && !it->second.empty()) {
-      if (!representable_value(it->second)) {
-        // PoCL 3.1's CL_PLATFORM_VERSION holds a double space; normalising it
-        // would never equal the host's exact value, so the key is left out
-        // (the other keys still pin the device and driver).
-        log::verbose("{}: requirement {} left out: \"{}\" cannot be written in a bundle", what_for, key,
-                     it->second);
-        return;
-      }
-      values.insert(it->second);
-    }
-  }
-  if (values.empty()) {
-    warnings.push_back(fmt::format("{}: the build host reports no {}; the slice does not check it", what_for, key));
-    return;
-  }
-  // A value with a comma cannot go into an "in" list unambiguously.
-  const bool has_comma =
-    std::any_of(values.begin(), values.end(), [](const std::string& v) { return v.find(',') != std::string::npos; });
-  if (values.size() == 1) {
-    out.push_back(Requirement{std::string(key), "==", *values.begin()});
-  } else if (!has_comma) {
-    out.push_back(Requirement{std::string(key), "in", join(values)});
-  } else {
-    warnings.push_back(fmt::format("{}: devices differ in {} and a value holds a comma; the slice "
-                                   "does not check it",
-                                   what_for, key));
-  }
-}
+using jobs::require_values;
 
 bool
 has_value(const DeviceProperties& device, std::string_view key, std::string_view value)
@@ -190,12 +130,9 @@ identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements 
                                   "the PoCL build or device");
       break;
     }
-    // PoCL's key holds its build timestamp and LLVM version (in the platform
-    // version string) and the CPU model (the device name).
-    // Same keys as the builtin executor's PoCL slices (prewarm/build
-    // slice_identity), so command and builtin caches of one device share a slice.
-    for (const auto key : {prop::vendor, prop::opencl_platform_version, prop::opencl_device,
-                           prop::opencl_device_version, prop::opencl_driver}) {
+    // The built-in executor's keys for a PoCL device (jobs/slice_identity.hpp),
+    // so command and built-in caches of one device share a slice.
+    for (const auto key : jobs::pocl_requirement_keys()) {
       require_values(identity.requirements, identity.warnings, devices, key, what_for);
     }
     break;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a captured cache depends on, as slice requirements. A driver cache is
 // only good for the GPU and driver that filled it, a framework cache for the
-// framework versions that wrote it (kernel-caches.md §0, §5–§8), so each
+// framework versions that wrote it (docs/research/kernel-caches.md §0, §5–§8), so each
 // kind records those facts of the build host and the installer checks them
 // against the host it runs on:
 //   cuda             nvidia.driver ==, nvidia.sm ==          (host driver: containers share it)

@@ -4,7 +4,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
-#include "command/interruption.hpp"
+#include "jobs/interruption.hpp"
 #include "process/run.hpp"
 
 #include <fmt/format.h>
@@ -181,22 +181,6 @@ kill_session(const std::string& entry)
 
 } // namespace
 
-std::string
-SubprocessResult::describe(std::chrono::milliseconds timeout) const
-{
-  switch (ending) {
-  case Ending::exited:
-    return fmt::format("exited with status {}", exit_status);
-  case Ending::signaled:
-    return fmt::format("killed by signal {} ({})", signal, ::strsignal(signal));
-  case Ending::timed_out:
-    return fmt::format("timed out after {:.1f} s (stopped with {})",
-                       std::chrono::duration<double>(timeout).count(),
-                       signal == SIGKILL ? "SIGKILL" : "SIGTERM");
-  }
-  return "ended";
-}
-
 Result<SubprocessResult>
 run_subprocess(const SubprocessSpec& spec)
 {
@@ -232,7 +216,7 @@ run_subprocess(const SubprocessSpec& spec)
   supervision.timeout = spec.timeout;
   supervision.term_grace = spec.kill_grace;
   supervision.on_output = [&](const char* data, std::size_t size) { sink.append(data, size); };
-  supervision.stop_requested = [] { return interruption_signal() != 0; };
+  supervision.stop_requested = [] { return jobs::interruption_signal() != 0; };
   // What left the group (a `setsid` daemon) still carries the session token.
   supervision.after_exit = [&] { kill_session(session_entry); };
   auto outcome = process::run(child, supervision);
@@ -241,26 +225,11 @@ run_subprocess(const SubprocessSpec& spec)
   }
   sink.finish_log();
   if (outcome->ending == process::Outcome::Ending::stopped) {
-    return fail(interrupted_error(fmt::format("{}", quote_argv(spec.argv))));
+    return fail(jobs::interrupted_error(fmt::format("{}", quote_argv(spec.argv))));
   }
   SubprocessResult result;
-  result.duration = outcome->duration;
+  static_cast<process::Outcome&>(result) = std::move(*outcome);
   result.output_tail = sink.take_tail();
-  result.exit_status = outcome->exit_status;
-  result.signal = outcome->signal;
-  switch (outcome->ending) {
-  case process::Outcome::Ending::timed_out:
-    result.ending = SubprocessResult::Ending::timed_out;
-    break;
-  case process::Outcome::Ending::signaled:
-  case process::Outcome::Ending::output_overflow: // no output cap here: never
-  case process::Outcome::Ending::stopped:
-    result.ending = SubprocessResult::Ending::signaled;
-    break;
-  case process::Outcome::Ending::exited:
-    result.ending = SubprocessResult::Ending::exited;
-    break;
-  }
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include "base/error.hpp"
 #include "process/command_line.hpp"
 #include "process/environment.hpp"
+#include "process/run.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -49,20 +50,13 @@ struct SubprocessSpec
   std::size_t tail_bytes = 16 * 1024;        // how much output to keep in memory
 };
 
-struct SubprocessResult
+// How the program ended (process/run.hpp: ending, exit status or signal,
+// duration; describe() and succeeded() say it as every runner does), and
+// the end of what it wrote. Its output went to the log and the tail, never
+// into Outcome::output.
+struct SubprocessResult : process::Outcome
 {
-  enum class Ending { exited, signaled, timed_out };
-
-  Ending ending = Ending::exited;
-  int exit_status = 0;  // when exited
-  int signal = 0;       // when signaled, or the signal that ended a timed-out run
-  std::chrono::steady_clock::duration duration{};
   std::string output_tail; // the last tail_bytes of stdout+stderr (may start mid-line)
-
-  bool succeeded() const { return ending == Ending::exited && exit_status == 0; }
-  // "exited with status 3", "killed by signal 11 (Segmentation fault)",
-  // "timed out after 5.0 s (stopped with SIGTERM)".
-  std::string describe(std::chrono::milliseconds timeout = {}) const;
 };
 
 // Starts the program and waits for it. An error means it could not be
@@ -72,7 +66,7 @@ struct SubprocessResult
 // out), so nothing keeps writing into a cache after it is measured: its
 // process group, and every process that carries the run's session token in
 // its environment (a `setsid` daemon leaves the group but keeps the
-// environment). SIGTERM/SIGINT to the builder (interruption.hpp) kills them
+// environment). SIGTERM/SIGINT to the builder (jobs/interruption.hpp) kills them
 // too and returns E_INTERRUPTED.
 Result<SubprocessResult> run_subprocess(const SubprocessSpec& spec);
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The seam between `prewarm build` and the code that fills caches for one job.
-// BuiltinExecutor (here) runs the representative engine; the command and aot
-// modules implement this interface for command workloads and ahead-of-time
-// compilation. Header-only on purpose: implementers include it without
-// linking prewarm_build (which links them).
+// Each executor implements it in its own target: builtin/ (the representative
+// engine), command/ (command workloads), aot/ (ahead-of-time compilation).
+// Below all of them and below build/, which chooses an executor per job.
 //
 // Contract for run():
 //   - write everything to package under ctx.work_dir (a fresh, private, empty
@@ -28,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::jobs {
 
 struct JobContext
 {
@@ -78,4 +77,4 @@ public:
   virtual Result<JobOutcome> run(const JobContext& context) = 0;
 };
 
-} // namespace prewarm::build
+} // namespace prewarm::jobs

@@ -8,7 +8,7 @@
 
 namespace prewarm::manifest {
 
-Result<engine::ModelArchitecture> read_architecture(const yaml::Source& source,
+Result<model::ModelArchitecture> read_architecture(const yaml::Source& source,
                                                     const YAML::Node& node,
                                                     const std::string& path,
                                                     std::string name);

@@ -31,7 +31,7 @@ SourcePosition::to_string() const
 }
 
 std::vector<std::string>
-CommandWorkload::argv_for(engine::Precision precision) const
+CommandWorkload::argv_for(model::Precision precision) const
 {
   static constexpr std::string_view placeholder = "{precision}";
   std::vector<std::string> out;
@@ -53,15 +53,15 @@ Manifest::find_model(std::string_view name) const
 }
 
 std::string_view
-precision_name(engine::Precision precision)
+precision_name(model::Precision precision)
 {
-  return engine::to_string(precision);
+  return model::to_string(precision);
 }
 
-std::optional<engine::Precision>
+std::optional<model::Precision>
 parse_precision(std::string_view text)
 {
-  return engine::parse_precision(text);
+  return model::parse_precision(text);
 }
 
 std::vector<std::string>
@@ -303,14 +303,14 @@ parse_manifest(std::string_view text,
   PW_ASSIGN(auto precisions_node, top.required("precisions"));
   PW_ASSIGN(auto precision_names, yaml::read_unique_strings(source, precisions_node, "precisions"));
   std::vector<std::string> known_precisions;
-  for (const auto precision : engine::k_precisions) {
+  for (const auto precision : model::k_precisions) {
     known_precisions.emplace_back(precision_name(precision));
   }
   for (std::size_t i = 0; i < precision_names.size(); ++i) {
     const auto precision = parse_precision(precision_names[i]);
     if (!precision) {
       return fail(yaml::error_at(source, std::as_const(precisions_node)[i].Mark(), yaml::index_path("precisions", i),
-                                 fmt::format("unknown precision '{}' (known: {}){}", precision_names[i], engine::precision_names(),
+                                 fmt::format("unknown precision '{}' (known: {}){}", precision_names[i], model::precision_names(),
                                              did_you_mean(precision_names[i], known_precisions))));
     }
     manifest.precisions.push_back(*precision);
@@ -336,9 +336,9 @@ parse_manifest(std::string_view text,
   if (auto coverage_node = top.get("coverage")) {
     PW_ASSIGN(auto coverage, yaml::read_string(source, *coverage_node, "coverage"));
     if (coverage == "representative") {
-      manifest.coverage = engine::Coverage::representative;
+      manifest.coverage = model::Coverage::representative;
     } else if (coverage == "full") {
-      manifest.coverage = engine::Coverage::full;
+      manifest.coverage = model::Coverage::full;
     } else {
       static const std::vector<std::string> names{"representative", "full"};
       return fail(yaml::error_at(source, coverage_node->Mark(), "coverage",

@@ -20,7 +20,7 @@
 //         verify: warn                    hit proof after the capture: require | warn | off
 //                                         (command/hit_proof.hpp; default warn)
 //   precisions: [fp32, fp16, bf16, int8]  non-empty, unique
-//   shapes:                               optional; defaults from engine::Shapes
+//   shapes:                               optional; defaults from model::Shapes
 //     batch_sizes: [1]                    non-empty, unique, >= 1
 //     prefill_lengths: [16]               non-empty, unique, >= 1
 //     decode_steps: 2                     >= 0
@@ -29,7 +29,7 @@
 //   bundle:                               optional
 //     channel: NAME                       default "default"
 //     expires: DURATION                   default 90d
-//     serial: N                           default: the build time (build/bundle_serial.hpp;
+//     serial: N                           default: the build time (build/bundle_header.hpp;
 //                                         --serial overrides)
 #pragma once
 
@@ -83,7 +83,7 @@ struct CommandWorkload
   VerifyMode verify = VerifyMode::warn;
 
   // argv with every "{precision}" replaced.
-  std::vector<std::string> argv_for(engine::Precision precision) const;
+  std::vector<std::string> argv_for(model::Precision precision) const;
 };
 
 enum class ModelSource { preset, architecture, command };
@@ -93,7 +93,7 @@ struct ModelSpec
   std::string name;
   ModelSource source = ModelSource::preset;
   std::string preset;                                    // ModelSource::preset
-  std::optional<engine::ModelArchitecture> architecture; // preset or architecture (resolved)
+  std::optional<model::ModelArchitecture> architecture; // preset or architecture (resolved)
   std::optional<CommandWorkload> command;                // ModelSource::command
   SourcePosition position;
 
@@ -105,7 +105,7 @@ struct BundleOptions
   std::string channel = "default";
   std::chrono::seconds expires{std::chrono::hours(24 * 90)};
   std::string expires_text = "90d";
-  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (build/bundle_serial.hpp)
+  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (build/bundle_header.hpp)
 };
 
 struct Manifest
@@ -114,18 +114,18 @@ struct Manifest
   std::string bytes_sha256;  // digest of the exact YAML bytes (recorded in the bundle)
   std::filesystem::path base_directory; // for relative command cwd
   std::vector<ModelSpec> models;
-  std::vector<engine::Precision> precisions;
-  engine::Shapes shapes;
-  engine::Coverage coverage = engine::Coverage::representative;
+  std::vector<model::Precision> precisions;
+  model::Shapes shapes;
+  model::Coverage coverage = model::Coverage::representative;
   std::vector<std::string> targets;
   BundleOptions bundle;
 
   const ModelSpec* find_model(std::string_view name) const;
 };
 
-// The precision names in manifests and job ids (engine::to_string): "fp32", "fp16", "bf16", "int8".
-std::string_view precision_name(engine::Precision precision);
-std::optional<engine::Precision> parse_precision(std::string_view text);
+// The precision names in manifests and job ids (model::to_string): "fp32", "fp16", "bf16", "int8".
+std::string_view precision_name(model::Precision precision);
+std::optional<model::Precision> parse_precision(std::string_view text);
 
 // The cache kinds a command workload may name (runtime/bundle/cache_kind.hpp).
 std::vector<std::string> known_cache_kind_names();

@@ -73,7 +73,7 @@ struct Job
   std::string id; // "cpu/qwen2.5-0.5b/fp32"
   std::string target;
   std::string model;
-  engine::Precision precision = engine::Precision::fp32;
+  model::Precision precision = model::Precision::fp32;
   Strategy strategy = Strategy::skip;
   std::string reason;
   std::optional<HostDevice> device; // strategy run

@@ -78,10 +78,10 @@ inconsistent(const yaml::Map& map, std::string_view what)
   return yaml::error_at(map.source(), map.mark(), map.path(), what);
 }
 
-Result<engine::DecoderArchitecture>
+Result<model::DecoderArchitecture>
 read_decoder(const yaml::Map& map)
 {
-  engine::DecoderArchitecture d;
+  model::DecoderArchitecture d;
   PW_ASSIGN(d.hidden, positive(map, "hidden"));
   PW_ASSIGN(d.layers, positive(map, "layers"));
   PW_ASSIGN(d.heads, positive(map, "heads"));
@@ -94,8 +94,8 @@ read_decoder(const yaml::Map& map)
   if (auto node = map.get("tied_embeddings")) {
     PW_ASSIGN(d.tied_embeddings, yaml::read_bool(map.source(), *node, map.path_of("tied_embeddings")));
   }
-  using Norm = engine::DecoderArchitecture::Norm;
-  using Activation = engine::DecoderArchitecture::Activation;
+  using Norm = model::DecoderArchitecture::Norm;
+  using Activation = model::DecoderArchitecture::Activation;
   PW_ASSIGN(d.norm, choice<Norm>(map, "norm", d.norm, {{"rmsnorm", Norm::rmsnorm}, {"layernorm", Norm::layernorm}}));
   PW_ASSIGN(d.activation,
             choice<Activation>(map, "activation", d.activation, {{"silu", Activation::silu}, {"gelu", Activation::gelu}}));
@@ -109,10 +109,10 @@ read_decoder(const yaml::Map& map)
   return d;
 }
 
-Result<engine::CnnArchitecture>
+Result<model::CnnArchitecture>
 read_cnn(const yaml::Map& map)
 {
-  engine::CnnArchitecture c;
+  model::CnnArchitecture c;
   PW_ASSIGN(auto input_node, map.required("input"));
   PW_ASSIGN(auto input, yaml::Map::read(map.source(), input_node, map.path_of("input"), {"width", "height", "channels"}));
   PW_ASSIGN(c.input_width, positive(input, "width"));
@@ -127,7 +127,7 @@ read_cnn(const yaml::Map& map)
     const std::string path = yaml::index_path(map.path_of("layers"), i);
     PW_ASSIGN(auto layer_map,
               yaml::Map::read(map.source(), layers[i], path, {"out_channels", "kernel", "stride", "padding", "pool"}));
-    engine::ConvLayer layer;
+    model::ConvLayer layer;
     PW_ASSIGN(layer.out_channels, positive(layer_map, "out_channels"));
     PW_ASSIGN(layer.kernel, positive(layer_map, "kernel"));
     if (layer_map.get("stride")) {
@@ -149,10 +149,10 @@ read_cnn(const yaml::Map& map)
   return c;
 }
 
-Result<engine::GptqStackArchitecture>
+Result<model::GptqStackArchitecture>
 read_gptq(const yaml::Map& map)
 {
-  engine::GptqStackArchitecture g;
+  model::GptqStackArchitecture g;
   PW_ASSIGN(g.group_size, positive(map, "group_size"));
   if (auto node = map.get("act_order")) {
     PW_ASSIGN(g.act_order, yaml::read_bool(map.source(), *node, map.path_of("act_order")));
@@ -162,7 +162,7 @@ read_gptq(const yaml::Map& map)
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const std::string path = yaml::index_path(map.path_of("layers"), i);
     PW_ASSIGN(auto layer_map, yaml::Map::read(map.source(), layers[i], path, {"in", "out"}));
-    engine::GptqLinear layer;
+    model::GptqLinear layer;
     PW_ASSIGN(layer.in_features, positive(layer_map, "in"));
     PW_ASSIGN(layer.out_features, positive(layer_map, "out"));
     if (!g.layers.empty() && g.layers.back().out_features != layer.in_features) {
@@ -180,7 +180,7 @@ read_gptq(const yaml::Map& map)
 
 } // namespace
 
-Result<engine::ModelArchitecture>
+Result<model::ModelArchitecture>
 read_architecture(const yaml::Source& source, const YAML::Node& node, const std::string& path, std::string name)
 {
   // The allowed keys depend on the type, so read the type first from a
@@ -188,7 +188,7 @@ read_architecture(const yaml::Source& source, const YAML::Node& node, const std:
   PW_ASSIGN(auto any, yaml::Map::read_any_keys(source, node, path));
   PW_ASSIGN(auto type_node, any.required("type"));
   PW_ASSIGN(auto type, yaml::read_string(source, type_node, any.path_of("type")));
-  engine::ModelArchitecture architecture;
+  model::ModelArchitecture architecture;
   architecture.name = std::move(name);
   if (type == "decoder") {
     PW_ASSIGN(auto map, yaml::Map::read(source, node, path,
@@ -211,7 +211,7 @@ read_architecture(const yaml::Source& source, const YAML::Node& node, const std:
 }
 
 std::string_view
-architecture_type(const engine::ModelArchitecture& architecture)
+architecture_type(const model::ModelArchitecture& architecture)
 {
   switch (architecture.body.index()) {
   case 0:
@@ -251,7 +251,7 @@ PresetLibrary::embedded()
   return parse(*text, "<embedded presets.yaml>");
 }
 
-const engine::ModelArchitecture*
+const model::ModelArchitecture*
 PresetLibrary::find(std::string_view name) const
 {
   const auto it = std::find_if(m_presets.begin(), m_presets.end(), [&](const auto& p) { return p.name == name; });

@@ -33,14 +33,14 @@ public:
   static Result<PresetLibrary> parse(std::string_view text, std::string source_name);
   static Result<PresetLibrary> embedded(); // manifests/presets.yaml as compiled in
 
-  const engine::ModelArchitecture* find(std::string_view name) const;
+  const model::ModelArchitecture* find(std::string_view name) const;
   std::vector<std::string> names() const;
 
 private:
-  std::vector<engine::ModelArchitecture> m_presets;
+  std::vector<model::ModelArchitecture> m_presets;
 };
 
 // "decoder" | "cnn" | "gptq".
-std::string_view architecture_type(const engine::ModelArchitecture& architecture);
+std::string_view architecture_type(const model::ModelArchitecture& architecture);
 
 } // namespace prewarm::manifest

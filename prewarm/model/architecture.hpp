@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-namespace prewarm::engine {
+namespace prewarm::model {
 
 // Decoder-only transformer (Qwen/Llama style). int8 runs W8A8: int8 weights
 // with per-output-channel scales, per-token dynamically quantized int8
@@ -84,4 +84,17 @@ struct Shapes
 
 enum class Coverage { representative, full }; // representative: one layer per distinct shape
 
+} // namespace prewarm::model
+
+// The engine (prewarm/engine, which links this layer) speaks the model
+// vocabulary unqualified.
+namespace prewarm::engine {
+using model::CnnArchitecture;
+using model::ConvLayer;
+using model::Coverage;
+using model::DecoderArchitecture;
+using model::GptqLinear;
+using model::GptqStackArchitecture;
+using model::ModelArchitecture;
+using model::Shapes;
 } // namespace prewarm::engine

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/precision.hpp"
 
-namespace prewarm::engine {
+namespace prewarm::model {
 
 std::string_view
 to_string(Precision precision)
@@ -41,4 +41,4 @@ precision_names()
   return names;
 }
 
-} // namespace prewarm::engine
+} // namespace prewarm::model

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace prewarm::engine {
+namespace prewarm::model {
 
 // bf16 stores the upper half of a float (8-bit significand, float's exponent
 // range) and always computes in float, on any device: no OpenCL extension.
@@ -23,4 +23,14 @@ std::optional<Precision> parse_precision(std::string_view name);
 // "fp32, fp16, bf16, int8": what an error about an unknown precision lists.
 std::string precision_names();
 
+} // namespace prewarm::model
+
+// The engine (prewarm/engine, which links this layer) speaks the model
+// vocabulary unqualified.
+namespace prewarm::engine {
+using model::k_precisions;
+using model::parse_precision;
+using model::Precision;
+using model::precision_names;
+using model::to_string;
 } // namespace prewarm::engine

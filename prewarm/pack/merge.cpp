@@ -59,7 +59,8 @@ load_verified_partial(const fs::path& dir, const bundle::TrustStore& trust, SysS
   PW_ASSIGN_CTX(auto manifest, describe(dir), bundle::parse(files.manifest_bytes));
   if (manifest.expires <= now) {
     return fail(Errc::verify,
-                fmt::format("{}: expired at {} (now {}); rebuild the shards",
+                fmt::format("{}: expired at {} (now {}); rebuild the shards (expiry is issued-at, "
+                            "SOURCE_DATE_EPOCH when set, plus the manifest's bundle.expires)",
                             describe(dir), format_rfc3339(manifest.expires), format_rfc3339(now)),
                 "E_EXPIRED");
   }
@@ -286,7 +287,8 @@ merge_bundles(std::span<const fs::path> partial_dirs,
               const bundle::TrustStore& trust,
               std::span<const PrivateKey> keys,
               const fs::path& out_dir,
-              SysSeconds now)
+              SysSeconds now,
+              ExpiryPolicy expiry)
 {
   if (partial_dirs.empty()) {
     return fail(Errc::usage, "merge: no partial bundles given");
@@ -340,6 +342,7 @@ merge_bundles(std::span<const fs::path> partial_dirs,
     spec.issued_at = std::max(spec.issued_at, partial.manifest.issued_at);
     spec.expires = std::min(spec.expires, partial.manifest.expires);
   }
+  PW_TRY(check_bundle_expiry("the merged bundle", spec.issued_at, spec.expires, now, expiry));
 
   std::set<SysSeconds> entry_times;
   for (const auto& [id, copies] : copies_by_id) {

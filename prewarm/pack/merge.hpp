@@ -31,11 +31,13 @@
 //   E_MERGE_DUPLICATE  a job present in two partials
 //   E_MERGE_CONFLICT   same slice id with different requirements
 //   E_EXPIRED          a partial has already expired
+// and (Errc::usage) E_EXPIRES_SOON: the merged bundle would expire within a day.
 #pragma once
 
 #include "base/error.hpp"
 #include "base/time_format.hpp"
 #include "bundle/trust.hpp"
+#include "pack/bundle_expiry.hpp"
 #include "pack/bundle_writer.hpp"
 #include "pack/key_pair.hpp"
 
@@ -60,11 +62,15 @@ struct MergeResult
 
 // Verifies `partials` with `trust` at time `now`, merges them and writes
 // `out_dir` signed with every key in `keys` (bundle_writer.hpp semantics:
-// atomic, never a partial bundle under `out_dir`).
+// atomic, never a partial bundle under `out_dir`). A merged bundle that would
+// expire within a day of `now` is refused as `prewarm build` refuses it
+// (pack/bundle_expiry.hpp), or written with a warning under
+// ExpiryPolicy::warn.
 Result<MergeResult> merge_bundles(std::span<const std::filesystem::path> partials,
                                   const bundle::TrustStore& trust,
                                   std::span<const PrivateKey> keys,
                                   const std::filesystem::path& out_dir,
-                                  SysSeconds now);
+                                  SysSeconds now,
+                                  ExpiryPolicy expiry = ExpiryPolicy::refuse);
 
 } // namespace prewarm::pack

@@ -43,8 +43,8 @@ locate_virtual_device(std::optional<IntelRoot>& root, fs::path& tool)
 }
 
 // The AOT outcome with the NEO slice added.
-build::JobOutcome
-with_neo_slice(build::JobOutcome outcome, NeoSlice neo)
+jobs::JobOutcome
+with_neo_slice(jobs::JobOutcome outcome, NeoSlice neo)
 {
   outcome.outputs.push_back(std::move(neo.output));
   outcome.device = fmt::format("{}; {}", outcome.device, neo.device);
@@ -69,7 +69,7 @@ VirtualDeviceExecutor::handles(const manifest::Job& job, const manifest::ModelSp
 }
 
 Result<NeoSlice>
-make_neo_slice(const IntelRoot& root, const fs::path& tool, const build::JobContext& context)
+make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context)
 {
   if (!context.model.architecture) {
     return fail(Errc::internal, fmt::format("virtual device given model {} without an architecture", context.model.name));
@@ -89,7 +89,7 @@ make_neo_slice(const IntelRoot& root, const fs::path& tool, const build::JobCont
 }
 
 Result<NeoSlice>
-make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const build::JobContext& context,
+make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context,
                   const std::vector<ReplayProgram>& programs)
 {
   const auto started = std::chrono::steady_clock::now();
@@ -192,8 +192,8 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const build::JobC
   return slice;
 }
 
-Result<build::JobOutcome>
-VirtualDeviceExecutor::run(const build::JobContext& context)
+Result<jobs::JobOutcome>
+VirtualDeviceExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(auto outcome, m_aot.run(context));
@@ -215,8 +215,8 @@ VirtualRecordedExecutor::handles(const manifest::Job& job, const manifest::Model
   return m_root.has_value() && m_recorded.handles(job, model);
 }
 
-Result<build::JobOutcome>
-VirtualRecordedExecutor::run(const build::JobContext& context)
+Result<jobs::JobOutcome>
+VirtualRecordedExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(auto outcome, m_recorded.run(context));

@@ -39,7 +39,7 @@
 
 namespace prewarm::virtual_device {
 
-class VirtualDeviceExecutor final : public build::Executor
+class VirtualDeviceExecutor final : public jobs::Executor
 {
 public:
   // Locates the Intel root and the build tool once; without them the
@@ -48,7 +48,7 @@ public:
   explicit VirtualDeviceExecutor(aot::AotExecutorOptions aot_options);
   std::string_view name() const override { return "virtual-device"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
-  Result<build::JobOutcome> run(const build::JobContext& context) override;
+  Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
   aot::AotExecutor m_aot;
@@ -64,13 +64,13 @@ private:
 // source with the same options on that GPU; a program it builds only there
 // (a variant chosen by device properties, as CLBlast and OpenCV do) is not
 // covered: the audit at the destination says what it compiled anyway.
-class VirtualRecordedExecutor final : public build::Executor
+class VirtualRecordedExecutor final : public jobs::Executor
 {
 public:
   explicit VirtualRecordedExecutor(aot::RecordedAotOptions options);
   std::string_view name() const override { return "virtual-device-recorded"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
-  Result<build::JobOutcome> run(const build::JobContext& context) override;
+  Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
   aot::RecordedAotExecutor m_recorded;
@@ -80,7 +80,7 @@ private:
 
 struct NeoSlice
 {
-  build::JobOutput output;
+  jobs::JobOutput output;
   std::string device;   // "virtual bmg 0xe20b rev 0x00 (NEO 26.27.039122)"
   std::string summary;
   std::string report_json;
@@ -89,9 +89,9 @@ struct NeoSlice
 // The NEO slice of the programs of a built-in job, staged under
 // `work_dir`/neo-slice (exposed for tests).
 Result<NeoSlice> make_neo_slice(const IntelRoot& root, const std::filesystem::path& tool,
-                                const build::JobContext& context);
+                                const jobs::JobContext& context);
 // The same for any list of programs (an empty list: an error, no slice).
 Result<NeoSlice> make_neo_slice_of(const IntelRoot& root, const std::filesystem::path& tool,
-                                   const build::JobContext& context, const std::vector<ReplayProgram>& programs);
+                                   const jobs::JobContext& context, const std::vector<ReplayProgram>& programs);
 
 } // namespace prewarm::virtual_device

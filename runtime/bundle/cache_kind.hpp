@@ -6,7 +6,7 @@
 // without them, what the capture and the installer must not keep) is one row
 // of one table (cache_kind.cpp, CacheKindRules), read by the builder's
 // capture and by the runtime's installer alike.
-// Why each rule: see shared/research/kernel-caches.md.
+// Why each rule: see docs/research/kernel-caches.md.
 #pragma once
 
 #include "base/error.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Safe extraction of one slice payload (pax tar + zstd) into a staging
 // directory. The security-critical reader: see
-// shared/research/signing-archives.md §2.3 and §6.4.
+// docs/research/signing-archives.md §2.3 and §6.4.
 //
 // Order: the payload's size and SHA-256 are checked against the signed
 // manifest FIRST; libarchive sees no byte of a payload that does not match.

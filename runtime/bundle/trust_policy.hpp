@@ -2,7 +2,7 @@
 // The trust policy file: what a production image trusts, baked into the image
 // next to prewarm-runtime and passed as `--trust POLICY.yaml` (a `.pub` file
 // is still accepted: one key, threshold 1, no other rule).
-// Design: shared/research/signing-archives.md §6.2.
+// Design: docs/research/signing-archives.md §6.2.
 //
 // The policy is trusted input (it comes with the image), but it is still read
 // strictly: an unknown key, a wrong type or an impossible value is a config

@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-#include <csignal>
 
 namespace prewarm::host {
 
@@ -23,23 +21,13 @@ probe_supervision(std::chrono::milliseconds timeout, std::size_t max_output)
   return supervision;
 }
 
+// Anything but a clean exit is an error saying how it ended (process/run.hpp
+// words it, as for every runner).
 Result<std::string>
 finish(const process::Outcome& outcome, std::string_view what, std::chrono::milliseconds timeout)
 {
-  using Ending = process::Outcome::Ending;
-  switch (outcome.ending) {
-  case Ending::timed_out:
-  case Ending::stopped:
-    return fail(Errc::failed, fmt::format("{}: no result within {} ms (killed)", what, timeout.count()));
-  case Ending::output_overflow:
-    return fail(Errc::failed, fmt::format("{}: output larger than the limit (killed)", what));
-  case Ending::signaled:
-    return fail(Errc::failed, fmt::format("{}: killed by signal {} ({})", what, outcome.signal, ::strsignal(outcome.signal)));
-  case Ending::exited:
-    if (outcome.exit_status != 0) {
-      return fail(Errc::failed, fmt::format("{}: exit status {}", what, outcome.exit_status));
-    }
-    break;
+  if (!outcome.succeeded()) {
+    return fail(Errc::failed, fmt::format("{}: {}", what, outcome.describe(timeout)));
   }
   return outcome.output;
 }

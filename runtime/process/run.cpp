@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 
 extern char** environ;
 
@@ -289,6 +290,28 @@ private:
 };
 
 } // namespace
+
+std::string
+Outcome::describe(std::chrono::milliseconds timeout) const
+{
+  switch (ending) {
+  case Ending::exited:
+    return fmt::format("exited with status {}", exit_status);
+  case Ending::signaled:
+    return fmt::format("killed by signal {} ({})", signal, ::strsignal(signal));
+  case Ending::timed_out:
+    if (timeout.count() == 0) {
+      return "timed out";
+    }
+    return fmt::format("timed out after {:.1f} s ({})", std::chrono::duration<double>(timeout).count(),
+                       signal == SIGKILL ? "killed with SIGKILL" : "stopped with SIGTERM");
+  case Ending::output_overflow:
+    return "killed: more output than the limit";
+  case Ending::stopped:
+    return "stopped on request";
+  }
+  return "ended";
+}
 
 std::string
 StartFailure::describe(const Spec& spec) const

@@ -7,7 +7,7 @@
 // stop request polled while it runs. Every runner of external programs in
 // prewarm is a layer over this: host probes (host/subprocess.hpp), command
 // workloads (command/subprocess.hpp: log capping, session token,
-// interruption), built-in jobs (build/child_process.hpp) and ocloc
+// interruption), built-in jobs (builtin/child_process.hpp) and ocloc
 // (aot/process.hpp).
 //
 // Between fork and exec the child makes only async-signal-safe calls, so
@@ -83,6 +83,15 @@ struct Outcome
   bool unreaped = false; // killed but never gone: left behind (see unreaped_grace)
   std::chrono::steady_clock::duration duration{};
   std::string output;    // the piped output, unless on_output took it
+
+  bool succeeded() const { return ending == Ending::exited && exit_status == 0; }
+  // How it ended, for messages; every runner says it this way:
+  // "exited with status 130" (an exit status, whatever its value, is not a
+  // signal), "killed by signal 11 (Segmentation fault)", "timed out after
+  // 5.0 s (stopped with SIGTERM)" or "(killed with SIGKILL)" ("timed out" when
+// `timeout` is not given),
+  // "killed: more output than the limit", "stopped on request".
+  std::string describe(std::chrono::milliseconds timeout = {}) const;
 };
 
 // Why a child could not be started: the step that failed and its errno.

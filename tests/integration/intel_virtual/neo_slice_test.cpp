@@ -39,7 +39,7 @@ bundle:
 )";
 
 std::string
-requirement(const build::JobOutput& output, std::string_view key)
+requirement(const jobs::JobOutput& output, std::string_view key)
 {
   for (const auto& r : output.requirements) {
     if (r.key == key) {
@@ -78,7 +78,7 @@ TEST_P(NeoSlice, HoldsNeoEntriesThatASecondVirtualRunReuses)
   job.strategy = manifest::Strategy::aot;
   auto work = TempDir::create("prewarm-neo-slice-test-");
   ASSERT_TRUE(work);
-  const build::JobContext context{*manifest, job, manifest->models.front(), *target, work->path()};
+  const jobs::JobContext context{*manifest, job, manifest->models.front(), *target, work->path()};
 
   auto slice = virtual_device::make_neo_slice(*root, *tool, context);
   ASSERT_TRUE(slice) << slice.error().message();
@@ -103,7 +103,7 @@ TEST_P(NeoSlice, HoldsNeoEntriesThatASecondVirtualRunReuses)
   EXPECT_NE(slice->report_json.find("\"proof_misses\":0"), std::string::npos) << slice->report_json;
 
   // ...and once more here, in a process of our own on the packaged files.
-  auto variants = aot::workload_variants(*manifest->models.front().architecture, engine::Precision::fp32,
+  auto variants = aot::workload_variants(*manifest->models.front().architecture, model::Precision::fp32,
                                          manifest->shapes, manifest->coverage);
   ASSERT_TRUE(variants);
   auto device = virtual_device::virtual_device_for(*target);

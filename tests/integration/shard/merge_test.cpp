@@ -277,6 +277,30 @@ TEST_F(MergeTest, RefusesAPartialSignedByAnUntrustedKey)
   EXPECT_FALSE(fs::exists(root() / "merged"));
 }
 
+// A merged bundle that expires within a day of being written is refused as
+// `prewarm build` refuses one (naming SOURCE_DATE_EPOCH and bundle.expires),
+// or written with a warning when asked.
+TEST_F(MergeTest, RefusesAMergedBundleThatExpiresWithinADay)
+{
+  BundleSpec spec = header();
+  spec.expires = at(2026, 6, 1) + std::chrono::hours(12); // the merge's "now" is 2026-06-01
+  const auto partial = shard1(spec);
+  const auto refused = merge({partial});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), "E_EXPIRES_SOON");
+  EXPECT_EQ(refused.error().category(), Errc::usage);
+  EXPECT_NE(refused.error().message().find("SOURCE_DATE_EPOCH"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("bundle.expires"), std::string::npos) << refused.error().message();
+  EXPECT_FALSE(fs::exists(root() / "merged"));
+
+  const std::vector<fs::path> partials{partial};
+  const std::vector<PrivateKey> keys{*m_release_key};
+  const auto warned = merge_bundles(partials, shard_trust(), keys, root() / "merged", at(2026, 6, 1),
+                                    ExpiryPolicy::warn);
+  ASSERT_TRUE(warned) << warned.error().message();
+  EXPECT_TRUE(fs::exists(root() / "merged" / "manifest"));
+}
+
 TEST_F(MergeTest, RefusesAnExpiredPartial)
 {
   BundleSpec spec = header();

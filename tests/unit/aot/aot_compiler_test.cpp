@@ -62,21 +62,21 @@ protected:
 
 // The default manifest's model (embedded preset), as the run path builds it.
 Result<std::vector<KernelVariant>>
-qwen_variants(engine::Precision precision)
+qwen_variants(model::Precision precision)
 {
   PW_ASSIGN(auto presets, manifest::PresetLibrary::embedded());
   const auto* model = presets.find("qwen2.5-0.5b");
   if (model == nullptr) {
     return fail(Errc::internal, "preset qwen2.5-0.5b missing");
   }
-  return workload_variants(*model, precision, engine::Shapes{}, engine::Coverage::representative);
+  return workload_variants(*model, precision, model::Shapes{}, model::Coverage::representative);
 }
 
 TEST(KernelVariants, ComeFromTheEngineForEachPrecision)
 {
-  auto fp32 = qwen_variants(engine::Precision::fp32);
-  auto fp16 = qwen_variants(engine::Precision::fp16);
-  auto int8 = qwen_variants(engine::Precision::int8);
+  auto fp32 = qwen_variants(model::Precision::fp32);
+  auto fp16 = qwen_variants(model::Precision::fp16);
+  auto int8 = qwen_variants(model::Precision::int8);
   ASSERT_TRUE(fp32 && fp16 && int8) << (fp32 ? "" : fp32.error().message());
   bool gemm = false, fp16_defines = false, w8a8 = false;
   for (const auto& v : *fp32) {
@@ -98,8 +98,8 @@ TEST(KernelVariants, ComeFromTheEngineForEachPrecision)
 
 TEST(KernelVariants, Bf16HasAVariantForEveryFileFp16HasAndComputesInFloat)
 {
-  auto fp16 = qwen_variants(engine::Precision::fp16);
-  auto bf16 = qwen_variants(engine::Precision::bf16);
+  auto fp16 = qwen_variants(model::Precision::fp16);
+  auto bf16 = qwen_variants(model::Precision::bf16);
   ASSERT_TRUE(fp16 && bf16) << (bf16 ? "" : bf16.error().message());
   std::set<std::string> fp16_files, bf16_files;
   for (const auto& v : *fp16) {
@@ -121,7 +121,7 @@ TEST(KernelVariants, Bf16HasAVariantForEveryFileFp16HasAndComputesInFloat)
   for (const char* name : {"lprnet", "gptq-linear"}) {
     const auto* model = presets->find(name);
     ASSERT_NE(model, nullptr) << name;
-    auto variants = workload_variants(*model, engine::Precision::bf16, engine::Shapes{}, engine::Coverage::representative);
+    auto variants = workload_variants(*model, model::Precision::bf16, model::Shapes{}, model::Coverage::representative);
     ASSERT_TRUE(variants) << name << ": " << variants.error().message();
     for (const auto& v : *variants) {
       EXPECT_NE(v.options.find("-DPRECISION_BF16"), std::string::npos) << name << " " << v.options;
@@ -131,7 +131,7 @@ TEST(KernelVariants, Bf16HasAVariantForEveryFileFp16HasAndComputesInFloat)
 
 TEST(KernelVariants, EverySourceIsEmbedded)
 {
-  for (auto precision : engine::k_precisions) {
+  for (auto precision : model::k_precisions) {
     auto variants = qwen_variants(precision);
     ASSERT_TRUE(variants);
     for (const auto& v : *variants) {
@@ -153,7 +153,7 @@ TEST_F(AotCompilerTest, UnknownDeviceIsSkippedWithReasonAndHint)
   EXPECT_NE(support->reason.find("does not know 'bmg'"), std::string::npos) << support->reason;
   EXPECT_NE(support->reason.find("install a newer"), std::string::npos) << support->reason;
 
-  auto variants = qwen_variants(engine::Precision::fp32);
+  auto variants = qwen_variants(model::Precision::fp32);
   auto report = compile_targets(*m_ocloc, std::span(&b580, 1), *variants, kernels::embedded_files(),
                                 m_dir->path() / "programs", {});
   ASSERT_FALSE(report);
@@ -168,7 +168,7 @@ TEST_F(AotCompilerTest, UnknownDeviceIsSkippedWithReasonAndHint)
 
 TEST_F(AotCompilerTest, BuiltinVariantsCompileValidateAndReadBack)
 {
-  auto variants = qwen_variants(engine::Precision::fp32);
+  auto variants = qwen_variants(model::Precision::fp32);
   ASSERT_TRUE(variants);
   const auto programs_dir = m_dir->path() / "programs";
   AotCompileOptions options;
@@ -205,7 +205,7 @@ TEST_F(AotCompilerTest, BuiltinVariantsCompileValidateAndReadBack)
 
 TEST_F(AotCompilerTest, SameBytesAtAnyJobCount)
 {
-  auto variants = qwen_variants(engine::Precision::fp32);
+  auto variants = qwen_variants(model::Precision::fp32);
   ASSERT_TRUE(variants);
   variants->resize(3); // enough programs to interleave on 2 threads; keeps the test short
   const AotTargetSpec specs[] = {arc_a380(), {"iris-xe", "tgllp", "12.0.0", {"0x9a49", "0x9a40"}}};

@@ -90,7 +90,7 @@ TEST_F(AotExecutorTest, PlanSkipsB580AndExecutorCompilesA380)
   ASSERT_TRUE(executor.handles(*a380, model));
   EXPECT_FALSE(executor.handles(*b580, model));
   const auto& target = *m_registry->find("arc-a380");
-  build::JobContext context{*m_manifest, *a380, model, target, m_dir->path()};
+  jobs::JobContext context{*m_manifest, *a380, model, target, m_dir->path()};
   auto outcome = executor.run(context);
   ASSERT_TRUE(outcome) << outcome.error().message();
   ASSERT_EQ(outcome->outputs.size(), 1u);

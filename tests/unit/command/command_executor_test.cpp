@@ -86,7 +86,7 @@ TEST(CommandExecutor, RunsTheJobAndGroupsOutputsByRequirements)
   job.id = "cpu/test_only_model/fp16";
   job.target = "cpu";
   job.model = "test_only_model";
-  job.precision = engine::Precision::fp16;
+  job.precision = model::Precision::fp16;
   job.strategy = manifest::Strategy::run;
   job.device = manifest::HostDevice{0, "0: test_only cpu",
                                     {{"vendor", "cpu"},
@@ -108,7 +108,7 @@ TEST(CommandExecutor, RunsTheJobAndGroupsOutputsByRequirements)
   builtin.source = manifest::ModelSource::preset;
   EXPECT_FALSE(executor.handles(job, builtin));
 
-  const build::JobContext context{m, job, m.models[0], *target, dir->path()};
+  const jobs::JobContext context{m, job, m.models[0], *target, dir->path()};
   auto outcome = executor.run(context);
   ASSERT_TRUE(outcome) << outcome.error().message();
   ASSERT_EQ(outcome->outputs.size(), 2u);
@@ -154,7 +154,7 @@ TEST(CommandExecutor, AFailedCommandIsAFailedJobWithItsOutput)
   job.model = "bad";
   job.strategy = manifest::Strategy::run;
   CommandExecutor executor;
-  const build::JobContext context{m, job, m.models[0], *fixture.registry.find("cpu"), dir->path()};
+  const jobs::JobContext context{m, job, m.models[0], *fixture.registry.find("cpu"), dir->path()};
   auto outcome = executor.run(context);
   ASSERT_FALSE(outcome);
   EXPECT_NE(outcome.error().message().find("exited with status 9"), std::string::npos);

@@ -26,7 +26,7 @@ TEST(RunCommand, NonZeroExitIsReported)
 {
   auto out = host::run_command({"sh", "-c", "exit 7"}, 5s);
   ASSERT_FALSE(out);
-  EXPECT_NE(out.error().message().find("exit status 7"), std::string::npos);
+  EXPECT_NE(out.error().message().find("exited with status 7"), std::string::npos);
 }
 
 TEST(RunCommand, HangingToolIsKilledAtTheDeadline)

@@ -30,13 +30,13 @@ TEST(ManifestParse, ValidManifestFillsEveryField)
   EXPECT_EQ(m->models[0].name, "qwen");
   EXPECT_EQ(m->models[0].source, ModelSource::preset);
   ASSERT_TRUE(m->models[0].architecture);
-  const auto& decoder = std::get<engine::DecoderArchitecture>(m->models[0].architecture->body);
+  const auto& decoder = std::get<model::DecoderArchitecture>(m->models[0].architecture->body);
   EXPECT_EQ(decoder.hidden, 896);
   EXPECT_EQ(decoder.kv_heads, 2);
   EXPECT_EQ(decoder.vocab, 151936);
   EXPECT_TRUE(decoder.tied_embeddings);
   EXPECT_DOUBLE_EQ(decoder.rope_theta, 1e6);
-  EXPECT_EQ(m->precisions, (std::vector{engine::Precision::fp32, engine::Precision::fp16}));
+  EXPECT_EQ(m->precisions, (std::vector{model::Precision::fp32, model::Precision::fp16}));
   EXPECT_EQ(m->shapes.batch_sizes, (std::vector{1, 2}));
   EXPECT_EQ(m->targets, (std::vector<std::string>{"cpu", "arc-a770"}));
   EXPECT_EQ(m->bundle.channel, "prod/llm");
@@ -98,16 +98,16 @@ TEST(ManifestParse, Bf16IsAPrecisionInTheListAndInCommandArguments)
 {
   auto m = parse(replace(k_valid, "[fp32, fp16]", "[bf16, fp16]"));
   ASSERT_TRUE(m) << m.error().message();
-  EXPECT_EQ(m->precisions, (std::vector{engine::Precision::bf16, engine::Precision::fp16}));
-  EXPECT_EQ(precision_name(engine::Precision::bf16), "bf16");
-  EXPECT_EQ(parse_precision("bf16"), engine::Precision::bf16);
+  EXPECT_EQ(m->precisions, (std::vector{model::Precision::bf16, model::Precision::fp16}));
+  EXPECT_EQ(precision_name(model::Precision::bf16), "bf16");
+  EXPECT_EQ(parse_precision("bf16"), model::Precision::bf16);
   EXPECT_EQ(parse_precision("BF16"), std::nullopt); // names are exact, as in job ids
-  for (const auto precision : engine::k_precisions) {
+  for (const auto precision : model::k_precisions) {
     EXPECT_EQ(parse_precision(precision_name(precision)), precision) << precision_name(precision);
   }
   CommandWorkload command;
   command.argv = {"python3", "warmup.py", "--dtype", "{precision}", "--tag={precision}-{precision}"};
-  EXPECT_EQ(command.argv_for(engine::Precision::bf16),
+  EXPECT_EQ(command.argv_for(model::Precision::bf16),
             (std::vector<std::string>{"python3", "warmup.py", "--dtype", "bf16", "--tag=bf16-bf16"}));
 }
 
@@ -207,7 +207,7 @@ targets: [cpu]
   EXPECT_EQ(command.timeout, std::chrono::minutes(10));
   EXPECT_EQ(command.shell, ShellMode::direct);
   EXPECT_EQ(command.kinds, (std::vector<std::string>{"pocl", "triton"}));
-  EXPECT_EQ(command.argv_for(engine::Precision::fp16),
+  EXPECT_EQ(command.argv_for(model::Precision::fp16),
             (std::vector<std::string>{"python3", "warmup.py", "--dtype=fp16", "fp16fp16"}));
 }
 

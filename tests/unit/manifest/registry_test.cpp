@@ -100,7 +100,7 @@ TEST(Presets, EmbeddedPresetsMatchTheirModels)
   const auto& p = testing::presets();
   const auto* qwen = p.find("qwen2.5-0.5b");
   ASSERT_NE(qwen, nullptr);
-  const auto& d = std::get<engine::DecoderArchitecture>(qwen->body);
+  const auto& d = std::get<model::DecoderArchitecture>(qwen->body);
   EXPECT_EQ(d.layers, 24);
   EXPECT_EQ(d.heads, 14);
   EXPECT_EQ(d.head_dim, 64);
@@ -108,13 +108,13 @@ TEST(Presets, EmbeddedPresetsMatchTheirModels)
   EXPECT_DOUBLE_EQ(d.norm_eps, 1e-6);
   const auto* lpr = p.find("lprnet");
   ASSERT_NE(lpr, nullptr);
-  const auto& cnn = std::get<engine::CnnArchitecture>(lpr->body);
+  const auto& cnn = std::get<model::CnnArchitecture>(lpr->body);
   EXPECT_EQ(cnn.input_width, 94);
   EXPECT_EQ(cnn.input_height, 24);
   EXPECT_EQ(cnn.classes, 68);
   const auto* gptq = p.find("gptq-linear");
   ASSERT_NE(gptq, nullptr);
-  const auto& g = std::get<engine::GptqStackArchitecture>(gptq->body);
+  const auto& g = std::get<model::GptqStackArchitecture>(gptq->body);
   EXPECT_EQ(g.group_size, 128);
   EXPECT_TRUE(g.act_order);
   ASSERT_EQ(g.layers.size(), 2u);

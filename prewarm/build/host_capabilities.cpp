@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "build/host_capabilities.hpp"
+
+#include "aot/ocloc.hpp"
+#include "base/log.hpp"
+#include "host/host_description_file.hpp"
+#include "host/isolated_enumeration.hpp"
+#include "host/probe_host.hpp"
+#include "opencl/device.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+namespace prewarm::build {
+namespace {
+
+// The enumeration runs in a forked child: a driver that holds its device
+// once initialised (seen with NVIDIA's OpenCL on the GPU machine: after this
+// process enumerated the H200, the `prewarm run-job` children it spawned saw
+// only PoCL) must not be initialised in the process that spawns the jobs. A
+// crashing or hanging ICD is also contained there.
+void
+probe_opencl(manifest::HostCapabilities& host)
+{
+  const auto listing = host::list_isolated(
+    []() -> Result<std::string> {
+      PW_ASSIGN(const auto devices, opencl::enumerate_devices());
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& ref : devices) {
+        out.push_back({{"index", ref.index},
+                       {"description", ref.description},
+                       {"properties", ref.properties},
+                       {"is_gpu", ref.is_gpu}});
+      }
+      return out.dump();
+    },
+    std::chrono::seconds(60));
+  if (!listing || !listing->found) {
+    host.devices_error = listing ? listing->text : listing.error().message();
+    log::verbose("OpenCL: {}", host.devices_error);
+    return;
+  }
+  try {
+    for (const auto& d : nlohmann::json::parse(listing->text)) {
+      DeviceProperties properties;
+      for (const auto& [key, value] : d["properties"].items()) {
+        properties.emplace(key, value.get<std::string>());
+      }
+      host.devices.push_back(manifest::HostDevice{d["index"].get<int>(),
+                                                  d["description"].get<std::string>(), std::move(properties),
+                                                  d["is_gpu"].get<bool>()});
+    }
+  } catch (const nlohmann::json::exception& e) {
+    host.devices_error = std::string("OpenCL device probe: unreadable result: ") + e.what();
+  }
+}
+
+void
+probe_ocloc(manifest::HostCapabilities& host, const manifest::TargetRegistry& registry)
+{
+  auto ocloc = aot::Ocloc::locate();
+  if (!ocloc) {
+    log::verbose("ocloc: {}", ocloc.error().message());
+    return;
+  }
+  host.ocloc.path = ocloc->executable().string();
+  host.ocloc.version = ocloc->driver_version();
+  for (const auto& target : registry.targets()) {
+    if (target.vendor != manifest::Vendor::intel || host.ocloc.knows(target.ocloc_device)) {
+      continue;
+    }
+    auto device = ocloc->lookup_device(target.ocloc_device);
+    if (!device) {
+      log::verbose("ocloc ids {}: {}", target.ocloc_device, device.error().message());
+      continue;
+    }
+    if (device->known) {
+      host.ocloc.known_devices.push_back(target.ocloc_device);
+      if (!target.ip_version.empty() && device->ip_version != target.ip_version) {
+        log::warn("target {}: the registry says IP {} for '{}', ocloc {} says {}", target.name, target.ip_version,
+                  target.ocloc_device, host.ocloc.version, device->ip_version);
+      }
+    }
+  }
+}
+
+// The OpenCL devices with what the runtime's host probe adds to them: the
+// PCI device id and SM of NVIDIA GPUs (nvidia-smi, sysfs), which OpenCL does
+// not report and which tell an H100 from an H200 (host/probe_host.hpp).
+void
+add_gpu_identity(manifest::HostCapabilities& host)
+{
+  std::vector<host::HostDevice> records;
+  for (const auto& device : host.devices) {
+    records.push_back({device.description, device.properties});
+  }
+  const auto merged = host::with_gpu_identity(std::move(records));
+  for (std::size_t i = 0; i < host.devices.size() && i < merged.size(); ++i) {
+    host.devices[i].properties = merged[i].properties;
+  }
+}
+
+// TEST DOUBLE: PREWARM_HOST_DEVICES (host/host_description_file.hpp) names
+// the devices instead of the probe, so that plans for hardware this machine
+// lacks can be tested. Device N of the file is `--device N`.
+bool
+use_host_description(manifest::HostCapabilities& host)
+{
+  const char* file = std::getenv(std::string(host::k_host_devices_variable).c_str());
+  if (file == nullptr || *file == '\0') {
+    return false;
+  }
+  log::warn("using test host description from {} ({} is a test double; the host was not probed)", file,
+            host::k_host_devices_variable);
+  auto devices = host::load_host_description(file);
+  if (!devices) {
+    host.devices_error = devices.error().message();
+    log::error("{}", host.devices_error);
+    return true;
+  }
+  int index = 0;
+  for (const auto& device : *devices) {
+    const auto vendor = device.properties.find(prop::vendor);
+    const bool is_gpu = vendor == device.properties.end() || vendor->second != "cpu";
+    host.devices.push_back(manifest::HostDevice{index, fmt::format("{}: {}", index, device.description),
+                                                device.properties, is_gpu});
+    ++index;
+  }
+  return true;
+}
+
+} // namespace
+
+manifest::HostCapabilities
+probe_host_capabilities(const manifest::TargetRegistry& registry)
+{
+  manifest::HostCapabilities host;
+  if (!use_host_description(host)) {
+    probe_opencl(host);
+    add_gpu_identity(host);
+  }
+  probe_ocloc(host, registry);
+  return host;
+}
+
+} // namespace prewarm::build
