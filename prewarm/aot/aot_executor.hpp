@@ -15,6 +15,7 @@
 
 #include "aot/aot_compiler.hpp"
 #include "aot/ocloc.hpp"
+#include "aot/toolchains.hpp"
 #include "jobs/executor.hpp"
 
 #include <nlohmann/json.hpp>
@@ -39,7 +40,7 @@ public:
 
 private:
   AotExecutorOptions m_options;
-  std::optional<Ocloc> m_ocloc; // located at the first job
+  ToolchainChooser m_toolchains; // located at the first job; per target, the first ocloc that knows it
 };
 
 // The slice requirements of an AOT output (see the file comment).

@@ -112,7 +112,12 @@ public:
   // vendor must be intel, the device's pci-id must be listed by a target, and
   // the device's intel.driver (when reported) must equal the target's compiler
   // version: a zebin is made by one IGC/NEO, and the driver that loads it is
-  // only promised to understand its own.
+  // only promised to understand its own. Where the device reports its
+  // intel.ip-version (the stepping is its last number), a listed target of
+  // another IP version is passed over, and a target the driver's
+  // compatibility rules let load on that IP is taken when none lists the
+  // device (dg2-g10-c0 on dg2-g11-b1 and dg2-g12-a0, bmg-g21 on bmg-g31 and
+  // lnl-b0, mtl-u-b0 on mtl-h-b0, ptl-h-b0 on ptl-u; compilers from 24.26).
   AotSelection select(const DeviceProperties& device) const;
 
   // The program for `source` + `options` under `target`: a miss when there
