@@ -3,6 +3,7 @@
 
 #include "base/embedded_file.hpp"
 #include "base/log.hpp"
+#include "level_zero/aot_programs.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -26,8 +27,12 @@ aot_requirements(const AotTargetSpec& target, const std::string& compiler)
   for (const auto& id : ids) {
     list += (list.empty() ? "" : ",") + id;
   }
+  // A host reports its NEO release zero-padded through OpenCL and unpadded
+  // through Level Zero (level_zero/aot_programs.hpp): either names the compiler.
+  const auto unpadded = level_zero::unpadded_release(compiler);
   return {
-    {"intel.driver", "==", compiler},
+    unpadded == compiler ? bundle::Requirement{"intel.driver", "==", compiler}
+                         : bundle::Requirement{"intel.driver", "in", compiler + "," + unpadded},
     {"pci-id", "in", list},
     {"vendor", "==", "intel"},
   };

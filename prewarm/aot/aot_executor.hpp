@@ -7,7 +7,9 @@
 //   vendor == intel
 //   pci-id in <the registry's ids for the target>
 //   intel.driver == <ocloc's OCL_DRIVER_VERSION>   (the zebin's compiler; NEO only
-//                                                  promises to load its own)
+//                                                  promises to load its own; "in" both
+//                                                  spellings where it is zero-padded:
+//                                                  26.27.039122,26.27.39122)
 // The IP version is recorded in the target record, not required: drivers of
 // this generation (NEO 22.43) do not report it, and an unreported property
 // fails every requirement.

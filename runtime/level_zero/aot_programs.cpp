@@ -174,6 +174,31 @@ AotPrograms::open(const fs::path& programs_dir)
   return programs;
 }
 
+std::string
+unpadded_release(std::string_view version)
+{
+  std::string out;
+  while (true) {
+    const auto dot = version.find('.');
+    auto part = version.substr(0, dot);
+    while (part.size() > 1 && part.front() == '0' && part.find_first_not_of("0123456789") == std::string_view::npos) {
+      part.remove_prefix(1);
+    }
+    out += part;
+    if (dot == std::string_view::npos) {
+      return out;
+    }
+    out += '.';
+    version.remove_prefix(dot + 1);
+  }
+}
+
+bool
+same_release(std::string_view a, std::string_view b)
+{
+  return unpadded_release(a) == unpadded_release(b);
+}
+
 namespace {
 
 // Which zebin a device's driver loads is the driver's rule: a binary built
@@ -251,7 +276,7 @@ AotPrograms::select(const DeviceProperties& device) const
   // tells the stepping, which the PCI id does not (0x56a5 is A0 or B1).
   const auto ip = get(prop::intel_ip_version);
   const auto driver_takes = [&](const AotTarget& target, std::string_view how) {
-    if (driver != "unknown" && driver != target.compiler) {
+    if (driver != "unknown" && !same_release(driver, target.compiler)) {
       selection.reason = fmt::format("AOT target {} {} but was compiled by ocloc {} and the device's driver is {}",
                                      target.ocloc_device, how, target.compiler, driver);
       return false;

@@ -78,6 +78,13 @@ struct AotProgramKey
   std::string digest() const;
 };
 
+// One NEO release, two spellings: ocloc's OCL_DRIVER_VERSION and OpenCL's
+// CL_DRIVER_VERSION zero-pad the build ("26.27.039122"), Level Zero's encoded
+// driverVersion cannot ("26.27.39122"; 22.43.24595 had no padding to lose).
+// Each dot-separated number without its leading zeros.
+std::string unpadded_release(std::string_view version);
+bool same_release(std::string_view a, std::string_view b);
+
 struct AotProgram
 {
   std::string key;

@@ -138,8 +138,9 @@ EOF
 # validates, each for IP, and requires the driver COMPILER.
 check_slices() {
   local bundle=$1 device=$2 ip=$3 compiler=$4 min=$5 dir count=0
-  grep -q "^require .*intel.driver == $compiler" "$bundle/manifest" \
-    || { cat "$bundle/manifest"; fail "$bundle: no requirement intel.driver == $compiler"; }
+  # Both spellings of the release: OpenCL's (zero-padded, as ocloc prints it) and Level Zero's.
+  grep -q "^require .*intel.driver in $compiler,${compiler%.*}.$((10#${compiler##*.}))$" "$bundle/manifest" \
+    || { cat "$bundle/manifest"; fail "$bundle: no requirement intel.driver in $compiler and its unpadded form"; }
   rm -rf "x-$bundle" && mkdir "x-$bundle"
   for slice in "$bundle"/slices/*.tar.zst; do
     zstd -qdc "$slice" | tar -x -C "x-$bundle"
@@ -162,6 +163,20 @@ step "seed: arc-b580 with the gptq-linear preset (bmg, by the Intel root's ocloc
 build b580 "[arc-b580]" gptq gptq-linear "[fp16]"
 check_slices b580 bmg 20.1.0 "$version" 1
 grep -q "Intel root" b580.err || { cat b580.err; fail "the build log does not say which toolchain"; }
+# A B580 host played by the Level Zero test double (not a GPU) whose driver reports NEO
+# 26.27 the Level Zero way (26.27.39122): the runtime's probe takes the slice.
+if [ -n "${ZE_TEST_DRIVER:-}" ]; then
+  ZE_ENABLE_ALT_DRIVERS=$ZE_TEST_DRIVER PREWARM_ZE_TEST_DEVICE_ID=0xe20b PREWARM_ZE_TEST_DRIVER_VERSION=26.27.39122 \
+    "$PREWARM_RUNTIME" install b580 --trust keys/test_only_intel.pub --root b580-root > b580-install.out 2>&1 \
+    || { cat b580-install.out; fail "install on the B580 test double"; }
+  grep -q "slice arc-b580-" b580-install.out || { cat b580-install.out; fail "the arc-b580 slice was not installed"; }
+  find b580-root -path '*/aot/bmg/target.arc-b580' | grep -q . || fail "no aot/bmg/target.arc-b580 installed"
+  echo "installed on a B580 (Level Zero test double, driver 26.27.39122)"
+  # The same host on another release is refused, with the reason.
+  expect_exit 4 env ZE_ENABLE_ALT_DRIVERS=$ZE_TEST_DRIVER PREWARM_ZE_TEST_DEVICE_ID=0xe20b \
+    PREWARM_ZE_TEST_DRIVER_VERSION=25.18.33578 "$PREWARM_RUNTIME" install b580 --trust keys/test_only_intel.pub \
+    --root b580-other
+fi
 
 step "seed: mtl-u-igpu and mtl-igpu with fp32, fp16 and int8 (qwen2.5-0.5b)"
 build mtl "[mtl-u-igpu, mtl-igpu]" qwen qwen2.5-0.5b "[fp32, fp16, int8]"

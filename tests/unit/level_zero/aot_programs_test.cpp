@@ -240,6 +240,12 @@ TEST(AotPrograms, ACompatibleBinaryServesADeviceNoTargetLists)
   EXPECT_EQ(served_by("0x56b0", "12.57.0"), "acm-g10"); // and on dg2-g12-a0
   EXPECT_EQ(served_by("0xb090", "30.1.0"), "ptl-h");    // ptl-h-b0 on ptl-u
   EXPECT_EQ(served_by("0x7d40", "12.70.4"), "mtl-u");   // its own, listed
+  // Level Zero spells ocloc's 26.27.039122 without the padding: one release.
+  EXPECT_NE(programs->select(intel_device_at("0x7d40", "12.70.4", "26.27.39122")).target, nullptr);
+  EXPECT_EQ(programs->select(intel_device_at("0x7d40", "12.70.4", "26.27.39123")).target, nullptr);
+  EXPECT_EQ(unpadded_release("26.27.039122"), "26.27.39122");
+  EXPECT_EQ(unpadded_release("22.43.24595"), "22.43.24595");
+  EXPECT_EQ(unpadded_release("1.0.0"), "1.0.0");
 
   // Not the reverse: an mtl-h binary is not for MTL-U.
   auto reverse = TempDir::create("test_only_aot-");
