@@ -78,8 +78,9 @@ test_build_options=(-DPREWARM_BUILD_TESTS=ON -DPREWARM_BUILD_BENCH=ON)
 
 # The Intel compute runtime that knows Battlemage, Meteor/Lunar/Panther Lake (26.27) is only in
 # Debian sid/forky, and its IGC needs glibc 2.43, so it lives in a sid root of its own. Its binaries
-# run on the host through the root's own dynamic loader (no chroot: host paths work), see
-# prewarm/aot/README.md. Made once (~5 min, ~850 MB) and reused: `.complete`, written last, lists the
+# run on the host through the root's own dynamic loader (no chroot: host paths work), see README.md
+# "Intel toolchains". Made once (80 s and 634 MB measured on a 2-core build machine, 84 MB
+# downloaded) and reused: `.complete`, written last, lists the
 # packages and versions; a partial root is never used (it is built beside and renamed into place);
 # a lock serialises concurrent runs (two clones testing at once wait for one build).
 INTEL_ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}

@@ -3,7 +3,7 @@
 // toolchains: its own (Debian 12: ocloc 22.43, no Battlemage, Meteor, Lunar
 // or Panther Lake) and the Intel root, a Debian sid root holding compute
 // runtime 26.27 that the host runs through the root's own dynamic loader
-// (`./setup.sh intel-root`; prewarm/aot/README.md).
+// (`./setup.sh intel-root`; README.md, "Intel toolchains").
 //
 // Precedence, first match wins:
 //   1. PREWARM_OCLOC=<executable>: that ocloc alone, for every target (an

@@ -59,12 +59,11 @@ aot_properties(cl_device_id device)
   if (extensions.find("cl_intel_device_attribute_query") != std::string::npos &&
       next().clGetDeviceInfo(device, k_device_id_intel, sizeof pci_id, &pci_id, nullptr) == CL_SUCCESS) {
     properties.emplace(prop::pci_id, fmt::format("0x{:04x}", pci_id));
-    // NEO's HardwareIpVersion: architecture (10 bits) . release (8) . revision
-    // (6): 0x030dc008 is 12.55.8 (dg2-g10-c0). It names the stepping, which
-    // decides which binary the driver loads (aot_programs.hpp).
+    // The IP version names the stepping, which decides which binary the
+    // driver loads (aot_programs.hpp); 0x030dc008 is 12.55.8 (dg2-g10-c0).
     cl_uint ip = 0;
     if (next().clGetDeviceInfo(device, k_ip_version_intel, sizeof ip, &ip, nullptr) == CL_SUCCESS && ip != 0) {
-      properties.emplace(prop::intel_ip_version, fmt::format("{}.{}.{}", ip >> 22, (ip >> 14) & 0xff, ip & 0x3f));
+      properties.emplace(prop::intel_ip_version, intel_ip_version_text(ip));
     }
   }
   if (!id.driver.empty()) {

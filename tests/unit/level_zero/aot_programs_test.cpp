@@ -265,6 +265,16 @@ TEST(AotPrograms, ACompatibleBinaryServesADeviceNoTargetLists)
   EXPECT_NE(g10_22->select(intel_device_at("0x56a0", "12.55.8", "22.43.24595")).target, nullptr);
 }
 
+// The values are NEO's own: the product-config notes of ocloc 26.27 zebins
+// for acm-g11 and mtl-u, and CL_DEVICE_IP_VERSION_INTEL of its virtual DG2.
+TEST(AotPrograms, IntelIpVersionIsReadAsNeoWritesIt)
+{
+  EXPECT_EQ(intel_ip_version_text(0x030e0005u), "12.56.5");
+  EXPECT_EQ(intel_ip_version_text(0x030e0000u), "12.56.0");
+  EXPECT_EQ(intel_ip_version_text(0x03118004u), "12.70.4");
+  EXPECT_EQ(intel_ip_version_text(0x030dc008u), "12.55.8");
+}
+
 TEST(AotPrograms, AbsentDirectoryIsEmpty)
 {
   auto programs = AotPrograms::open("/nonexistent/test_only");
