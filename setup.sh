@@ -11,7 +11,12 @@
 #                       itself with buildah), which `./setup.sh test-all` adds
 #   ./setup.sh deps     only install the Debian packages
 #   ./setup.sh build    only configure and build
+#   ./setup.sh intel-root
+#                       make (once) the Debian sid root that carries the Intel compute runtime 26.27
+#                       (ocloc, IGC, NEO, Level Zero) Debian 12 cannot run; `test` makes it when absent
 # Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors),
+# PREWARM_INTEL_ROOT (default /var/cache/prewarm/intel-sid: outside the clone, so every clone and CI
+# run on one machine shares it), PREWARM_INTEL_ROOT_SKIP=1 (`test` does not make it; its tests skip),
 # SETUP_DRY_RUN=1 (print the commands that install, configure, build and test instead of running them).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -71,6 +76,105 @@ configure_and_build() {
 main_build_options=(-DPREWARM_BUILD_TESTS=OFF -DPREWARM_BUILD_BENCH=OFF)
 test_build_options=(-DPREWARM_BUILD_TESTS=ON -DPREWARM_BUILD_BENCH=ON)
 
+# The Intel compute runtime that knows Battlemage, Meteor/Lunar/Panther Lake (26.27) is only in
+# Debian sid/forky, and its IGC needs glibc 2.43, so it lives in a sid root of its own. Its binaries
+# run on the host through the root's own dynamic loader (no chroot: host paths work), see README.md
+# "Intel toolchains". Made once (80 s and 634 MB measured on a 2-core build machine, 84 MB
+# downloaded) and reused: `.complete`, written last, lists the
+# packages and versions; a partial root is never used (it is built beside and renamed into place);
+# a lock serialises concurrent runs (two clones testing at once wait for one build).
+INTEL_ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
+INTEL_ROOT_PACKAGES=(intel-ocloc libigc2 libigdfcl2 intel-opencl-icd ocl-icd-libopencl1 libze1
+  libze-intel-gpu1 clinfo python3)
+# Optional: installed when the suite carries them (an unmodified OpenCL application for warm-ups).
+INTEL_ROOT_OPTIONAL=(clpeak)
+
+debian_mirror() {
+  # The mirror the host already uses (deb822 `URIs:` or one-line `deb URL suite`).
+  local m
+  m=$(sed -n -E 's@^URIs:[[:space:]]*(\S+/debian)/?[[:space:]]*$@\1@p; s@^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?(\S+/debian)/?[[:space:]].*@\2@p' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+  echo "${m:-http://deb.debian.org/debian}"
+}
+
+intel_root_complete() {
+  local stamp="$INTEL_ROOT/.complete" p
+  [ -f "$stamp" ] || return 1
+  for p in "${INTEL_ROOT_PACKAGES[@]}"; do grep -q "^$p " "$stamp" || return 1; done
+  [ -x "$INTEL_ROOT/host-bin/ocloc" ]
+}
+
+# host-bin/ocloc: sid's ocloc run by sid's own dynamic loader, so Debian 12 runs it on host paths.
+# It names the versioned binary: /usr/bin/ocloc is a link through /etc/alternatives, which is
+# absolute and would resolve on the host. The root is found from the script's own place, so a
+# moved or copied root keeps working. PREWARM_OCLOC=<root>/host-bin/ocloc hands it to prewarm.
+write_ocloc_wrapper() {
+  local root=$1 target
+  target=$(readlink "$root/etc/alternatives/ocloc")
+  [ -x "$root$target" ] || { echo "setup: error: E_INTEL_ROOT: $root has no ocloc ($target)" >&2; return 1; }
+  mkdir -p "$root/host-bin"
+  cat >"$root/host-bin/ocloc.tmp" <<WRAPPER
+#!/bin/sh
+R=\$(dirname "\$(dirname "\$(readlink -f "\$0")")")
+exec "\$R/lib64/ld-linux-x86-64.so.2" --library-path "\$R/usr/lib/x86_64-linux-gnu:\$R/lib/x86_64-linux-gnu" "\$R$target" "\$@"
+WRAPPER
+  chmod 755 "$root/host-bin/ocloc.tmp"
+  mv "$root/host-bin/ocloc.tmp" "$root/host-bin/ocloc"
+}
+
+make_intel_root() {
+  if [ "${SETUP_DRY_RUN:-}" = 1 ]; then
+    echo "+ debootstrap --variant=minbase sid $INTEL_ROOT $(debian_mirror); apt-get install ${INTEL_ROOT_PACKAGES[*]}"
+    return
+  fi
+  if intel_root_complete; then
+    echo "setup: Intel sid root present: $INTEL_ROOT"
+    return
+  fi
+  if [ "$(id -u)" -ne 0 ]; then
+    # debootstrap and chroot need root: the same step under sudo, as install_deps does.
+    sudo env PREWARM_INTEL_ROOT="$INTEL_ROOT" "$0" intel-root
+    return
+  fi
+  mkdir -p "$(dirname "$INTEL_ROOT")"
+  exec 9>"$INTEL_ROOT.lock"
+  echo "setup: waiting for the lock $INTEL_ROOT.lock"
+  flock 9
+  if intel_root_complete; then
+    echo "setup: Intel sid root present: $INTEL_ROOT (made by a concurrent run)"
+    exec 9>&-
+    return
+  fi
+  local start=$SECONDS work="$INTEL_ROOT.partial" mirror
+  mirror=$(debian_mirror)
+  rm -rf "$work"
+  if [ -d "$INTEL_ROOT" ]; then
+    # An older complete root lacking a newly listed package: extend it in place of a rebuild.
+    mv "$INTEL_ROOT" "$work"
+  else
+    echo "setup: making the Intel sid root $INTEL_ROOT from $mirror (once; ~5 min, ~850 MB)"
+    nice debootstrap --variant=minbase sid "$work" "$mirror"
+  fi
+  # The mirror's sid Release file may be past its Valid-Until date.
+  local apt=(apt-get -q -o Acquire::Check-Valid-Until=false)
+  chroot "$work" "${apt[@]}" update
+  local optional=() p
+  for p in "${INTEL_ROOT_OPTIONAL[@]}"; do
+    chroot "$work" apt-cache show "$p" >/dev/null 2>&1 && optional+=("$p")
+  done
+  chroot "$work" env DEBIAN_FRONTEND=noninteractive nice "${apt[@]}" install -y --no-install-recommends \
+    "${INTEL_ROOT_PACKAGES[@]}" "${optional[@]}"
+  chroot "$work" apt-get clean
+  write_ocloc_wrapper "$work"
+  # Written last: the package versions the root carries (NEO's cache key hashes IGC's identity).
+  chroot "$work" dpkg-query -W -f='${Package} ${Version}\n' "${INTEL_ROOT_PACKAGES[@]}" "${optional[@]}" \
+    >"$work/.complete.tmp"
+  mv "$work/.complete.tmp" "$work/.complete"
+  mv "$work" "$INTEL_ROOT"
+  echo "setup: Intel sid root made in $((SECONDS - start)) s, $(du -sm "$INTEL_ROOT" | cut -f1) MB: $INTEL_ROOT"
+  exec 9>&-
+}
+
 main_job() {
   local prewarm="$BUILD_DIR/prewarm/cli/prewarm"
   local runtime="$BUILD_DIR/runtime/cli/prewarm-runtime"
@@ -96,13 +200,19 @@ main_job() {
 case "${1:-all}" in
   deps) install_deps ;;
   build) install_deps; configure_and_build "${main_build_options[@]}" ;;
+  intel-root) install_deps; make_intel_root ;;
   test | test-all)
     install_deps
+    # Without the root its tests skip with the reason; the rest of the suite still runs.
+    if [ "${PREWARM_INTEL_ROOT_SKIP:-}" != 1 ]; then
+      # A process of its own: `set -e` does not hold inside a function called left of `||`.
+      "$0" intel-root || echo "setup: warning: the Intel root $INTEL_ROOT was not made; the tests that need it skip" >&2
+    fi
     configure_and_build "${test_build_options[@]}"
     exclude=()
     [ "$1" = test ] && exclude=(-LE slow)
     run ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 "${exclude[@]}"
     ;;
   all) install_deps; configure_and_build "${main_build_options[@]}"; main_job ;;
-  *) echo "usage: ./setup.sh [all|test|test-all|deps|build]" >&2; exit 2 ;;
+  *) echo "usage: ./setup.sh [all|test|test-all|deps|build|intel-root]" >&2; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 
 #include "base/embedded_file.hpp"
 #include "base/log.hpp"
+#include "level_zero/aot_programs.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -26,8 +27,12 @@ aot_requirements(const AotTargetSpec& target, const std::string& compiler)
   for (const auto& id : ids) {
     list += (list.empty() ? "" : ",") + id;
   }
+  // A host reports its NEO release zero-padded through OpenCL and unpadded
+  // through Level Zero (level_zero/aot_programs.hpp): either names the compiler.
+  const auto unpadded = level_zero::unpadded_release(compiler);
   return {
-    {"intel.driver", "==", compiler},
+    unpadded == compiler ? bundle::Requirement{"intel.driver", "==", compiler}
+                         : bundle::Requirement{"intel.driver", "in", compiler + "," + unpadded},
     {"pci-id", "in", list},
     {"vendor", "==", "intel"},
   };
@@ -74,10 +79,7 @@ AotExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(const auto spec, aot_target_spec(context.target));
-  if (!m_ocloc) {
-    PW_ASSIGN(auto ocloc, Ocloc::locate());
-    m_ocloc.emplace(std::move(ocloc));
-  }
+  PW_ASSIGN(const auto* toolchain, m_toolchains.for_device(spec.ocloc_device));
   if (!context.model.architecture) {
     return fail(Errc::internal, fmt::format("aot executor given model {} without an architecture", context.model.name));
   }
@@ -88,13 +90,13 @@ AotExecutor::run(const jobs::JobContext& context)
   AotCompileOptions options;
   options.jobs = m_options.jobs;
   options.validation = m_options.validation;
-  PW_ASSIGN(auto report, compile_targets(*m_ocloc, std::span(&spec, 1), variants, kernels::embedded_files(),
+  PW_ASSIGN(auto report, compile_targets(toolchain->ocloc, std::span(&spec, 1), variants, kernels::embedded_files(),
                                          staging / "programs", options));
   const auto& t = report.targets.at(0);
 
   jobs::JobOutcome outcome;
   outcome.outputs.push_back({staging, aot_requirements(spec, t.compiler)});
-  outcome.device = fmt::format("aot {} (IP {}, ocloc {})", t.ocloc_device, t.ip_version, t.compiler);
+  outcome.device = fmt::format("aot {} (IP {}, {})", t.ocloc_device, t.ip_version, describe(*toolchain));
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   outcome.variants = variants.size();
   outcome.summary = fmt::format("{} programs for {} ({} bytes of zebin, validated: {})", variants.size(),
@@ -102,6 +104,7 @@ AotExecutor::run(const jobs::JobContext& context)
                                 m_options.validation == Validation::validate ? "yes" : "no");
   auto json = aot_target_json(t, report.seconds);
   json["jobs"] = m_options.jobs;
+  json["toolchain"] = toolchain->origin;
   outcome.report_json = json.dump();
   log::verbose("aot {}: {}", t.name, outcome.summary);
   return outcome;

@@ -7,7 +7,9 @@
 //   vendor == intel
 //   pci-id in <the registry's ids for the target>
 //   intel.driver == <ocloc's OCL_DRIVER_VERSION>   (the zebin's compiler; NEO only
-//                                                  promises to load its own)
+//                                                  promises to load its own; "in" both
+//                                                  spellings where it is zero-padded:
+//                                                  26.27.039122,26.27.39122)
 // The IP version is recorded in the target record, not required: drivers of
 // this generation (NEO 22.43) do not report it, and an unreported property
 // fails every requirement.
@@ -15,6 +17,7 @@
 
 #include "aot/aot_compiler.hpp"
 #include "aot/ocloc.hpp"
+#include "aot/toolchains.hpp"
 #include "jobs/executor.hpp"
 
 #include <nlohmann/json.hpp>
@@ -39,7 +42,7 @@ public:
 
 private:
   AotExecutorOptions m_options;
-  std::optional<Ocloc> m_ocloc; // located at the first job
+  ToolchainChooser m_toolchains; // located at the first job; per target, the first ocloc that knows it
 };
 
 // The slice requirements of an AOT output (see the file comment).

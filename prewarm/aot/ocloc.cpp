@@ -89,6 +89,18 @@ is_single_device_name(std::string_view name)
   return true;
 }
 
+std::optional<fs::path>
+find_host_ocloc()
+{
+  if (auto on_path = find_on_path("ocloc")) {
+    return on_path;
+  }
+  if (::access("/usr/bin/ocloc", X_OK) == 0) {
+    return fs::path("/usr/bin/ocloc");
+  }
+  return std::nullopt;
+}
+
 Result<Ocloc>
 Ocloc::locate()
 {
@@ -98,11 +110,8 @@ Ocloc::locate()
     }
     return at(over);
   }
-  if (auto on_path = find_on_path("ocloc")) {
-    return at(*on_path);
-  }
-  if (::access("/usr/bin/ocloc", X_OK) == 0) {
-    return at("/usr/bin/ocloc");
+  if (auto host = find_host_ocloc()) {
+    return at(*host);
   }
   return fail(Errc::failed,
               "ocloc not found on PATH or at /usr/bin/ocloc (install intel-opencl-icd, or set "
@@ -145,6 +154,19 @@ Ocloc::lookup_device(std::string_view name) const
 
 namespace {
 
+// 26.27 reports every good compile with "Build succeeded." (22.43 says
+// nothing): not a message worth keeping in a report.
+std::string
+without_success_line(std::string log)
+{
+  constexpr std::string_view k_success = "Build succeeded.";
+  if (log.ends_with(k_success)) {
+    log.resize(log.size() - k_success.size());
+    log = std::string(trim(log, k_blank));
+  }
+  return log;
+}
+
 Result<OclocOutput>
 run_compile(const fs::path& executable, const OclocCompileRequest& request, bool spirv_only)
 {
@@ -173,9 +195,13 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
                                           in_quotes(request.options), run.describe(), trim(run.output, k_blank)));
   }
   OclocOutput output;
-  output.log = trim(run.output, k_blank);
+  output.log = without_success_line(std::string(trim(run.output, k_blank)));
   if (!spirv_only) {
-    PW_ASSIGN_CTX(output.zebin, "reading ocloc's binary", read_file((scratch.path() / "program").string()));
+    // 22.43 names the binary exactly as -output says; 26.27 appends ".bin"
+    // even with -output_no_suffix (without it, it would be program_<device>.bin).
+    const auto binary = fs::exists(scratch.path() / "program") ? scratch.path() / "program"
+                                                                : scratch.path() / "program.bin";
+    PW_ASSIGN_CTX(output.zebin, "reading ocloc's binary", read_file(binary.string()));
   }
   PW_ASSIGN_CTX(output.spirv, "reading ocloc's SPIR-V", read_file((scratch.path() / "program.spv").string()));
   return output;

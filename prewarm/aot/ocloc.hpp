@@ -14,6 +14,20 @@
 //     zebin that `ocloc validate` and Level Zero's NATIVE format take;
 //   - `-output X -output_no_suffix` names the binary X and the SPIR-V X.spv;
 //   - the same source, options and device give the same bytes (tested).
+// What 26.27.039122 (Debian sid, the Intel root of toolchains.hpp) does
+// differently, each handled here:
+//   - `-output X -output_no_suffix` writes X.bin (and X.spv); without
+//     -output_no_suffix it is X_<device>.bin;
+//   - every good compile prints "Build succeeded.";
+//   - `query OCL_DRIVER_VERSION` prints the version as well as writing the
+//     file, and the version has a six-digit build: "26.27.039122", the same
+//     string its OpenCL driver reports as CL_DRIVER_VERSION;
+//   - zebins carry a .note.intelgt.metrics section that `validate` warns
+//     about ("Unhandled SHT_NOTE section") and still calls VALID;
+//   - a hex PCI id as -device picks the A0 stepping unless -revision_id is
+//     given (`-device 0x56a5` is dg2-g11-a0, 12.56.0; with -revision_id 5 it
+//     is acm-g11 = dg2-g11-b1, 12.56.5): the registry names acronyms with
+//     their stepping, never bare PCI ids (target_registry.hpp).
 #pragma once
 
 #include "base/error.hpp"
@@ -101,5 +115,9 @@ private:
 // '_', '.' (IP versions). Lists (","), ranges (":") and anything a shell or
 // ocloc would split are refused, so one compile is always one target.
 bool is_single_device_name(std::string_view name);
+
+// The host's own ocloc: `ocloc` on PATH, else /usr/bin/ocloc (PREWARM_OCLOC
+// is not read here; toolchains.hpp orders the choices).
+std::optional<std::filesystem::path> find_host_ocloc();
 
 } // namespace prewarm::aot

@@ -96,11 +96,8 @@ RecordedAotExecutor::run(const jobs::JobContext& context)
     return fail(Errc::internal, fmt::format("aot-recorded executor given {}, not a command", context.model.name));
   }
   PW_ASSIGN(const auto spec, aot_target_spec(context.target));
-  std::call_once(m_ocloc_once, [this] { m_ocloc.emplace(Ocloc::locate()); });
-  if (!*m_ocloc) {
-    return fail(m_ocloc->error());
-  }
-  const auto& ocloc = **m_ocloc;
+  PW_ASSIGN(const auto* toolchain, m_toolchains.for_device(spec.ocloc_device));
+  const auto& ocloc = toolchain->ocloc;
 
   auto& recording = recording_for(context);
   if (!*recording.store) {
@@ -141,7 +138,7 @@ RecordedAotExecutor::run(const jobs::JobContext& context)
   if (compiled > 0) {
     outcome.outputs.push_back({staging, aot_requirements(spec, t.compiler)});
   }
-  outcome.device = fmt::format("aot {} (IP {}, ocloc {})", t.ocloc_device, t.ip_version, t.compiler);
+  outcome.device = fmt::format("aot {} (IP {}, {})", t.ocloc_device, t.ip_version, describe(*toolchain));
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   outcome.variants = compiled;
   outcome.summary = fmt::format("{} of {} recorded programs for {} ({} bytes of zebin, validated: {}){}; recorded by {}",
@@ -153,6 +150,7 @@ RecordedAotExecutor::run(const jobs::JobContext& context)
                                  t.ocloc_device);
   auto json = aot_target_json(t, report.seconds);
   json["source"] = "recorded";
+  json["toolchain"] = toolchain->origin;
   json["recorded"] = sources.size();
   json["left_out"] = t.left_out;
   json["recording"] = recording.summary;

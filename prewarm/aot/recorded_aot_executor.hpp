@@ -19,6 +19,7 @@
 
 #include "aot/aot_compiler.hpp"
 #include "aot/ocloc.hpp"
+#include "aot/toolchains.hpp"
 #include "base/files.hpp"
 #include "jobs/executor.hpp"
 
@@ -65,8 +66,7 @@ private:
   std::mutex m_mutex;
   std::optional<TempDir> m_scratch;
   std::map<std::string, std::unique_ptr<Recording>> m_recordings;
-  std::once_flag m_ocloc_once;
-  std::optional<Result<Ocloc>> m_ocloc;
+  ToolchainChooser m_toolchains; // per target, the first ocloc that knows it (toolchains.hpp)
 };
 
 } // namespace prewarm::aot

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "build/build_settings.hpp"
 
+#include "aot/toolchains.hpp"
+
 #include "build/job_logs.hpp"
 
 #include <fmt/format.h>
@@ -64,8 +66,15 @@ resolved_settings(const BuildRequest& request, const BuildOptions& options, cons
   out.push_back(
     {"progress-interval", fmt::format("{} ms", options.progress.interval.count()), options.progress.interval_origin});
   const bool ocloc_set = std::getenv("PREWARM_OCLOC") != nullptr;
-  out.push_back({"ocloc", environment_or("PREWARM_OCLOC", "first ocloc in PATH"),
+  out.push_back({"ocloc", environment_or("PREWARM_OCLOC", "per target, the first that knows it: ocloc in PATH, the Intel root's"),
                  ocloc_set ? "environment PREWARM_OCLOC" : "default"});
+  const bool root_set = std::getenv(std::string(aot::k_intel_root_variable).c_str()) != nullptr;
+  const auto root = aot::intel_root();
+  out.push_back({"intel-root",
+                 root.empty()                        ? std::string("none")
+                 : aot::intel_root_complete(root) ? root.string()
+                                                     : root.string() + " (not made: ./setup.sh intel-root)",
+                 root_set ? "environment PREWARM_INTEL_ROOT" : "default"});
   const bool double_set = std::getenv("PREWARM_HOST_DEVICES") != nullptr;
   out.push_back({"host-devices", environment_or("PREWARM_HOST_DEVICES", "probed (OpenCL, nvidia-smi, sysfs)"),
                  double_set ? "environment PREWARM_HOST_DEVICES (test double)" : "default"});

@@ -2,6 +2,7 @@
 #include "build/host_capabilities.hpp"
 
 #include "aot/ocloc.hpp"
+#include "aot/toolchains.hpp"
 #include "base/log.hpp"
 #include "host/host_description_file.hpp"
 #include "host/isolated_enumeration.hpp"
@@ -59,31 +60,47 @@ probe_opencl(manifest::HostCapabilities& host)
   }
 }
 
+// Each Intel target's device is asked of the toolchains in precedence order
+// (aot/toolchains.hpp) until one knows it: the plan needs only the first, and
+// `ocloc ids` costs a process start (~0.1 s) per question.
 void
 probe_ocloc(manifest::HostCapabilities& host, const manifest::TargetRegistry& registry)
 {
-  auto ocloc = aot::Ocloc::locate();
-  if (!ocloc) {
-    log::verbose("ocloc: {}", ocloc.error().message());
+  const auto toolchains = aot::locate_toolchains();
+  if (toolchains.empty()) {
+    log::verbose("ocloc: none found (PATH, /usr/bin/ocloc, Intel root {})", aot::intel_root().string());
     return;
   }
-  host.ocloc.path = ocloc->executable().string();
-  host.ocloc.version = ocloc->driver_version();
+  for (const auto& toolchain : toolchains) {
+    manifest::OclocInfo info;
+    info.path = toolchain.ocloc.executable().string();
+    info.version = toolchain.ocloc.driver_version();
+    info.origin = toolchain.origin;
+    host.oclocs.push_back(std::move(info));
+  }
   for (const auto& target : registry.targets()) {
-    if (target.vendor != manifest::Vendor::intel || host.ocloc.knows(target.ocloc_device)) {
+    if (target.vendor != manifest::Vendor::intel || host.ocloc_for(target.ocloc_device) != nullptr) {
       continue;
     }
-    auto device = ocloc->lookup_device(target.ocloc_device);
-    if (!device) {
-      log::verbose("ocloc ids {}: {}", target.ocloc_device, device.error().message());
-      continue;
-    }
-    if (device->known) {
-      host.ocloc.known_devices.push_back(target.ocloc_device);
-      if (!target.ip_version.empty() && device->ip_version != target.ip_version) {
-        log::warn("target {}: the registry says IP {} for '{}', ocloc {} says {}", target.name, target.ip_version,
-                  target.ocloc_device, host.ocloc.version, device->ip_version);
+    for (std::size_t i = 0; i < toolchains.size(); ++i) {
+      auto& info = host.oclocs[i];
+      if (std::ranges::find(info.known_devices, target.ocloc_device) != info.known_devices.end()) {
+        break;
       }
+      auto device = toolchains[i].ocloc.lookup_device(target.ocloc_device);
+      if (!device) {
+        log::verbose("ocloc ids {}: {}", target.ocloc_device, device.error().message());
+        continue;
+      }
+      if (!device->known) {
+        continue;
+      }
+      info.known_devices.push_back(target.ocloc_device);
+      if (!target.ip_version.empty() && device->ip_version != target.ip_version) {
+        log::warn("target {}: the registry says IP {} for '{}', {} says {}", target.name, target.ip_version,
+                  target.ocloc_device, info.describe(), device->ip_version);
+      }
+      break;
     }
   }
 }

@@ -60,15 +60,27 @@ run_targets(const TargetsArgs& args)
       if (target.vendor == manifest::Vendor::intel) {
         entry["ocloc_device"] = target.ocloc_device;
         entry["ip_version"] = target.ip_version;
+        entry["pci_revision"] = target.pci_revision;
+        if (const auto* ocloc = host.ocloc_for(target.ocloc_device);
+            ocloc != nullptr && assessment.strategy == manifest::Strategy::aot) {
+          entry["host"]["toolchain"] = {{"origin", ocloc->origin}, {"version", ocloc->version}};
+        }
       }
       if (assessment.device) {
         entry["host"]["device"] = assessment.device->description;
       }
       targets.push_back(std::move(entry));
     }
+    nlohmann::json toolchains = nlohmann::json::array();
+    for (const auto& ocloc : host.oclocs) {
+      toolchains.push_back({{"path", ocloc.path}, {"version", ocloc.version}, {"origin", ocloc.origin}});
+    }
     nlohmann::json out{{k_json_schema_version_key, k_json_schema_version},
                        {"registry", registry.source_name()},
-                       {"ocloc", {{"path", host.ocloc.path}, {"version", host.ocloc.version}}},
+                       {"ocloc", host.oclocs.empty() ? nlohmann::json{{"path", ""}, {"version", ""}}
+                                                     : nlohmann::json{{"path", host.oclocs.front().path},
+                                                                      {"version", host.oclocs.front().version}}},
+                       {"toolchains", toolchains},
                        {"targets", targets}};
     fmt::print("{}\n", out.dump(2));
     return {};

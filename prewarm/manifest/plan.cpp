@@ -30,6 +30,23 @@ OclocInfo::knows(std::string_view device) const
   return std::find(known_devices.begin(), known_devices.end(), device) != known_devices.end();
 }
 
+std::string
+OclocInfo::describe() const
+{
+  return fmt::format("ocloc {} ({})", version.empty() ? std::string("(unknown version)") : version, origin);
+}
+
+const OclocInfo*
+HostCapabilities::ocloc_for(std::string_view device) const
+{
+  for (const auto& ocloc : oclocs) {
+    if (ocloc.knows(device)) {
+      return &ocloc;
+    }
+  }
+  return nullptr;
+}
+
 namespace {
 
 std::string
@@ -118,23 +135,34 @@ assess_intel(const Target& target, const HostCapabilities& host)
       return {Strategy::run, fmt::format("device {}", device.description), device};
     }
   }
-  if (host.ocloc.path.empty()) {
+  if (host.oclocs.empty()) {
     return {Strategy::skip,
             fmt::format("{}: not present on this host and no ocloc found for ahead-of-time compilation "
-                        "(install intel-opencl-icd, or set PREWARM_OCLOC)",
+                        "(install intel-opencl-icd, run ./setup.sh intel-root, or set PREWARM_OCLOC)",
                         target.name),
             std::nullopt};
   }
-  if (!host.ocloc.knows(target.ocloc_device)) {
-    return {Strategy::skip,
-            fmt::format("{}: ocloc {} does not know '{}' (install a newer intel-opencl-icd / ocloc)", target.name,
-                        host.ocloc.version.empty() ? std::string("(unknown version)") : host.ocloc.version,
-                        target.ocloc_device),
+  std::vector<std::string> unknown_to; // the toolchains before the one that serves it
+  for (const auto& ocloc : host.oclocs) {
+    if (!ocloc.knows(target.ocloc_device)) {
+      unknown_to.push_back(ocloc.describe());
+      continue;
+    }
+    std::string why;
+    if (!unknown_to.empty()) {
+      why = fmt::format(": {} {} not know '{}'", fmt::join(unknown_to, " and "),
+                        unknown_to.size() == 1 ? "does" : "do", target.ocloc_device);
+    }
+    return {Strategy::aot,
+            fmt::format("{} -device {}{}{}", ocloc.describe(), target.ocloc_device,
+                        target.ip_version.empty() ? std::string() : fmt::format(" (IP {})", target.ip_version), why),
             std::nullopt};
   }
-  return {Strategy::aot,
-          fmt::format("ocloc {} -device {}{}", host.ocloc.version, target.ocloc_device,
-                      target.ip_version.empty() ? std::string() : fmt::format(" (IP {})", target.ip_version)),
+  return {Strategy::skip,
+          fmt::format("{}: {} {} not know '{}' (run ./setup.sh intel-root for the compute runtime 26.27 toolchain, "
+                      "or install a newer intel-opencl-icd / ocloc)",
+                      target.name, fmt::join(unknown_to, " and "), unknown_to.size() == 1 ? "does" : "do",
+                      target.ocloc_device),
           std::nullopt};
 }
 
@@ -217,7 +245,7 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
         job.strategy = assessment.strategy;
         job.reason = assessment.reason;
         job.device = assessment.device;
-        job.runner = runner_kind(*target, model, host.ocloc);
+        job.runner = runner_kind(*target, model, host.oclocs);
         if (assessment.strategy == Strategy::aot && !model.is_builtin()) {
           if (records_programs(model)) {
             // The command runs on this host's device with the OpenCL layer

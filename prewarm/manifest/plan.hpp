@@ -2,8 +2,11 @@
 // The plan: jobs = target x model x precision, each with a strategy decided
 // by what this host has.
 //   run   a matching device is present (OpenCL enumeration): fill its caches
-//   aot   an Intel target is absent but the installed ocloc knows its device:
-//         compile ahead of time (built-in models only)
+//   aot   an Intel target is absent but an ocloc of this host knows its device:
+//         compile ahead of time (built-in models, and a command's recorded
+//         programs); of the host's Intel toolchains (prewarm/aot/toolchains.hpp:
+//         PREWARM_OCLOC alone, else the host's ocloc, then the Intel root's),
+//         the first that knows the device serves it, and the reason says which
 //   skip  neither; the reason says why and what would help
 // Job ids are "<target>/<model>/<precision>"; jobs are sorted by id, so the
 // order (and therefore sharding) does not depend on the host or the order of
@@ -36,12 +39,15 @@ struct HostDevice
   bool is_gpu = false;
 };
 
+// One Intel toolchain (an ocloc) of this host.
 struct OclocInfo
 {
   std::string path;                       // empty: not found
   std::string version;                    // "22.43.24595"
   std::vector<std::string> known_devices; // acronyms `ocloc ids` accepts
+  std::string origin = "host";            // "host", "PREWARM_OCLOC", "Intel root /var/cache/prewarm/intel-sid"
   bool knows(std::string_view device) const;
+  std::string describe() const;           // "ocloc 22.43.24595 (host)"
 };
 
 // What this build host can do; probe_host_capabilities() (prewarm/build)
@@ -50,7 +56,9 @@ struct HostCapabilities
 {
   std::vector<HostDevice> devices;
   std::string devices_error; // why enumeration failed ("no OpenCL platform ..."), empty if it worked
-  OclocInfo ocloc;
+  std::vector<OclocInfo> oclocs; // in precedence order (prewarm/aot/toolchains.hpp)
+  // The first toolchain that knows `device`; null when none does.
+  const OclocInfo* ocloc_for(std::string_view device) const;
 };
 
 struct TargetAssessment

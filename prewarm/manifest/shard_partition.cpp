@@ -59,6 +59,17 @@ runner_kind(const Target& target, const ModelSpec& model, const OclocInfo& ocloc
   return target.name;
 }
 
+std::string
+runner_kind(const Target& target, const ModelSpec& model, std::span<const OclocInfo> oclocs)
+{
+  for (const auto& ocloc : oclocs) {
+    if (ocloc.knows(target.ocloc_device)) {
+      return runner_kind(target, model, ocloc);
+    }
+  }
+  return runner_kind(target, model, OclocInfo{});
+}
+
 Result<std::vector<int>>
 partition_jobs(std::span<const std::string> runners, int shard_count)
 {

@@ -35,6 +35,9 @@ namespace prewarm::manifest {
 inline constexpr std::string_view k_cpu_runner = "cpu";
 
 std::string runner_kind(const Target& target, const ModelSpec& model, const OclocInfo& ocloc);
+// The same over the host's toolchains: a CPU runner when any of them knows
+// the device (a runner made with ./setup.sh intel-root has the 26.27 one).
+std::string runner_kind(const Target& target, const ModelSpec& model, std::span<const OclocInfo> oclocs);
 
 // The 0-based shard of each job; `runners[i]` is the runner kind of the i-th
 // job in id order. Errc::usage when shard_count is below the number of GPU

@@ -66,7 +66,8 @@ read_target(const yaml::Source& source, const yaml::Map::Entry& entry, const std
                                "a target name is lowercase letters, digits, '.' and '-'"));
   }
   PW_ASSIGN(auto map, yaml::Map::read(source, entry.value, path,
-                                      {"vendor", "description", "sm", "ocloc_device", "ip_version", "pci_ids"}));
+                                      {"vendor", "description", "sm", "ocloc_device", "ip_version", "pci_ids",
+                                       "pci_revision"}));
   PW_ASSIGN(auto vendor_node, map.required("vendor"));
   PW_ASSIGN(target.vendor, read_vendor(source, vendor_node, map.path_of("vendor")));
   PW_ASSIGN(auto description_node, map.required("description"));
@@ -85,6 +86,7 @@ read_target(const yaml::Source& source, const yaml::Map::Entry& entry, const std
   PW_TRY(only_for("sm", Vendor::nvidia));
   PW_TRY(only_for("ocloc_device", Vendor::intel));
   PW_TRY(only_for("ip_version", Vendor::intel));
+  PW_TRY(only_for("pci_revision", Vendor::intel));
   if (auto node = map.get("pci_ids"); node && target.vendor == Vendor::cpu) {
     return fail(yaml::error_at(source, node->Mark(), map.path_of("pci_ids"), "a cpu target has no PCI ids"));
   }
@@ -97,6 +99,23 @@ read_target(const yaml::Source& source, const yaml::Map::Entry& entry, const std
   if (target.vendor == Vendor::intel) {
     PW_ASSIGN(auto ocloc_node, map.required("ocloc_device"));
     PW_ASSIGN(target.ocloc_device, yaml::read_string(source, ocloc_node, map.path_of("ocloc_device")));
+    static const std::regex pci_id_like("0[xX][0-9a-fA-F]+");
+    if (std::regex_match(target.ocloc_device, pci_id_like)) {
+      return fail(yaml::error_at(source, ocloc_node.Mark(), map.path_of("ocloc_device"),
+                                 fmt::format("'{}' is a PCI id: ocloc compiles a bare PCI id for the A0 stepping "
+                                             "(0x56a5 -> dg2-g11-a0); name the acronym with its stepping "
+                                             "(acm-g11 = dg2-g11-b1)",
+                                             target.ocloc_device)));
+    }
+    if (auto node = map.get("pci_revision")) {
+      PW_ASSIGN(target.pci_revision, yaml::read_string(source, *node, map.path_of("pci_revision")));
+      static const std::regex revision("0x[0-9a-f]{2}");
+      if (!std::regex_match(target.pci_revision, revision)) {
+        return fail(yaml::error_at(source, node->Mark(), map.path_of("pci_revision"),
+                                   fmt::format("a PCI revision is \"0x\" and 2 lowercase hex digits, got '{}'",
+                                               target.pci_revision)));
+      }
+    }
     if (auto node = map.get("ip_version")) {
       PW_ASSIGN(target.ip_version, yaml::read_string(source, *node, map.path_of("ip_version")));
       static const std::regex version("[0-9]+\\.[0-9]+\\.[0-9]+");

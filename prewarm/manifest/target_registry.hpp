@@ -11,8 +11,12 @@
 //       vendor: cpu|nvidia|intel
 //       description: TEXT
 //       sm: INT                  nvidia only, required (major*10 + minor)
-//       ocloc_device: NAME       intel only, required (`ocloc -device` name)
-//       ip_version: X.Y.Z        intel only, optional (`ocloc ids NAME`)
+//       ocloc_device: NAME       intel only, required (`ocloc -device` name; an
+//                                acronym, never a bare PCI id: ocloc takes "0x56a5"
+//                                as the A0 stepping, which retail cards are not)
+//       ip_version: X.Y.Z        intel only, optional (`ocloc ids NAME`; Z is the stepping)
+//       pci_revision: "0xNN"     intel only, optional: the PCI revision id of the
+//                                stepping ocloc_device builds for (lowercase, 2 hex digits)
 //       pci_ids: ["0xabcd", ...] nvidia/intel, optional, lowercase, unique
 #pragma once
 
@@ -36,6 +40,7 @@ struct Target
   std::vector<std::string> pci_ids; // "0x56a5"
   std::string ocloc_device;         // intel: "acm-g11"
   std::string ip_version;           // intel: "12.56.5", empty when not recorded
+  std::string pci_revision;         // intel: "0x05" (DG2-G11 B1), empty when not recorded
   int sm = 0;                       // nvidia: 90
 };
 

@@ -36,6 +36,17 @@ inline constexpr std::string_view level_zero_device = "level-zero.device"; // ze
 inline constexpr std::string_view framework_prefix = "framework.";
 } // namespace prop
 
+// intel.ip-version from the value NEO reports as CL_DEVICE_IP_VERSION_INTEL
+// (and writes into a zebin's product-config note): its HardwareIpVersion,
+// architecture (10 bits) . release (8) . revision (6), 0x030e0005 -> "12.56.5"
+// (dg2-g11-b1). Not CL_MAKE_VERSION's layout, whatever clinfo prints.
+inline std::string
+intel_ip_version_text(unsigned value)
+{
+  return std::to_string(value >> 22) + "." + std::to_string((value >> 14) & 0xffu) + "." +
+         std::to_string(value & 0x3fu);
+}
+
 // The vendor property of an OpenCL device from its CL_DEVICE_TYPE (is it a
 // CPU?) and CL_DEVICE_VENDOR_ID. A CPU device is "cpu" whoever made the CPU
 // (PoCL reports the CPU maker's id, 0x8086 here); empty when unknown.

@@ -18,6 +18,7 @@ namespace {
 
 // cl_intel_device_attribute_query (CL/cl_ext.h names it CL_DEVICE_ID_INTEL).
 constexpr cl_device_info k_device_id_intel = 0x4251;
+constexpr cl_device_info k_ip_version_intel = 0x4250; // CL_DEVICE_IP_VERSION_INTEL
 
 struct OpenedPrograms
 {
@@ -58,6 +59,12 @@ aot_properties(cl_device_id device)
   if (extensions.find("cl_intel_device_attribute_query") != std::string::npos &&
       next().clGetDeviceInfo(device, k_device_id_intel, sizeof pci_id, &pci_id, nullptr) == CL_SUCCESS) {
     properties.emplace(prop::pci_id, fmt::format("0x{:04x}", pci_id));
+    // The IP version names the stepping, which decides which binary the
+    // driver loads (aot_programs.hpp); 0x030dc008 is 12.55.8 (dg2-g10-c0).
+    cl_uint ip = 0;
+    if (next().clGetDeviceInfo(device, k_ip_version_intel, sizeof ip, &ip, nullptr) == CL_SUCCESS && ip != 0) {
+      properties.emplace(prop::intel_ip_version, intel_ip_version_text(ip));
+    }
   }
   if (!id.driver.empty()) {
     properties.emplace(prop::intel_driver, id.driver);

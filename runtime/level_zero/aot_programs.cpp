@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <system_error>
 
 namespace prewarm::level_zero {
@@ -172,6 +174,86 @@ AotPrograms::open(const fs::path& programs_dir)
   return programs;
 }
 
+std::string
+unpadded_release(std::string_view version)
+{
+  std::string out;
+  while (true) {
+    const auto dot = version.find('.');
+    auto part = version.substr(0, dot);
+    while (part.size() > 1 && part.front() == '0' && part.find_first_not_of("0123456789") == std::string_view::npos) {
+      part.remove_prefix(1);
+    }
+    out += part;
+    if (dot == std::string_view::npos) {
+      return out;
+    }
+    out += '.';
+    version.remove_prefix(dot + 1);
+  }
+}
+
+bool
+same_release(std::string_view a, std::string_view b)
+{
+  return unpadded_release(a) == unpadded_release(b);
+}
+
+namespace {
+
+// Which zebin a device's driver loads is the driver's rule: a binary built
+// for one IP version (product config: architecture.release.revision, the
+// revision being the stepping) loads on a device of that IP version, and on
+// the devices NEO lists as compatible (compute-runtime
+// third_party/aot_config_headers/platforms.h compatibilityMapping, checked by
+// zebin_decoder.cpp isTargetProductConfigCompatibleWithProductConfig, since
+// 24.26). Not the reverse: an mtl-h binary does not load on MTL-U.
+struct LoadsAlsoOn
+{
+  std::string_view binary;
+  std::array<std::string_view, 2> devices;
+};
+constexpr std::array<LoadsAlsoOn, 4> k_loads_also_on{{
+  {"12.55.8", {"12.56.5", "12.57.0"}}, // dg2-g10-c0 -> dg2-g11-b1, dg2-g12-a0
+  {"20.1.0", {"20.2.0", "20.4.4"}},    // bmg-g21 -> bmg-g31, lnl-b0
+  {"12.70.4", {"12.71.4", {}}},        // mtl-u-b0 -> mtl-h-b0
+  {"30.0.4", {"30.1.0", {}}},          // ptl-h-b0 -> ptl-u
+}};
+
+// The compiler's release, "24.26.30049" -> 2426; 0 when unreadable.
+int
+release_of(std::string_view version)
+{
+  int major = 0;
+  int minor = 0;
+  const auto dot = version.find('.');
+  if (dot == std::string_view::npos) {
+    return 0;
+  }
+  const auto rest = version.substr(dot + 1);
+  if (std::from_chars(version.data(), version.data() + dot, major).ec != std::errc() ||
+      std::from_chars(rest.data(), rest.data() + rest.size(), minor).ec != std::errc()) {
+    return 0;
+  }
+  return major * 100 + minor;
+}
+
+bool
+loads_on(const AotTarget& target, std::string_view device_ip)
+{
+  if (release_of(target.compiler) < 2426) { // the mapping came with NEO 24.26
+    return false;
+  }
+  for (const auto& rule : k_loads_also_on) {
+    if (rule.binary == target.ip_version && std::ranges::find(rule.devices, device_ip) != rule.devices.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
 AotSelection
 AotPrograms::select(const DeviceProperties& device) const
 {
@@ -189,23 +271,50 @@ AotPrograms::select(const DeviceProperties& device) const
     return selection;
   }
   const auto pci = get(prop::pci_id);
+  const auto driver = get(prop::intel_driver);
+  // Reported by the driver (CL_DEVICE_IP_VERSION_INTEL) where it can: it
+  // tells the stepping, which the PCI id does not (0x56a5 is A0 or B1).
+  const auto ip = get(prop::intel_ip_version);
+  const auto driver_takes = [&](const AotTarget& target, std::string_view how) {
+    if (driver != "unknown" && !same_release(driver, target.compiler)) {
+      selection.reason = fmt::format("AOT target {} {} but was compiled by ocloc {} and the device's driver is {}",
+                                     target.ocloc_device, how, target.compiler, driver);
+      return false;
+    }
+    return true;
+  };
   std::string names;
+  // The binary made for this device first, then one the driver also loads.
   for (const auto& target : m_targets) {
     names += (names.empty() ? "" : ", ") + target.ocloc_device;
     if (std::ranges::find(target.pci_ids, pci) == target.pci_ids.end()) {
       continue;
     }
-    const auto driver = get(prop::intel_driver);
-    if (driver != "unknown" && driver != target.compiler) {
-      selection.reason = fmt::format("AOT target {} matches pci-id {} but was compiled by ocloc {} and the "
-                                     "device's driver is {}",
-                                     target.ocloc_device, pci, target.compiler, driver);
+    if (ip != "unknown" && target.ip_version != "unknown" && ip != target.ip_version && !loads_on(target, ip)) {
+      selection.reason = fmt::format("AOT target {} matches pci-id {} but is for IP {} and the device is IP {} "
+                                     "(another stepping: its driver would not load the binary)",
+                                     target.ocloc_device, pci, target.ip_version, ip);
+      continue;
+    }
+    if (driver_takes(target, fmt::format("matches pci-id {}", pci))) {
+      selection.target = &target;
+      selection.reason.clear();
       return selection;
     }
-    selection.target = &target;
-    return selection;
   }
-  selection.reason = fmt::format("no AOT target lists pci-id {} (targets: {})", pci, names);
+  if (ip != "unknown") {
+    for (const auto& target : m_targets) {
+      if ((target.ip_version == ip || loads_on(target, ip)) &&
+          driver_takes(target, fmt::format("(IP {}) loads on this device's IP {}", target.ip_version, ip))) {
+        selection.target = &target;
+        selection.reason.clear();
+        return selection;
+      }
+    }
+  }
+  if (selection.reason.empty()) {
+    selection.reason = fmt::format("no AOT target lists pci-id {} (targets: {})", pci, names);
+  }
   return selection;
 }
 

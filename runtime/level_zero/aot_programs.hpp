@@ -78,6 +78,13 @@ struct AotProgramKey
   std::string digest() const;
 };
 
+// One NEO release, two spellings: ocloc's OCL_DRIVER_VERSION and OpenCL's
+// CL_DRIVER_VERSION zero-pad the build ("26.27.039122"), Level Zero's encoded
+// driverVersion cannot ("26.27.39122"; 22.43.24595 had no padding to lose).
+// Each dot-separated number without its leading zeros.
+std::string unpadded_release(std::string_view version);
+bool same_release(std::string_view a, std::string_view b);
+
 struct AotProgram
 {
   std::string key;
@@ -112,7 +119,12 @@ public:
   // vendor must be intel, the device's pci-id must be listed by a target, and
   // the device's intel.driver (when reported) must equal the target's compiler
   // version: a zebin is made by one IGC/NEO, and the driver that loads it is
-  // only promised to understand its own.
+  // only promised to understand its own. Where the device reports its
+  // intel.ip-version (the stepping is its last number), a listed target of
+  // another IP version is passed over, and a target the driver's
+  // compatibility rules let load on that IP is taken when none lists the
+  // device (dg2-g10-c0 on dg2-g11-b1 and dg2-g12-a0, bmg-g21 on bmg-g31 and
+  // lnl-b0, mtl-u-b0 on mtl-h-b0, ptl-h-b0 on ptl-u; compilers from 24.26).
   AotSelection select(const DeviceProperties& device) const;
 
   // The program for `source` + `options` under `target`: a miss when there

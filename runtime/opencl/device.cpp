@@ -117,6 +117,10 @@ properties_of(cl_platform_id platform, cl_device_id device)
     if (auto id = device_info_value<cl_uint>(device, CL_DEVICE_ID_INTEL)) {
       p.emplace(prop::pci_id, hex4(*id));
     }
+    // The stepping, which the PCI id does not tell (AOT selection: level_zero/aot_programs.hpp).
+    if (auto ip = device_info_value<cl_uint>(device, CL_DEVICE_IP_VERSION_INTEL); ip && *ip != 0) {
+      p.emplace(prop::intel_ip_version, intel_ip_version_text(*ip));
+    }
   }
   // Intel's OpenCL driver (NEO) reports its release as CL_DRIVER_VERSION,
   // the same string ocloc's OCL_DRIVER_VERSION prints: an AOT slice requires

@@ -11,6 +11,9 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 
 command -v ocloc >/dev/null || [ -n "${PREWARM_OCLOC:-}" ] || skip "no ocloc (intel-opencl-icd)"
+# The host's ocloc alone (22.43 knows no bmg): the Intel root's toolchain has
+# a test of its own (intel_root_test.sh).
+export PREWARM_INTEL_ROOT=none
 OCLOC=${PREWARM_OCLOC:-ocloc}
 # The AOT path alone: where an Intel root is, the jobs would also make NEO
 # slices on a virtual device (tests/integration/intel_virtual tests those).

@@ -47,16 +47,18 @@ protected:
     m_manifest.emplace(std::move(*parsed));
     // This host as the build's probe sees it: no devices, the real ocloc and
     // the Intel devices it knows (asked one by one, as prewarm/build does).
-    m_host.ocloc.path = ocloc->executable().string();
-    m_host.ocloc.version = ocloc->driver_version();
+    manifest::OclocInfo info;
+    info.path = ocloc->executable().string();
+    info.version = ocloc->driver_version();
     for (const auto& t : m_registry->targets()) {
       if (t.vendor == manifest::Vendor::intel) {
         auto d = ocloc->lookup_device(t.ocloc_device);
         if (d && d->known) {
-          m_host.ocloc.known_devices.push_back(t.ocloc_device);
+          info.known_devices.push_back(t.ocloc_device);
         }
       }
     }
+    m_host.oclocs.push_back(std::move(info));
     auto dir = TempDir::create("test_only_aotx-");
     ASSERT_TRUE(dir);
     m_dir.emplace(std::move(*dir));
@@ -97,7 +99,7 @@ TEST_F(AotExecutorTest, PlanSkipsB580AndExecutorCompilesA380)
   const auto& output = outcome->outputs[0];
   EXPECT_TRUE(output.staging_dir.string().starts_with(m_dir->path().string()));
   const std::vector<bundle::Requirement> expected{
-    {"intel.driver", "==", m_host.ocloc.version}, {"pci-id", "in", "0x56a5"}, {"vendor", "==", "intel"}};
+    {"intel.driver", "==", m_host.oclocs.front().version}, {"pci-id", "in", "0x56a5"}, {"vendor", "==", "intel"}};
   EXPECT_EQ(output.requirements, expected);
   EXPECT_GT(outcome->variants, 0u);
   EXPECT_NE(outcome->report_json.find("\"ocloc_device\":\"acm-g11\""), std::string::npos) << outcome->report_json;
@@ -105,7 +107,7 @@ TEST_F(AotExecutorTest, PlanSkipsB580AndExecutorCompilesA380)
   auto programs = level_zero::AotPrograms::open(output.staging_dir / "programs");
   ASSERT_TRUE(programs) << programs.error().message();
   ASSERT_EQ(programs->targets().size(), 1u);
-  DeviceProperties a380_host{{"vendor", "intel"}, {"pci-id", "0x56a5"}, {"intel.driver", m_host.ocloc.version}};
+  DeviceProperties a380_host{{"vendor", "intel"}, {"pci-id", "0x56a5"}, {"intel.driver", m_host.oclocs.front().version}};
   EXPECT_NE(programs->select(a380_host).target, nullptr);
 }
 

@@ -177,6 +177,104 @@ TEST(AotPrograms, RecordInTheWrongDirectoryIsRejected)
   EXPECT_EQ(programs.error().code(), "E_AOT_TARGET");
 }
 
+DeviceProperties
+intel_device_at(std::string pci, std::string ip, std::string driver)
+{
+  auto d = intel_device(std::move(pci), std::move(driver));
+  d.emplace(prop::intel_ip_version, std::move(ip));
+  return d;
+}
+
+AotTarget
+target_of(std::string device, std::string ip, std::vector<std::string> pci_ids, std::string compiler = "26.27.039122")
+{
+  AotTarget t;
+  t.ocloc_device = std::move(device);
+  t.ip_version = std::move(ip);
+  t.compiler = std::move(compiler);
+  t.pci_ids = std::move(pci_ids);
+  return t;
+}
+
+// The stepping (the IP version's last number) decides, where the driver
+// reports it: 0x56a5 is an A380 at B1 (12.56.5) or at A0 (12.56.0).
+TEST(AotPrograms, AListedTargetOfAnotherSteppingIsPassedOver)
+{
+  auto dir = TempDir::create("test_only_aot-");
+  ASSERT_TRUE(dir);
+  install(dir->path(), target_of("acm-g11", "12.56.5", {"0x56a5"}), "arc-a380", "src", "", "zebin-b1");
+  auto programs = AotPrograms::open(dir->path());
+  ASSERT_TRUE(programs) << programs.error().message();
+  const std::string neo = "26.27.039122";
+  EXPECT_NE(programs->select(intel_device_at("0x56a5", "12.56.5", neo)).target, nullptr);
+  EXPECT_NE(programs->select(intel_device("0x56a5", neo)).target, nullptr); // IP not reported: by PCI id
+  auto a0 = programs->select(intel_device_at("0x56a5", "12.56.0", neo));
+  EXPECT_EQ(a0.target, nullptr);
+  EXPECT_EQ(a0.reason, "AOT target acm-g11 matches pci-id 0x56a5 but is for IP 12.56.5 and the device is IP "
+                       "12.56.0 (another stepping: its driver would not load the binary)");
+}
+
+// The driver's compatibility rules: one way only, and only for compilers
+// from 24.26 (when the rules came).
+TEST(AotPrograms, ACompatibleBinaryServesADeviceNoTargetLists)
+{
+  auto dir = TempDir::create("test_only_aot-");
+  ASSERT_TRUE(dir);
+  const std::string neo = "26.27.039122";
+  install(dir->path(), target_of("mtl-u", "12.70.4", {"0x7d40"}), "mtl-u-igpu", "src", "", "zebin-mtl-u");
+  install(dir->path(), target_of("bmg", "20.1.0", {"0xe20b"}), "arc-b580", "src", "", "zebin-bmg");
+  install(dir->path(), target_of("acm-g10", "12.55.8", {"0x56a0"}), "arc-a770", "src", "", "zebin-g10");
+  install(dir->path(), target_of("ptl-h", "30.0.4", {"0xb080"}), "ptl-h-igpu", "src", "", "zebin-ptl-h");
+  auto programs = AotPrograms::open(dir->path());
+  ASSERT_TRUE(programs) << programs.error().message();
+  const auto served_by = [&](std::string pci, std::string ip) -> std::string {
+    const auto selection = programs->select(intel_device_at(std::move(pci), std::move(ip), neo));
+    return selection.target == nullptr ? "none: " + selection.reason : selection.target->ocloc_device;
+  };
+  EXPECT_EQ(served_by("0x7d55", "12.71.4"), "mtl-u");   // mtl-u-b0 loads on mtl-h-b0
+  EXPECT_EQ(served_by("0x7d55", "12.71.0"), "none: no AOT target lists pci-id 0x7d55 (targets: acm-g10, bmg, mtl-u, "
+                                            "ptl-h)"); // not on mtl-h-a0
+  EXPECT_EQ(served_by("0xe220", "20.2.0"), "bmg");      // bmg-g21 on bmg-g31
+  EXPECT_EQ(served_by("0x64a0", "20.4.4"), "bmg");      // and on lnl-b0
+  EXPECT_EQ(served_by("0x56a5", "12.56.5"), "acm-g10"); // dg2-g10-c0 on dg2-g11-b1
+  EXPECT_EQ(served_by("0x56b0", "12.57.0"), "acm-g10"); // and on dg2-g12-a0
+  EXPECT_EQ(served_by("0xb090", "30.1.0"), "ptl-h");    // ptl-h-b0 on ptl-u
+  EXPECT_EQ(served_by("0x7d40", "12.70.4"), "mtl-u");   // its own, listed
+  // Level Zero spells ocloc's 26.27.039122 without the padding: one release.
+  EXPECT_NE(programs->select(intel_device_at("0x7d40", "12.70.4", "26.27.39122")).target, nullptr);
+  EXPECT_EQ(programs->select(intel_device_at("0x7d40", "12.70.4", "26.27.39123")).target, nullptr);
+  EXPECT_EQ(unpadded_release("26.27.039122"), "26.27.39122");
+  EXPECT_EQ(unpadded_release("22.43.24595"), "22.43.24595");
+  EXPECT_EQ(unpadded_release("1.0.0"), "1.0.0");
+
+  // Not the reverse: an mtl-h binary is not for MTL-U.
+  auto reverse = TempDir::create("test_only_aot-");
+  ASSERT_TRUE(reverse);
+  install(reverse->path(), target_of("mtl-h", "12.71.4", {"0x7d55"}), "mtl-igpu", "src", "", "zebin-mtl-h");
+  auto mtl_h = AotPrograms::open(reverse->path());
+  ASSERT_TRUE(mtl_h);
+  EXPECT_EQ(mtl_h->select(intel_device_at("0x7d40", "12.70.4", neo)).target, nullptr);
+
+  // A 22.43 zebin predates the rules: only its own IP.
+  auto old = TempDir::create("test_only_aot-");
+  ASSERT_TRUE(old);
+  install(old->path(), target_of("acm-g10", "12.55.8", {"0x56a0"}, "22.43.24595"), "arc-a770", "src", "", "z");
+  auto g10_22 = AotPrograms::open(old->path());
+  ASSERT_TRUE(g10_22);
+  EXPECT_EQ(g10_22->select(intel_device_at("0x56a5", "12.56.5", "22.43.24595")).target, nullptr);
+  EXPECT_NE(g10_22->select(intel_device_at("0x56a0", "12.55.8", "22.43.24595")).target, nullptr);
+}
+
+// The values are NEO's own: the product-config notes of ocloc 26.27 zebins
+// for acm-g11 and mtl-u, and CL_DEVICE_IP_VERSION_INTEL of its virtual DG2.
+TEST(AotPrograms, IntelIpVersionIsReadAsNeoWritesIt)
+{
+  EXPECT_EQ(intel_ip_version_text(0x030e0005u), "12.56.5");
+  EXPECT_EQ(intel_ip_version_text(0x030e0000u), "12.56.0");
+  EXPECT_EQ(intel_ip_version_text(0x03118004u), "12.70.4");
+  EXPECT_EQ(intel_ip_version_text(0x030dc008u), "12.55.8");
+}
+
 TEST(AotPrograms, AbsentDirectoryIsEmpty)
 {
   auto programs = AotPrograms::open("/nonexistent/test_only");

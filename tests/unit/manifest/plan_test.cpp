@@ -2,6 +2,7 @@
 #include "test_inputs.hpp"
 
 #include "manifest/plan.hpp"
+#include "manifest/shard_partition.hpp"
 
 #include <fmt/format.h>
 
@@ -36,6 +37,18 @@ OclocInfo
 ocloc_22_43()
 {
   return OclocInfo{"/usr/bin/ocloc", "22.43.24595", {"acm-g10", "acm-g11", "dg1", "tgllp", "pvc"}};
+}
+
+// What the Intel root's ocloc answers for the registry's devices (the
+// integration test intel_root_test.sh asks the real one).
+OclocInfo
+ocloc_26_27()
+{
+  return OclocInfo{"/var/cache/prewarm/intel-sid/host-bin/ocloc",
+                   "26.27.039122",
+                   {"acm-g10", "acm-g11", "dg1", "tgllp", "pvc", "mtl-h", "mtl-u", "bmg", "arl-h", "lnl-m", "ptl-h",
+                    "ptl-u"},
+                   "Intel root /var/cache/prewarm/intel-sid"};
 }
 
 Manifest
@@ -103,15 +116,16 @@ TEST(PlanStrategy, NvidiaNeedsTheDeviceWithTheRightSmAndId)
 TEST(PlanStrategy, IntelRunsWhenPresentCompilesAheadWhenOclocKnowsElseSkips)
 {
   HostCapabilities host;
-  host.ocloc = ocloc_22_43();
+  host.oclocs = {ocloc_22_43()};
   const auto a380 = assess_target(target("arc-a380"), host);
   EXPECT_EQ(a380.strategy, Strategy::aot);
-  EXPECT_EQ(a380.reason, "ocloc 22.43.24595 -device acm-g11 (IP 12.56.5)");
+  EXPECT_EQ(a380.reason, "ocloc 22.43.24595 (host) -device acm-g11 (IP 12.56.5)");
 
   const auto b580 = assess_target(target("arc-b580"), host);
   EXPECT_EQ(b580.strategy, Strategy::skip);
   EXPECT_EQ(b580.reason,
-            "arc-b580: ocloc 22.43.24595 does not know 'bmg' (install a newer intel-opencl-icd / ocloc)");
+            "arc-b580: ocloc 22.43.24595 (host) does not know 'bmg' (run ./setup.sh intel-root for the compute "
+            "runtime 26.27 toolchain, or install a newer intel-opencl-icd / ocloc)");
   EXPECT_EQ(assess_target(target("mtl-igpu"), host).strategy, Strategy::skip);
 
   host.devices.push_back(HostDevice{0, "0: Intel(R) Arc(TM) A380", {{"vendor", "intel"}, {"pci-id", "0x56a5"}}, true});
@@ -122,11 +136,82 @@ TEST(PlanStrategy, IntelRunsWhenPresentCompilesAheadWhenOclocKnowsElseSkips)
   EXPECT_THAT(assess_target(target("arc-a770"), no_ocloc).reason, HasSubstr("no ocloc found"));
 }
 
+// The Intel targets a Debian 12 host's ocloc (22.43) cannot build for, and
+// that the Intel root's (26.27) can.
+const std::set<std::string> k_needs_26_27{"arc-b580", "mtl-igpu", "mtl-u-igpu", "arl-h-igpu",
+                                          "lnl-igpu", "ptl-h-igpu", "ptl-u-igpu"};
+
+TEST(PlanStrategy, EveryIntelTargetWithTheHostToolchainAloneTheIntelRootAloneAndBoth)
+{
+  HostCapabilities host_only;
+  host_only.oclocs = {ocloc_22_43()};
+  HostCapabilities root_only;
+  root_only.oclocs = {ocloc_26_27()};
+  HostCapabilities both;
+  both.oclocs = {ocloc_22_43(), ocloc_26_27()};
+  int intel = 0;
+  for (const auto& t : testing::registry().targets()) {
+    if (t.vendor != Vendor::intel) {
+      continue;
+    }
+    ++intel;
+    const bool new_device = k_needs_26_27.contains(t.name);
+    const auto host = assess_target(t, host_only);
+    EXPECT_EQ(host.strategy, new_device ? Strategy::skip : Strategy::aot) << t.name << ": " << host.reason;
+    if (new_device) {
+      EXPECT_EQ(host.reason, fmt::format("{}: ocloc 22.43.24595 (host) does not know '{}' (run ./setup.sh intel-root "
+                                         "for the compute runtime 26.27 toolchain, or install a newer "
+                                         "intel-opencl-icd / ocloc)",
+                                         t.name, t.ocloc_device));
+    }
+
+    const auto root = assess_target(t, root_only);
+    EXPECT_EQ(root.strategy, Strategy::aot) << t.name << ": " << root.reason;
+    EXPECT_THAT(root.reason, HasSubstr("ocloc 26.27.039122 (Intel root /var/cache/prewarm/intel-sid) -device " +
+                                       t.ocloc_device));
+
+    // Both: the host's serves what it knows; the root the rest, saying why.
+    const auto a = assess_target(t, both);
+    EXPECT_EQ(a.strategy, Strategy::aot) << t.name << ": " << a.reason;
+    if (new_device) {
+      EXPECT_EQ(a.reason, fmt::format("ocloc 26.27.039122 (Intel root /var/cache/prewarm/intel-sid) -device {} (IP {}): "
+                                      "ocloc 22.43.24595 (host) does not know '{}'",
+                                      t.ocloc_device, t.ip_version, t.ocloc_device));
+      EXPECT_EQ(both.ocloc_for(t.ocloc_device)->origin, "Intel root /var/cache/prewarm/intel-sid");
+    } else {
+      EXPECT_THAT(a.reason, ::testing::StartsWith("ocloc 22.43.24595 (host) -device " + t.ocloc_device));
+      EXPECT_EQ(both.ocloc_for(t.ocloc_device)->origin, "host");
+    }
+    // Wherever a toolchain knows the device, any CPU runner compiles it.
+    const auto builtin = manifest_for("[cpu]").models.at(0);
+    EXPECT_EQ(runner_kind(t, builtin, std::span<const OclocInfo>(both.oclocs)), "cpu") << t.name;
+    EXPECT_EQ(runner_kind(t, builtin, std::span<const OclocInfo>(host_only.oclocs)), new_device ? t.name : "cpu")
+      << t.name;
+  }
+  EXPECT_GE(intel, 16);
+  // Every Intel target the issue names is in the registry.
+  for (const auto& name : k_needs_26_27) {
+    EXPECT_NE(testing::registry().find(name), nullptr) << name;
+  }
+}
+
+TEST(PlanStrategy, ADeviceNoToolchainKnowsNamesEveryToolchainTried)
+{
+  auto future = target("arc-b580");
+  future.ocloc_device = "nvl-s";
+  HostCapabilities both;
+  both.oclocs = {ocloc_22_43(), ocloc_26_27()};
+  const auto a = assess_target(future, both);
+  EXPECT_EQ(a.strategy, Strategy::skip);
+  EXPECT_THAT(a.reason, HasSubstr("arc-b580: ocloc 22.43.24595 (host) and ocloc 26.27.039122 (Intel root "
+                                  "/var/cache/prewarm/intel-sid) do not know 'nvl-s'"));
+}
+
 TEST(Plan, JobsAreTargetTimesModelTimesPrecisionSortedById)
 {
   HostCapabilities host;
   host.devices.push_back(pocl_device());
-  host.ocloc = ocloc_22_43();
+  host.oclocs = {ocloc_22_43()};
   const auto m = manifest_for("[arc-b580, cpu, arc-a380]", "[int8, fp32]", true);
   auto plan = make_plan(m, testing::registry(), host);
   ASSERT_TRUE(plan) << plan.error().message();
@@ -158,7 +243,7 @@ TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
 {
   HostCapabilities host;
   host.devices.push_back(pocl_device());
-  host.ocloc = ocloc_22_43();
+  host.oclocs = {ocloc_22_43()};
   const auto text = [](const std::string& kinds) {
     return "version: 1\nmodels:\n  - name: app\n    command: {argv: [./app], kinds: " + kinds +
            "}\nprecisions: [fp32]\ntargets: [arc-a380, arc-b580]\n";
@@ -200,7 +285,7 @@ TEST(Shard, ShardsPartitionTheJobsDisjointlyAndCompletely)
 {
   HostCapabilities host;
   host.devices.push_back(pocl_device());
-  host.ocloc = ocloc_22_43();
+  host.oclocs = {ocloc_22_43()};
   const auto m = manifest_for("[cpu, arc-a380, arc-a770, dg1, h100]", "[fp32, fp16, int8]", true);
   auto all = make_plan(m, testing::registry(), host);
   ASSERT_TRUE(all);

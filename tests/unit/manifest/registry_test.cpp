@@ -2,6 +2,7 @@
 #include "test_inputs.hpp"
 
 #include "aot/ocloc.hpp"
+#include "aot/toolchains.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,8 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+
+Result<TargetRegistry> parse_registry(const std::string& entry);
 
 TEST(TargetRegistry, EmbeddedRegistryHasTheDocumentedTargets)
 {
@@ -60,10 +63,56 @@ TEST(TargetRegistry, IntelEntriesAgreeWithTheInstalledOcloc)
       EXPECT_EQ(device->ip_version, t.ip_version) << t.name;
       ++checked;
     } else if (ocloc->driver_version() == "22.43.24595") {
-      EXPECT_TRUE(t.ocloc_device == "bmg" || t.ocloc_device.starts_with("mtl")) << t.name << ": " << t.ocloc_device;
+      EXPECT_TRUE(t.ocloc_device == "bmg" || t.ocloc_device.starts_with("mtl") || t.ocloc_device == "arl-h" ||
+                  t.ocloc_device == "lnl-m" || t.ocloc_device.starts_with("ptl"))
+        << t.name << ": " << t.ocloc_device;
     }
   }
   EXPECT_GE(checked, 5);
+}
+
+// The same against the Intel root's ocloc 26.27 (./setup.sh intel-root):
+// it knows every Intel target, each with the IP version recorded.
+TEST(TargetRegistry, IntelEntriesAgreeWithTheIntelRootOcloc)
+{
+  const auto root = aot::intel_root();
+  if (!aot::intel_root_complete(root)) {
+    GTEST_SKIP() << "no Intel root at " << root << " (./setup.sh intel-root makes it)";
+  }
+  auto ocloc = aot::Ocloc::at(root / "host-bin" / "ocloc");
+  ASSERT_TRUE(ocloc) << ocloc.error().message();
+  EXPECT_THAT(ocloc->driver_version(), StartsWith("26.27."));
+  for (const auto& t : testing::registry().targets()) {
+    if (t.vendor != Vendor::intel) {
+      continue;
+    }
+    auto device = ocloc->lookup_device(t.ocloc_device);
+    ASSERT_TRUE(device) << device.error().message();
+    EXPECT_TRUE(device->known) << t.name << ": " << device->reason;
+    EXPECT_FALSE(t.ip_version.empty()) << t.name << ": the registry records no IP version";
+    EXPECT_EQ(device->ip_version, t.ip_version) << t.name;
+  }
+}
+
+TEST(TargetRegistry, SteppingsAreNamedNotLeftToAPciId)
+{
+  const auto& r = testing::registry();
+  EXPECT_EQ(r.find("arc-a380")->pci_revision, "0x05"); // DG2-G11 B1
+  EXPECT_EQ(r.find("arc-a380")->ip_version, "12.56.5");
+  EXPECT_EQ(r.find("arc-a770")->pci_revision, "0x08"); // DG2-G10 C0
+  EXPECT_EQ(r.find("arc-b580")->ip_version, "20.1.0");
+
+  // A bare PCI id is what made ocloc build for dg2-g11-a0.
+  auto bare = parse_registry("  a:\n    vendor: intel\n    description: x\n    ocloc_device: \"0x56a5\"\n");
+  ASSERT_FALSE(bare);
+  EXPECT_THAT(bare.error().message(), HasSubstr("ocloc compiles a bare PCI id for the A0 stepping"));
+  auto revision = parse_registry("  a:\n    vendor: intel\n    description: x\n    ocloc_device: acm-g11\n"
+                                 "    pci_revision: \"5\"\n");
+  ASSERT_FALSE(revision);
+  EXPECT_THAT(revision.error().message(), HasSubstr("targets.a.pci_revision: a PCI revision is \"0x\" and 2 lowercase"));
+  auto on_nvidia = parse_registry("  n:\n    vendor: nvidia\n    description: x\n    sm: 90\n    pci_revision: \"0x05\"\n");
+  ASSERT_FALSE(on_nvidia);
+  EXPECT_THAT(on_nvidia.error().message(), HasSubstr("'pci_revision' applies to vendor intel only"));
 }
 
 Result<TargetRegistry>
