@@ -195,7 +195,7 @@ TEST(NeoCacheStats, HitsThenMisses)
 
 TEST(VirtualDevice, PosesAsTheRegistrysFirstIdWithOclocsAcronym)
 {
-  manifest::Target target{"arc-a380", manifest::Vendor::intel, "A380", {"0x56a5", "0x56a6"}, "acm-g11", "", 0};
+  manifest::Target target{"arc-a380", manifest::Vendor::intel, "A380", {"0x56a5", "0x56a6"}, "acm-g11", "", "", 0};
   auto device = virtual_device::virtual_device_for(target);
   ASSERT_TRUE(device);
   const auto variables = virtual_device::virtual_device_variables(*device);
