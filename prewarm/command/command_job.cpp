@@ -260,7 +260,8 @@ run_command_job(const CommandJobRequest& request)
 
   IdentityFacts facts;
   const bool wants_frameworks =
-    selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor);
+    selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor) ||
+    selected(capture.kinds(), CacheKind::dynamo);
   if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.
