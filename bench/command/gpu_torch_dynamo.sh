@@ -50,6 +50,7 @@ export PREWARM_PYTHON="$PYTHON"
 fresh() { mkdir -p "$1/inductor" "$1/triton" "$1/cuda"
   echo "TORCHINDUCTOR_CACHE_DIR=$1/inductor TRITON_CACHE_DIR=$1/triton CUDA_CACHE_PATH=$1/cuda CUDA_CACHE_MAXSIZE=4294967296"; }
 now() { date +%s.%N; }
+since() { "$PYTHON" -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 3))" "$1" "$(now)"; }
 record() { # MODE PRECISION ROUND JSONFILE WALL
   "$PYTHON" -c 'import json,sys; r=json.loads(open(sys.argv[4]).read().strip().splitlines()[-1]); r.update(mode=sys.argv[1], precision=sys.argv[2], round=int(sys.argv[3]), wall_s=float(sys.argv[5])); print(json.dumps(r))' "$@" >> "$samples"
 }
@@ -75,7 +76,7 @@ YAML
     t=$(now)
     pw build "$work/$kind-$p.yaml" --key "$work/test_only_gpu.key" --out "$work/$kind-$p.bundle" --capture-root "$root" \
       > /dev/null 2> "$OUT/logs/build-$kind-$p.err" || { note "build $kind $p failed: $(tail -5 "$OUT/logs/build-$kind-$p.err")"; continue; }
-    note "build $kind $p: $(echo "$(now) - $t" | bc) s; $(grep -o 'hit proof: [^;]*' "$OUT/logs/build-$kind-$p.err" | tr '\n' ' ')"
+    note "build $kind $p: $(since "$t") s; $(grep -o 'hit proof: [^;]*' "$OUT/logs/build-$kind-$p.err" | tr '\n' ' ')"
     pwr install "$work/$kind-$p.bundle" --trust "$work/test_only_gpu.pub" --root "$root" > /dev/null 2> "$OUT/logs/install-$kind-$p.err" \
       || note "install $kind $p failed: $(tail -3 "$OUT/logs/install-$kind-$p.err")"
     cp -a "$root" "$work/pristine-$kind-$p"
@@ -96,7 +97,7 @@ YAML
               pwr exec --root "$root" --audit "$log.audit.json" -- "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
                 > "$log.json" 2> "$log.err" || rc=$? ;;
       esac
-      if [ "$rc" -eq 0 ]; then record "$mode" "$p" "$i" "$log.json" "$(echo "$(now) - $t" | bc)"
+      if [ "$rc" -eq 0 ]; then record "$mode" "$p" "$i" "$log.json" "$(since "$t")"
       else note "$mode $p round $i failed: $(tail -3 "$log.err")"; fi
     done
   done

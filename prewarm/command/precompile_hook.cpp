@@ -67,7 +67,7 @@ write_precompile_hook(const std::filesystem::path& dir)
 }
 
 void
-add_precompile_hook(Environment& env, const std::filesystem::path& dir)
+add_precompile_hook(process::Environment& env, const std::filesystem::path& dir)
 {
   const auto existing = env.find("PYTHONPATH");
   env["PYTHONPATH"] = existing != env.end() && !existing->second.empty() ? dir.string() + ":" + existing->second

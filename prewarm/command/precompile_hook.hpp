@@ -25,6 +25,6 @@ std::string_view precompile_hook_source();
 Status write_precompile_hook(const std::filesystem::path& dir);
 
 // Puts `dir` first on PYTHONPATH in `env` and keeps what was there.
-void add_precompile_hook(Environment& env, const std::filesystem::path& dir);
+void add_precompile_hook(process::Environment& env, const std::filesystem::path& dir);
 
 } // namespace prewarm::command

@@ -14,7 +14,8 @@
 #      its guards fail) through the same bundle: a normal compile, correct.
 # Every run compares the compiled logits with eager mode (tiny_compile.py
 # exits 1 otherwise). Prints the first-compiled-call figures side by side.
-# Env: TORCH_PYTHON, PREWARM, PREWARM_RUNTIME; argument: KIND (default dynamo).
+# Env: TORCH_PYTHON, PREWARM, PREWARM_RUNTIME, TARGET (registry target of the
+# build, default cpu); argument: KIND (default dynamo).
 # Cost on the 2-core CI machine: six Python processes, each importing torch
 # (~6 s) and running Inductor's ISA probe; about 3 to 5 minutes.
 set -euo pipefail
@@ -61,7 +62,7 @@ models:
       timeout: 15m
       kinds: [$KIND]
 precisions: [fp32]
-targets: [cpu]
+targets: [${TARGET:-cpu}]
 YAML
 "$PREWARM" build "$SCRATCH/manifest.yaml" --key "$SCRATCH/test_only_torch.key" --out "$SCRATCH/bundle" \
   > /dev/null 2> "$SCRATCH/build.err" || { cat "$SCRATCH/build.err" >&2; fail "prewarm build failed"; }
