@@ -24,8 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Under the capture's private home: never packaged, gone with the work dir.
-constexpr std::string_view k_precompile_hook_dir = "prewarm-precompile-hook";
+// Beside the capture's private home (inside it, the leak check would take it
+// for a cache): never packaged, gone with the work dir.
+constexpr std::string_view k_precompile_hook_dir = "precompile-hook";
 
 std::string
 error_text(const std::error_code& ec)
@@ -261,8 +262,8 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
     }
   }
   PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
-  if (selected(kinds, CacheKind::dynamo)) {
-    PW_TRY(write_precompile_hook(home / k_precompile_hook_dir));
+  if (selected(kinds, CacheKind::dynamo) && options.dynamo_save == DynamoSave::at_exit) {
+    PW_TRY(write_precompile_hook(home.parent_path() / k_precompile_hook_dir));
   }
   return CacheCapture(staging_root, home, std::move(kinds), std::move(options));
 }
@@ -332,8 +333,8 @@ CacheCapture::child_environment(const Environment& base) const
       env[setting.name] = std::move(setting.value);
     }
   }
-  if (selected(m_kinds, CacheKind::dynamo)) {
-    add_precompile_hook(env, m_home / k_precompile_hook_dir);
+  if (selected(m_kinds, CacheKind::dynamo) && m_options.dynamo_save == DynamoSave::at_exit) {
+    add_precompile_hook(env, m_home.parent_path() / k_precompile_hook_dir);
   }
   if (std::find(m_kinds.begin(), m_kinds.end(), CacheKind::programs) != m_kinds.end()) {
     // The programs kind of a command workload is what the OpenCL layer

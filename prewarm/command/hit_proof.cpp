@@ -300,7 +300,8 @@ prove_hits(const HitProofRequest& request)
 {
   PW_ASSIGN(auto layout, CacheCapture::prepare(request.work_dir, request.kinds,
                                                CaptureOptions{request.home, KindSelection::named,
-                                                              request.custom_caches, request.install_root}));
+                                                              request.custom_caches, request.install_root,
+                                                              DynamoSave::never}));
   std::map<std::string, fs::path> dirs;
   std::map<std::string, audit::FileSet> before;
   std::map<std::string, std::set<std::string>> captured_kernels;

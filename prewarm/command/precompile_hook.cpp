@@ -40,11 +40,12 @@ atexit.register(_prewarm_save_dynamo_entries)
 def _prewarm_chain():
     # Run the sitecustomize this one shadows, as if it were first.
     here = os.path.dirname(os.path.abspath(__file__))
+    import importlib.machinery
     import importlib.util
     for entry in sys.path:
         if os.path.abspath(entry or ".") == here:
             continue
-        spec = importlib.util.PathFinder.find_spec("sitecustomize", [entry])
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", [entry])
         if spec is not None and spec.loader is not None:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
