@@ -83,6 +83,10 @@ python_test_env() {
     echo "setup: PREWARM_TORCH_TESTS=0: no torch environment, the torch tests skip"
     return
   fi
+  if [ "${SETUP_DRY_RUN:-}" = 1 ]; then
+    echo "+ torch test environment: python3 -m venv $PYTHON_ENV_ROOT/venv-KEY; pip install -r $requirements"
+    return
+  fi
   local key venv
   key=$({ python3 -VV; cat "$requirements"; } | sha256sum | cut -c1-16)
   venv="$PYTHON_ENV_ROOT/venv-$key"
@@ -93,19 +97,19 @@ python_test_env() {
   fi
   echo "setup: creating the torch test environment $venv (pinned: $requirements)"
   local started=$SECONDS
-  if run rm -rf "$venv" && run mkdir -p "$PYTHON_ENV_ROOT/wheels" && run python3 -m venv "$venv" &&
-     run "$venv/bin/python" -m pip download --no-input --quiet --no-deps --only-binary=:all: \
+  if rm -rf "$venv" && mkdir -p "$PYTHON_ENV_ROOT/wheels" && python3 -m venv "$venv" &&
+     "$venv/bin/python" -m pip download --no-input --quiet --no-deps --only-binary=:all: \
            -d "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
-     run "$venv/bin/python" -m pip install --no-input --quiet --no-index --no-deps \
+     "$venv/bin/python" -m pip install --no-input --quiet --no-index --no-deps \
            --find-links "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
-     run "$venv/bin/python" -c 'import torch, transformers'; then
-    run touch "$venv/.complete"
+     "$venv/bin/python" -c 'import torch, transformers'; then
+    touch "$venv/.complete"
     TORCH_PYTHON="$venv/bin/python"
     echo "setup: torch test environment ready in $((SECONDS - started)) s"
   else
     echo "setup: warning: the torch test environment could not be made (PyPI unreachable?): the" \
          "torch tests skip" >&2
-    run rm -rf "$venv"
+    rm -rf "$venv"
   fi
 }
 
@@ -142,7 +146,7 @@ case "${1:-all}" in
   test | test-all)
     install_deps
     python_test_env
-    configure_and_build "${test_build_options[@]}" -DPREWARM_TORCH_PYTHON="$TORCH_PYTHON"
+    configure_and_build "${test_build_options[@]}" ${TORCH_PYTHON:+-DPREWARM_TORCH_PYTHON="$TORCH_PYTHON"}
     exclude=()
     [ "$1" = test ] && exclude=(-LE slow)
     run ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 "${exclude[@]}"

@@ -75,6 +75,9 @@ CommandJobResult::job_line() const
   // bytes. A `python -c` program holds newlines; keep the line readable.
   std::string versions;
   for (const auto& [key, version] : frameworks) {
+    if (key == "framework.python") {
+      continue; // always there; the dynamo slice's requirement names it
+    }
     versions += fmt::format("{}{} {}", versions.empty() ? " [" : ", ", key.substr(prop::framework_prefix.size()),
                             version);
   }
@@ -228,7 +231,13 @@ run_command_job(const CommandJobRequest& request)
   std::vector<CacheKind> kinds = workload.kinds;
   const auto selection = kinds.empty() ? KindSelection::all_known : KindSelection::named;
   if (kinds.empty()) {
-    kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
+    // Every kind but dynamo: it is opt-in (precompile changes how PyTorch
+    // runs and drops some of Dynamo's guards), and it holds inductor's cache.
+    for (const auto kind : bundle::all_cache_kinds()) {
+      if (kind != CacheKind::dynamo) {
+        kinds.push_back(kind);
+      }
+    }
   }
   // Held until this function returns, however it returns: PATH is then as
   // it was found (capture_root.hpp).
