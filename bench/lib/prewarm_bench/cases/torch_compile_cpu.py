@@ -71,7 +71,11 @@ class TorchCompileCpu(Case):
                         f"      env: {{HF_HUB_OFFLINE: \"1\"}}\n      timeout: 20m\n      kinds: [{kind}]\n"
                         "precisions: [fp32]\ntargets: [cpu]\nbundle:\n  channel: bench\n  expires: 90d\n")
             bundle, _, _ = ctx.build_bundle(manifest, f"cases/tcc-{kind}-build", env={"PREWARM_PYTHON": python})
-            roots[kind] = ctx.installed_root(bundle, f"cases/tcc-{kind}-installed")
+            # The install checks the slice's framework.* requirements with
+            # this Python (PREWARM_PYTHON; the bench strips PREWARM_*).
+            root = ctx.scratch(f"cases/tcc-{kind}-installed") / "root"
+            ctx.install(bundle, root, env={"PREWARM_PYTHON": python}).check()
+            roots[kind] = root
         self.prepared = (env, fill / "inductor", blob, roots)
 
     def sample(self, ctx, variant, mode, round_):
