@@ -5,6 +5,7 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "command/capture_root.hpp"
+#include "command/precompile_hook.hpp"
 #include "install/opencl_layer_environment.hpp"
 
 #include <fmt/format.h>
@@ -22,6 +23,10 @@ namespace prewarm::command {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Beside the capture's private home (inside it, the leak check would take it
+// for a cache): never packaged, gone with the work dir.
+constexpr std::string_view k_precompile_hook_dir = "precompile-hook";
 
 std::string
 error_text(const std::error_code& ec)
@@ -214,10 +219,14 @@ environment_traps(const Environment& environment, std::span<const CacheKind> kin
                       "cache; unset it where the bundle is used");
     }
   }
-  if (selected(kinds, CacheKind::inductor)) {
+  for (const auto kind : {CacheKind::inductor, CacheKind::dynamo}) {
+    if (!selected(kinds, kind)) {
+      continue;
+    }
     if (const auto* v = value_of("TORCHINDUCTOR_FORCE_DISABLE_CACHES"); v != nullptr && *v == "1") {
-      traps.push_back("TORCHINDUCTOR_FORCE_DISABLE_CACHES=1: Inductor caches are off, so inductor "
-                      "stays empty");
+      traps.push_back(fmt::format("TORCHINDUCTOR_FORCE_DISABLE_CACHES=1: Inductor caches are off, so {} "
+                                  "stays empty",
+                                  to_string(kind)));
     }
   }
   return traps;
@@ -253,6 +262,9 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
     }
   }
   PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
+  if (selected(kinds, CacheKind::dynamo) && options.dynamo_save == DynamoSave::at_exit) {
+    PW_TRY(write_precompile_hook(home.parent_path() / k_precompile_hook_dir));
+  }
   return CacheCapture(staging_root, home, std::move(kinds), std::move(options));
 }
 
@@ -320,6 +332,9 @@ CacheCapture::child_environment(const Environment& base) const
     for (auto& setting : bundle::cache_environment(kind, staging_dir(kind), 0)) {
       env[setting.name] = std::move(setting.value);
     }
+  }
+  if (selected(m_kinds, CacheKind::dynamo) && m_options.dynamo_save == DynamoSave::at_exit) {
+    add_precompile_hook(env, m_home.parent_path() / k_precompile_hook_dir);
   }
   if (std::find(m_kinds.begin(), m_kinds.end(), CacheKind::programs) != m_kinds.end()) {
     // The programs kind of a command workload is what the OpenCL layer

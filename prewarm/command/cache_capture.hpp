@@ -46,6 +46,11 @@ enum class HomeMode { private_home, inherited_home };
 // empty is worth a warning) or are the default "every known kind".
 enum class KindSelection { named, all_known };
 
+// Whether a dynamo capture makes the program save Dynamo's precompiled frames
+// at exit (precompile_hook.hpp): the capture does, the hit proof (which runs
+// as the application will, and must not rewrite what it checks) does not.
+enum class DynamoSave { at_exit, never };
+
 struct CaptureOptions
 {
   HomeMode home = HomeMode::private_home;
@@ -55,6 +60,7 @@ struct CaptureOptions
   // empty directory: the capture root (capture_root.hpp), laid out as
   // WORK/staging is.
   std::filesystem::path staging_root;
+  DynamoSave dynamo_save = DynamoSave::at_exit;
 };
 
 struct KindCapture

@@ -147,6 +147,9 @@ CommandJobResult::job_line() const
   // bytes. A `python -c` program holds newlines; keep the line readable.
   std::string versions;
   for (const auto& [key, version] : frameworks) {
+    if (key == "framework.python") {
+      continue; // always there; the dynamo slice's requirement names it
+    }
     versions += fmt::format("{}{} {}", versions.empty() ? " [" : ", ", key.substr(prop::framework_prefix.size()),
                             version);
   }
@@ -331,10 +334,16 @@ run_command_job_timed(const CommandJobRequest& request)
   }
 
   std::vector<CacheKind> kinds = workload.kinds;
-  const auto selection =
-    kinds.empty() && !workload.no_builtin_kinds ? KindSelection::all_known : KindSelection::named;
-  if (kinds.empty() && !workload.no_builtin_kinds) {
-    kinds.assign(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
+  const bool all_known = kinds.empty() && !workload.no_builtin_kinds;
+  const auto selection = all_known ? KindSelection::all_known : KindSelection::named;
+  if (all_known) {
+    // Every kind but dynamo: it is opt-in (precompile changes how PyTorch
+    // runs and drops some of Dynamo's guards), and it holds inductor's cache.
+    for (const auto kind : bundle::all_cache_kinds()) {
+      if (kind != CacheKind::dynamo) {
+        kinds.push_back(kind);
+      }
+    }
   }
   // Held until this function returns, however it returns: PATH is then as
   // it was found (capture_root.hpp).
@@ -366,7 +375,8 @@ run_command_job_timed(const CommandJobRequest& request)
 
   IdentityFacts facts;
   const bool wants_frameworks =
-    selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor);
+    selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor) ||
+    selected(capture.kinds(), CacheKind::dynamo);
   if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.

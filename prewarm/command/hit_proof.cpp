@@ -434,7 +434,8 @@ prove_hits(const HitProofRequest& request)
 {
   PW_ASSIGN(auto layout, CacheCapture::prepare(request.work_dir, request.kinds,
                                                CaptureOptions{request.home, KindSelection::named,
-                                                              request.custom_caches, request.install_root}));
+                                                              request.custom_caches, request.install_root,
+                                                              DynamoSave::never}));
   std::map<std::string, fs::path> dirs;
   std::map<std::string, audit::FileSet> before;
   // Every file hashed: a file the re-run opened for writing is new only when

@@ -82,7 +82,12 @@ is_intel_gpu(const DeviceProperties& d)
 void
 require_frameworks(KindIdentity& identity, const IdentityFacts& facts)
 {
-  for (const std::string_view name : {"framework.torch", "framework.triton"}) {
+  // Dynamo's entries hold Python bytecode: valid for one Python version only.
+  std::vector<std::string_view> names = {"framework.torch", "framework.triton"};
+  if (identity.kind == CacheKind::dynamo) {
+    names.push_back("framework.python");
+  }
+  for (const std::string_view name : names) {
     if (const auto it = facts.frameworks.find(name); it != facts.frameworks.end()) {
       identity.requirements.push_back(Requirement{std::string(name), "==", it->second});
     } else {
@@ -115,6 +120,7 @@ identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements 
     break;
   case CacheKind::triton:
   case CacheKind::inductor:
+  case CacheKind::dynamo:
     if (frameworks == FrameworkRequirements::required) {
       require_frameworks(identity, facts);
     }

@@ -68,7 +68,7 @@ std::vector<std::string>
 known_cache_kind_names()
 {
   // Mirrors CacheKind in runtime/bundle/cache_kind.hpp (DESIGN.md "Cache kinds").
-  return {"programs", "pocl", "cuda", "neo", "sycl", "triton", "inductor"};
+  return {"programs", "pocl", "cuda", "neo", "sycl", "triton", "inductor", "dynamo"};
 }
 
 namespace {
@@ -166,6 +166,16 @@ read_command(const yaml::Source& source,
                                    fmt::format("unknown cache kind '{}' (known: {}){}", command.kinds[i],
                                                fmt::join(known, ", "), did_you_mean(command.kinds[i], known))));
       }
+    }
+    // Both point TORCHINDUCTOR_CACHE_DIR somewhere: dynamo is a whole
+    // Inductor cache with Dynamo's frames, so inductor would stay empty.
+    const auto has = [&](std::string_view k) {
+      return std::find(command.kinds.begin(), command.kinds.end(), k) != command.kinds.end();
+    };
+    if (has("inductor") && has("dynamo")) {
+      return fail(yaml::error_at(source, kinds->Mark(), map.path_of("kinds"),
+                                 "kinds inductor and dynamo exclude each other (dynamo holds a whole Inductor "
+                                 "cache plus Dynamo's frames: name dynamo alone)"));
     }
   }
   if (auto runtime_env = map.get("runtime_env")) {

@@ -83,6 +83,14 @@ triton_label(const fs::path& entry_dir, std::string_view entry)
   return names.empty() ? fmt::format("entry {}", entry) : fmt::format("kernel {}", joined(names));
 }
 
+// The dynamo kind is an Inductor cache directory that also holds Dynamo's
+// precompiled frames (dynamo/<sha256 of qualname and first line>/entry).
+bool
+is_inductor_tree(std::string_view kind)
+{
+  return kind == "inductor" || kind == "dynamo";
+}
+
 } // namespace
 
 std::string
@@ -92,7 +100,7 @@ entry_of(std::string_view kind, std::string_view relative_path)
   if (kind == "triton") {
     return first(parts, 1);
   }
-  if (kind == "inductor") {
+  if (is_inductor_tree(kind)) {
     if (!parts.empty() && (parts[0] == "fxgraph" || parts[0] == "aotautograd") && parts.size() >= 4) {
       return first(parts, 3);
     }
@@ -126,7 +134,7 @@ is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
   const auto parts = components(relative_path);
   const auto name = parts.empty() ? std::string_view() : parts.back();
   for (const auto part : parts) {
-    if (part.starts_with("tmp.") && (kind == "triton" || kind == "inductor")) {
+    if (part.starts_with("tmp.") && (kind == "triton" || is_inductor_tree(kind))) {
       return true;
     }
   }
@@ -138,7 +146,7 @@ is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
   if (kind == "cuda") {
     return relative_path == "index";
   }
-  if (kind == "inductor" || kind == "sycl") {
+  if (is_inductor_tree(kind) || kind == "sycl") {
     return name.ends_with(".lock");
   }
   if (kind == "neo") {
@@ -151,7 +159,7 @@ std::set<std::string>
 entry_kernel_names(std::string_view kind, const fs::path& kind_dir, std::string_view entry)
 {
   const auto parts = components(entry);
-  if (kind == "triton" || (kind == "inductor" && !parts.empty() && parts[0] == "triton" && parts.size() == 3)) {
+  if (kind == "triton" || (is_inductor_tree(kind) && !parts.empty() && parts[0] == "triton" && parts.size() == 3)) {
     return triton_kernel_names(kind_dir / entry);
   }
   std::set<std::string> kernels;
@@ -172,8 +180,11 @@ entry_label(std::string_view kind, const fs::path& kind_dir, std::string_view en
   if (kind == "triton") {
     return triton_label(kind_dir / entry, entry);
   }
-  if (kind == "inductor") {
+  if (is_inductor_tree(kind)) {
     const auto parts = components(entry);
+    if (!parts.empty() && parts[0] == "dynamo" && parts.size() == 2) {
+      return fmt::format("dynamo frame {}", parts[1].substr(0, 16));
+    }
     if (!parts.empty() && parts[0] == "triton" && parts.size() == 3) {
       return triton_label(kind_dir / entry, parts[2]);
     }

@@ -42,7 +42,7 @@ is_sycl_bookkeeping(std::string_view name)
 // Why each variable and each bookkeeping name: kernel-caches.md §2 (NEO),
 // §4 (SYCL), §5 (CUDA), §6 (PoCL), §7 (Triton), §8 (Inductor), §17 (install
 // hygiene).
-constexpr std::array<CacheKindRules, 7> k_rules = {{
+constexpr std::array<CacheKindRules, 8> k_rules = {{
   {CacheKind::programs, "programs",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
    nullptr, nullptr},
@@ -94,11 +94,31 @@ constexpr std::array<CacheKindRules, 7> k_rules = {{
              {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr},
+  // Dynamo's work: with TORCH_CACHING_PRECOMPILE=1 PyTorch (2.8 and later)
+  // loads a frame's traced bytecode, guards and compiled graphs from
+  // $TORCHINDUCTOR_CACHE_DIR/dynamo/<sha256(qualname, first line)>/entry at
+  // torch.compile(), so a fresh process does not trace the model again. Those
+  // entries live inside the Inductor cache directory (no variable of their
+  // own) and their compiled graphs refer to Inductor's files, so this kind is
+  // a whole Inductor cache with precompile on: a manifest names it instead of
+  // inductor. PyTorch checks the Python and torch versions (and GPU, toolkit
+  // and Triton) recorded in each entry and, on any mismatch, changed source
+  // or failing guards, compiles as usual. It writes entries only when
+  // torch.compiler.save_cache_artifacts() runs: the capture adds that call at
+  // exit (cache_capture.cpp), the application is not changed.
+  {CacheKind::dynamo, "dynamo",
+   [](const std::string& dir) -> std::vector<EnvSetting> {
+     return {{"TORCHINDUCTOR_CACHE_DIR", dir},
+             {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
+             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
+             {"TORCH_CACHING_PRECOMPILE", "1"}};
+   },
+   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr},
 }};
 
 constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
                                 CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
-                                CacheKind::inductor};
+                                CacheKind::inductor, CacheKind::dynamo};
 
 } // namespace
 

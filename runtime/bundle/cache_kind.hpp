@@ -28,6 +28,7 @@ enum class CacheKind {
   sycl,     // DPC++ persistent cache (SYCL_CACHE_DIR)
   triton,   // Triton (TRITON_CACHE_DIR)
   inductor, // PyTorch Inductor / FX graph cache (TORCHINDUCTOR_CACHE_DIR)
+  dynamo,   // the inductor cache plus Dynamo's precompiled frames (TORCH_CACHING_PRECOMPILE=1)
 };
 
 // The directory name of a kind, also its name in manifests and CLIs.

@@ -21,7 +21,10 @@ framework_version_script()
          "    try:\n"
          "        print('framework.%s %s' % (key, metadata.version(dist).strip()))\n"
          "    except Exception:\n"
-         "        pass\n";
+         "        pass\n"
+         // Dynamo's precompiled entries hold bytecode of one Python version.
+         "import platform\n"
+         "print('framework.python %s' % platform.python_version())\n";
 }
 
 FrameworkVersions

@@ -42,7 +42,8 @@ class Run:
 # Variables that point a program at a cache: a sample sets exactly the ones its
 # mode needs, nothing leaks in from the caller's shell.
 CACHE_VARIABLE_PREFIXES = ("POCL_CACHE_DIR", "CUDA_CACHE_", "PREWARM_", "TRITON_CACHE_DIR", "TORCHINDUCTOR_",
-                           "NEO_CACHE_", "SYCL_CACHE_", "OPENCL_LAYERS", "XDG_CACHE_HOME", "PYOPENCL_")
+                           "NEO_CACHE_", "SYCL_CACHE_", "OPENCL_LAYERS", "XDG_CACHE_HOME", "PYOPENCL_",
+                           "TORCH_CACHING_PRECOMPILE")
 
 
 def clean_environment(extra=None):

@@ -21,7 +21,7 @@ env_map(CacheKind kind)
 
 TEST(CacheKind, NamesRoundTrip)
 {
-  EXPECT_EQ(all_cache_kinds().size(), 7u);
+  EXPECT_EQ(all_cache_kinds().size(), 8u);
   for (const auto kind : all_cache_kinds()) {
     const auto parsed = parse_cache_kind(to_string(kind));
     ASSERT_TRUE(parsed);
@@ -55,6 +55,12 @@ TEST(CacheKind, EnvironmentPerKind)
                                             {"TORCHINDUCTOR_CACHE_DIR", "/cache/x"},
                                             {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
                                             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}}));
+  // dynamo: a whole Inductor cache, with Dynamo's precompiled frames loaded.
+  EXPECT_EQ(env_map(CacheKind::dynamo), (std::map<std::string, std::string>{
+                                          {"TORCHINDUCTOR_CACHE_DIR", "/cache/x"},
+                                          {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
+                                          {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
+                                          {"TORCH_CACHING_PRECOMPILE", "1"}}));
 }
 
 // One row per kind, found by kind and by name; the rules the builder's
@@ -104,6 +110,8 @@ TEST(CacheKind, CaptureBookkeepingPerKind)
   EXPECT_TRUE(is_bookkeeping(CacheKind::triton, "tmp.pid_12_abc"));
   EXPECT_FALSE(is_bookkeeping(CacheKind::triton, "kernel.cubin"));
   EXPECT_TRUE(is_bookkeeping(CacheKind::inductor, "abc.lock"));
+  EXPECT_TRUE(is_bookkeeping(CacheKind::dynamo, "abc.lock"));
+  EXPECT_FALSE(is_bookkeeping(CacheKind::dynamo, "entry"));
   EXPECT_FALSE(is_bookkeeping(CacheKind::cuda, "index"));
   EXPECT_FALSE(is_bookkeeping(CacheKind::cuda, "config.file"));
 }

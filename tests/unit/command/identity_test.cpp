@@ -119,6 +119,27 @@ TEST(Identity, FrameworkKindsDependOnFrameworkVersionsAndSm)
   EXPECT_NE(partial.warnings[0].find("no triton version"), std::string::npos);
 }
 
+// Dynamo's precompiled frames hold bytecode: the Python version is checked
+// too, beside torch, triton and the SM (a CPU-only build has no SM).
+TEST(Identity, DynamoAlsoDependsOnThePythonVersion)
+{
+  IdentityFacts facts;
+  facts.nvidia_gpus = {h100()};
+  facts.frameworks = {{"framework.torch", "2.11.0+cu130"}, {"framework.triton", "3.6.0"},
+                      {"framework.python", "3.12.3"}};
+  const auto identity = identify_kind(CacheKind::dynamo, facts);
+  EXPECT_TRUE(identity.warnings.empty());
+  EXPECT_TRUE(has(identity.requirements, "framework.torch", "==", "2.11.0+cu130"));
+  EXPECT_TRUE(has(identity.requirements, "framework.python", "==", "3.12.3"));
+  EXPECT_TRUE(has(identity.requirements, "nvidia.sm", "==", "90"));
+  // inductor alone does not care which Python traced it.
+  EXPECT_FALSE(has(identify_kind(CacheKind::inductor, facts).requirements, "framework.python", "==", "3.12.3"));
+  facts.frameworks.erase("framework.python");
+  const auto partial = identify_kind(CacheKind::dynamo, facts);
+  ASSERT_EQ(partial.warnings.size(), 1u);
+  EXPECT_NE(partial.warnings[0].find("no python version"), std::string::npos);
+}
+
 TEST(Identity, PoclDependsOnItsBuildAndTheCpu)
 {
   IdentityFacts facts;

@@ -225,6 +225,9 @@ targets: [cpu]
   EXPECT_THAT(error_of(replace(base, "KEY", "kinds: [pocll]")),
               StartsWith("test.yaml:6:15: models[0].command.kinds[0]: unknown cache kind 'pocll'"));
   EXPECT_THAT(error_of(replace(base, "KEY", "kinds: [pocll]")), HasSubstr("did you mean 'pocl'"));
+  // dynamo is a whole Inductor cache: naming both would leave one empty.
+  EXPECT_THAT(error_of(replace(base, "KEY", "kinds: [inductor, dynamo]")),
+              StartsWith("test.yaml:6:14: models[0].command.kinds: kinds inductor and dynamo exclude each other"));
   EXPECT_THAT(error_of(replace(base, "KEY", "shell: yes")),
               StartsWith("test.yaml:6:14: models[0].command.shell: expected true or false, got 'yes'"));
 }

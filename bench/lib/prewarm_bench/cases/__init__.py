@@ -9,6 +9,7 @@ from .registry import RegistryInstall
 from .runtime_overhead import RuntimeOverhead
 from .third_party import ThirdParty
 from .torch_compile import TorchCompile
+from .torch_compile_cpu import TorchCompileCpu
 
 ALL_CASES = [
     FirstResult(),
@@ -20,4 +21,5 @@ ALL_CASES = [
     PeakMemory(),
     RegistryInstall(),
     TorchCompile(),
+    TorchCompileCpu(),
 ]

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Real PyTorch on the CPU (setup.sh's pinned environment: TORCH_PYTHON): a small
+# transformers model (tiny_compile.py, Qwen2 from a config, random weights, no
+# download) under torch.compile, whose Inductor C++ g++ compiles.
+#   1. cold, saving PyTorch's own Mega-Cache; a new process loading it
+#      (the comparison: it re-runs Dynamo);
+#   2. `prewarm build` of a command workload with the kind KIND (dynamo:
+#      Inductor's cache plus Dynamo's precompiled frames; inductor: Inductor's
+#      alone): captured, signed, the hit proof reuses everything;
+#   3. install -> `exec --audit`: the unmodified script reuses every entry,
+#      compiles nothing new, and (dynamo) loads its frame instead of tracing;
+#   4. (dynamo) another model (one more layer: the frame's key is the same,
+#      its guards fail) through the same bundle: a normal compile, correct.
+# Every run compares the compiled logits with eager mode (tiny_compile.py
+# exits 1 otherwise). Prints the first-compiled-call figures side by side.
+# Env: TORCH_PYTHON, PREWARM, PREWARM_RUNTIME, TARGET (registry target of the
+# build, default cpu); argument: KIND (default dynamo).
+# Cost on the 2-core CI machine: six Python processes, each importing torch
+# (~6 s) and running Inductor's ISA probe; about 3 to 5 minutes.
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+: "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
+KIND=${1:-dynamo}
+SCRIPT="$(cd "$(dirname "$0")" && pwd)/tiny_compile.py"
+PYTHON=${TORCH_PYTHON:-}
+[ -n "$PYTHON" ] && [ -x "$PYTHON" ] || skip "no torch environment (./setup.sh test makes it: tests/python/requirements.txt)"
+"$PYTHON" -c 'import torch, transformers' 2>/dev/null || skip "$PYTHON cannot import torch and transformers"
+command -v g++ > /dev/null || skip "no g++: Inductor's CPU backend compiles C++"
+make_scratch torch
+export HF_HUB_OFFLINE=1 PREWARM_PYTHON="$PYTHON"
+# Nothing of the user's: every cache this test reads it made itself.
+unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR TORCH_CACHING_PRECOMPILE
+export HOME="$SCRATCH/home" XDG_CACHE_HOME="$SCRATCH/home/.cache"
+mkdir -p "$HOME"
+
+field() { "$PYTHON" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])[sys.argv[2]])' "$@"; }
+audit_field() {
+  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
+}
+run_app() { # NAME [ENV=VALUE...] -- ARGS: stdout in NAME.json, stderr in NAME.err
+  local name=$1; shift
+  env "$@" > "$SCRATCH/$name.json" 2> "$SCRATCH/$name.err" || { tail -20 "$SCRATCH/$name.err" >&2; fail "$name failed"; }
+}
+
+step "cold, saving the Mega-Cache"
+run_app cold TORCHINDUCTOR_CACHE_DIR="$SCRATCH/cold" "$PYTHON" "$SCRIPT" --save-megacache "$SCRATCH/mega.bin"
+[ "$(field "$SCRATCH/cold.json" fxgraph_cache_miss)" -ge 1 ] || fail "the cold run compiled no graph"
+step "Mega-Cache loaded by a new process"
+run_app mega TORCHINDUCTOR_CACHE_DIR="$SCRATCH/mega" "$PYTHON" "$SCRIPT" --load-megacache "$SCRATCH/mega.bin"
+[ "$(field "$SCRATCH/mega.json" fxgraph_cache_miss)" -eq 0 ] || fail "the Mega-Cache run compiled a graph again"
+
+step "prewarm build: kind $KIND captured, signed, proven"
+"$PREWARM" keygen --out "$SCRATCH/test_only_torch" > /dev/null 2>&1 || fail "keygen failed"
+cat > "$SCRATCH/manifest.yaml" <<YAML
+version: 1
+models:
+  - name: tiny-qwen2
+    command:
+      argv: [$PYTHON, $SCRIPT, --precision, "{precision}"]
+      env: {HF_HUB_OFFLINE: "1"}
+      timeout: 15m
+      kinds: [$KIND]
+precisions: [fp32]
+targets: [${TARGET:-cpu}]
+YAML
+"$PREWARM" build "$SCRATCH/manifest.yaml" --key "$SCRATCH/test_only_torch.key" --out "$SCRATCH/bundle" \
+  > /dev/null 2> "$SCRATCH/build.err" || { cat "$SCRATCH/build.err" >&2; fail "prewarm build failed"; }
+grep -E "hit proof: $KIND: [0-9]+ reused, 0 new" "$SCRATCH/build.err" || { cat "$SCRATCH/build.err" >&2; fail "the hit proof found new $KIND entries"; }
+"$PREWARM" inspect "$SCRATCH/bundle" --trust "$SCRATCH/test_only_torch.pub" > "$SCRATCH/inspect.txt"
+grep -q "framework.torch" "$SCRATCH/inspect.txt" || { cat "$SCRATCH/inspect.txt" >&2; fail "the slice does not require the torch version"; }
+if [ "$KIND" = dynamo ]; then
+  grep -q "framework.python" "$SCRATCH/inspect.txt" || { cat "$SCRATCH/inspect.txt" >&2; fail "the dynamo slice does not require the Python version"; }
+fi
+
+step "install -> exec --audit: nothing compiled again"
+"$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "$SCRATCH/test_only_torch.pub" --root "$SCRATCH/root" \
+  > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "install failed"; }
+[ -d "$SCRATCH/root/$KIND" ] || fail "no $KIND cache installed under the root"
+if [ "$KIND" = dynamo ]; then
+  find "$SCRATCH/root/dynamo/dynamo" -name entry | grep -q . || fail "no Dynamo entry installed"
+  "$PREWARM_RUNTIME" env --root "$SCRATCH/root" | grep -q "TORCH_CACHING_PRECOMPILE" || fail "env does not turn precompile on"
+fi
+"$PREWARM_RUNTIME" exec --root "$SCRATCH/root" --audit "$SCRATCH/exec.audit.json" -- "$PYTHON" "$SCRIPT" \
+  > "$SCRATCH/installed.json" 2> "$SCRATCH/installed.err" || { tail -20 "$SCRATCH/installed.err" >&2; fail "exec failed"; }
+grep "audit:" "$SCRATCH/installed.err" || true
+[ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" new_files)" -eq 0 ] || fail "$KIND compiled anew under the root"
+[ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" reused_files)" -gt 0 ] || fail "no $KIND reuse measured"
+[ "$(field "$SCRATCH/installed.json" fxgraph_cache_miss)" -eq 0 ] || fail "a graph was compiled again under the root"
+if [ "$KIND" = dynamo ]; then
+  [ "$(field "$SCRATCH/installed.json" dynamo_cache_hit)" -eq 1 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo's frame was not loaded"; }
+fi
+
+if [ "$KIND" = dynamo ]; then
+  step "another model through the same bundle: guards fail, a normal compile, correct"
+  "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" -- "$PYTHON" "$SCRIPT" --layers 3 \
+    > "$SCRATCH/other.json" 2> "$SCRATCH/other.err" || { tail -20 "$SCRATCH/other.err" >&2; fail "the other model failed"; }
+  [ "$(field "$SCRATCH/other.json" fxgraph_cache_miss)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model reused the 2-layer graph"; }
+fi
+
+"$PYTHON" - "$SCRATCH" <<'PY'
+import json, sys
+d = sys.argv[1]
+row = lambda name: json.loads(open(f"{d}/{name}.json").read().strip().splitlines()[-1])
+cold, mega, inst = row("cold"), row("mega"), row("installed")
+# The first compiled call includes torch.compile() itself: that is where a
+# precompiled frame is loaded.
+fc = lambda r: r["first_compiled_call_s"]
+print("first compiled call: cold %.2f s, Mega-Cache %.2f s (+%.2f s load), bundle %.2f s: bundle/cold %.2f, bundle/Mega-Cache %.2f"
+      % (fc(cold), fc(mega), mega["megacache_load_s"], fc(inst), fc(inst) / fc(cold), fc(inst) / (fc(mega) + mega["megacache_load_s"])))
+PY
+pass
