@@ -3,9 +3,9 @@
 cp -r "$PREWARM_SOURCE_DIR/setup.sh" .
 export SETUP_DRY_RUN=1 BUILD_DIR=b JOBS=2
 echo "main job:"
-bash setup.sh | grep -E '^\+ (cmake|ctest|main job)' | sed -E 's/ -DPREWARM_WERROR=(ON|OFF)//; s|: .*/prewarm keygen|: prewarm keygen|'
+bash setup.sh | grep -E '^\+ (cmake|ctest|main job)' | sed -E 's/ -DPREWARM_WERROR=(ON|OFF)//; s/ -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache//; s|: .*/prewarm keygen|: prewarm keygen|'
 echo "test:"
-bash setup.sh test | grep -E '^\+ (cmake|ctest)' | sed -E 's/ -DPREWARM_WERROR=(ON|OFF)//'
+bash setup.sh test | grep -E '^\+ (cmake|ctest)' | sed -E 's/ -DPREWARM_WERROR=(ON|OFF)//; s/ -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache//'
 # And CMake honours it: the main job's build has prewarm, prewarm-runtime and
 # the generated shell files, and no test or benchmark target.
 cmake -S "$PREWARM_SOURCE_DIR" -B main-build -G Ninja -DPREWARM_BUILD_TESTS=OFF -DPREWARM_BUILD_BENCH=OFF \
