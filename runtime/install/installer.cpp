@@ -591,18 +591,23 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   new_marker.installed_at = now;
   new_marker.host_fingerprint = fingerprint;
   new_marker.slice_ids = selected_ids;
+  // The version's name is known before it is published: Triton's group files
+  // below name the version's own directories.
+  const auto id = new_version_id(verified.manifest_sha256, staging);
   for (const auto& kind : kinds) {
     PW_TRY(apply_kind_hygiene(staging_fd.get(), kind));
     // Triton finds a kernel's files by the absolute paths its group files
-    // name (audit/triton_groups.hpp): point them at ROOT/<kind>, after the
-    // payload digest was checked and before the inventory below is taken.
+    // name (audit/triton_groups.hpp): point them at the version's <kind>
+    // (what env/exec export; ROOT/<kind> would follow the next install), after
+    // the payload digest was checked and before the inventory below is taken.
     bool rewritten = false;
     if (audit::kind_holds_triton_groups(kind)) {
+      const auto installed_at = versions_dir(root) / id / kind;
       PW_ASSIGN(UniqueFd kind_fd, open_directory_beneath(staging_fd.get(), kind));
-      PW_ASSIGN(const auto relocated, audit::relocate_triton_groups(kind_fd.get(), kind, root / kind));
+      PW_ASSIGN(const auto relocated, audit::relocate_triton_groups(kind_fd.get(), kind, installed_at));
       if (relocated.groups_rewritten > 0) {
         log::verbose("{}: {} Triton group files point at {} now", kind, relocated.groups_rewritten,
-                     (root / kind).string());
+                     installed_at.string());
         rewritten = true;
       }
     }
@@ -639,7 +644,6 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   }
   end_phase("sync");
 
-  const auto id = new_version_id(verified.manifest_sha256, staging);
   new_marker.version = id;
   PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker, audit::serialize(inventory),
                            options.verify.policy.allowed_environment, std::move(state), report.commits));

@@ -112,11 +112,14 @@ TEST_F(InstallerTest, TritonGroupFilesNameTheInstalledTree)
   ASSERT_TRUE(report) << report.error().message();
   const auto group = read(root / "triton/KEY/__grp__k.json");
   EXPECT_EQ(group.find(build), std::string::npos) << group;
-  EXPECT_NE(group.find(fmt::format(R"("k.cubin":"{}")", (root / "triton/KEY/k.cubin").string())), std::string::npos)
+  // The version's own directory (what env/exec export), not ROOT/triton,
+  // which a later install re-points.
+  const auto version = install::versions_dir(root) / report->version;
+  EXPECT_NE(group.find(fmt::format(R"("k.cubin":"{}")", (version / "triton/KEY/k.cubin").string())), std::string::npos)
     << group;
   // The inventory the audit compares with lists the rewritten file, and the
   // marker counts its bytes as installed.
-  const auto files = read(install::meta_dir(root) / install::k_file_inventory_file);
+  const auto files = read(version / install::k_version_files_file);
   EXPECT_NE(files.find("triton KEY/__grp__k.json\n"), std::string::npos) << files;
   auto marker = install::read_marker(root);
   ASSERT_TRUE(marker && *marker);
