@@ -33,6 +33,7 @@ read_settings()
   if (const auto capture = variable("PREWARM_LAYER_CAPTURE"); !capture.empty()) {
     s.capture_after_build = capture.find("build") != std::string_view::npos;
     s.capture_at_release = capture.find("release") != std::string_view::npos;
+    s.capture_at_exit = capture.find("exit") != std::string_view::npos;
     s.capture_explicit = true;
   }
   return s;

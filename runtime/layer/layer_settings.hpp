@@ -33,6 +33,11 @@ struct LayerSettings
   std::string audit_log;   // empty: no audit file
   bool capture_after_build = true;
   bool capture_at_release = true;
+  // Opt-in (PREWARM_LAYER_CAPTURE=...,exit): on PoCL 3.1 (Debian 12) a
+  // capture at exit crashed the application intermittently when PoCL's own
+  // cache was cold (SIGSEGV in about half the runs, the second build meeting
+  // a driver already being torn down), and a capture must never cost a run.
+  bool capture_at_exit = false;
   bool capture_explicit = false; // PREWARM_LAYER_CAPTURE was set: no per-driver default
 
   bool serves() const { return mode == LayerMode::serve || mode == LayerMode::audit; }

@@ -49,6 +49,9 @@ mark_exiting()
 void
 arm_exit_capture()
 {
+  if (!settings().capture_at_exit) {
+    return;
+  }
   static std::once_flag once;
   std::call_once(once, [] { std::atexit(capture_at_exit); });
 }

@@ -102,15 +102,18 @@ else
 fi
 unset POCL_DEVICES
 
-step "a program kept until exit (as OpenCV keeps its programs): captured at exit, then served"
+step "a program kept until exit (as OpenCV keeps its programs): no capture at exit unless asked (PREWARM_LAYER_CAPTURE=...,exit)"
+# Exit capture is opt-in: on PoCL 3.1 it crashed the application in about
+# half the runs with a cold PoCL cache (layer_settings.hpp). By default the
+# application exits as without the layer and nothing is recorded for it.
 fresh; "$APP" exit > "$SCRATCH/exit.plain" 2>/dev/null
-with_layer record "$SCRATCH/store-exit" "" "$APP" exit > "$SCRATCH/exit.record" 2> "$SCRATCH/exit.record.err"
-diff "$SCRATCH/exit.plain" "$SCRATCH/exit.record" || fail "recording changed the output"
-grep -q "recorded .*(at exit," "$SCRATCH/exit.record.err" || { cat "$SCRATCH/exit.record.err" >&2; fail "no capture at exit"; }
-with_layer audit "$SCRATCH/store-exit" "$SCRATCH/exit.audit" "$APP" exit > "$SCRATCH/exit.serve" 2>/dev/null
-diff "$SCRATCH/exit.plain" "$SCRATCH/exit.serve" || fail "serving a program captured at exit changed the output"
-[ "$(count hit "$SCRATCH/exit.audit")" = 1 ] && [ "$(count miss "$SCRATCH/exit.audit")" = 0 ] \
-  || { cat "$SCRATCH/exit.audit" >&2; fail "the program captured at exit was not served"; }
+for run in 1 2 3; do
+  fresh
+  with_layer record "$SCRATCH/store-exit" "" "$APP" exit > "$SCRATCH/exit.record" 2> "$SCRATCH/exit.record.err" \
+    || { cat "$SCRATCH/exit.record.err" >&2; fail "recording a program kept until exit failed the application (run $run)"; }
+  diff "$SCRATCH/exit.plain" "$SCRATCH/exit.record" || fail "recording changed the output"
+done
+! grep -q "recorded .*(at exit," "$SCRATCH/exit.record.err" || fail "captured at exit without being asked"
 
 step "a FIFO named as the audit log: the application neither hangs nor fails, the operator is told"
 mkfifo "$SCRATCH/audit.fifo"
