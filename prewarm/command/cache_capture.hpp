@@ -16,7 +16,7 @@
 //
 // The rules that differ by kind (variables, default locations, bookkeeping)
 // are bundle::CacheKindRules (runtime/bundle/cache_kind.hpp); why each rule:
-// shared/research/kernel-caches.md §2 (NEO), §4 (SYCL), §5 (CUDA), §6 (PoCL),
+// docs/research/kernel-caches.md §2 (NEO), §4 (SYCL), §5 (CUDA), §6 (PoCL),
 // §7 (Triton), §8 (Inductor).
 #pragma once
 

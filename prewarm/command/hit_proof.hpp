@@ -26,7 +26,7 @@
 // Read-only where the kind allows: the copied files are made read-only (every
 // kind writes new entries next to old ones, never into them), but the
 // directories stay writable: PoCL compiles work-group functions lazily per
-// local size into the program's directory (research/interception.md), and
+// local size into the program's directory (docs/research/interception.md), and
 // Triton raises on a miss in a read-only directory (kernel-caches.md §7),
 // which would turn a miss into a failed run. CUDA's index file is rewritten
 // on every use and stays writable. (A build running as root is not stopped

@@ -4,7 +4,7 @@
 // receiver of an AUB-file build, the target's hardware info, the target's
 // PCI id. Programs build through the real compiler and the real compiler
 // cache: each clBuildProgram writes the NEO cache entry the same driver
-// writes on that GPU, under the same key (research/intel-stack.md §2).
+// writes on that GPU, under the same key (docs/research/intel-stack.md §2).
 // Kernels never complete there (a wait blocks forever), so what runs on a
 // virtual device only builds.
 //

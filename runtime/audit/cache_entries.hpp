@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a file of a cache directory belongs to, in the names the format
-// gives (shared/research/kernel-caches.md §5-8):
+// gives (docs/research/kernel-caches.md §5-8):
 //   triton    <hash>/<name>.json holds "name": the kernel (its group file
 //             __grp__<name>.json is skipped)
 //   inductor  fxgraph/<k[1:3]>/<key>/...: the FX graph key;

@@ -239,7 +239,7 @@ check_requirement(const Requirement& requirement, const DeviceProperties& device
 namespace {
 
 // What a failed requirement costs, where the key is an input of a driver's
-// cache key the operator cannot see (research/intel-stack.md §2).
+// cache key the operator cannot see (docs/research/intel-stack.md §2).
 std::string_view
 why_it_matters(std::string_view key)
 {

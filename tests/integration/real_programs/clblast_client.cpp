@@ -7,7 +7,7 @@
 //   clblast_client [--platform NAME] gemm [axpy]
 // CLBlast builds one OpenCL program per routine and precision; PoCL then
 // compiles the work-group functions at the first enqueue, which is what a
-// warm cache saves (research/interception.md §4).
+// warm cache saves (docs/research/interception.md §4).
 #define CL_TARGET_OPENCL_VERSION 120
 #include <clblast.h>
 
