@@ -41,11 +41,16 @@ echo "$proof"
 [[ "$proof" =~ triton:\ ([0-9]+)\ reused,\ 0\ new ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "the proof did not hit: $proof"
 proof_reused=${BASH_REMATCH[1]}
 
-step "install elsewhere: the groups name the installed files"
+step "install elsewhere: the groups name the installed version's files"
 PREWARM_PYTHON=$PYTHON "$PREWARM_RUNTIME" install "$SCRATCH/b" --trust "$SCRATCH/test_only_triton.pub" \
   --root "$SCRATCH/root" > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "install failed"; }
 group="$SCRATCH/root/triton/KEY0123/__grp__k.json"
-grep -qF "\"$SCRATCH/root/triton/KEY0123/k.cubin\"" "$group" || { cat "$group" >&2; fail "the group does not name the installed file"; }
+# The version's own directory (what env/exec export), never ROOT/triton, which
+# the next install re-points while this application may still run.
+version=$(sed -n 's/^version //p' "$SCRATCH/root/.prewarm/installed")
+[ -n "$version" ] || fail "no version in the marker"
+grep -qF "\"$SCRATCH/root/.prewarm/versions/$version/triton/KEY0123/k.cubin\"" "$group" \
+  || { cat "$group" >&2; fail "the group does not name the installed version's file"; }
 ! grep -q "prewarm-build-\|staging" "$group" || { cat "$group" >&2; fail "the group still names the build's staging"; }
 
 step "exec --audit: cached, nothing new, the proof's counts"
