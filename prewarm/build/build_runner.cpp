@@ -2,14 +2,14 @@
 #include "build/build_runner.hpp"
 #include "pack/slice_extras.hpp"
 
-#include "base/digest.hpp"
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
 #include "build/job_logs.hpp"
-#include "jobs/slice_identity.hpp"
 #include "jobs/interruption.hpp"
 #include "jobs/job_pool.hpp"
+#include "jobs/slice_identity.hpp"
+#include "jobs/staged_output.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -72,55 +72,6 @@ make_directory(const std::filesystem::path& dir)
     return fail(Errc::failed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   }
   return {};
-}
-
-// Copies the regular files and directories of `from` into `to`. A file that
-// already exists is kept: caches name entries by a key over what they hold,
-// and two jobs that compiled the same program may still write different
-// bytes (PoCL 3.1's program.bc and binaries differ between processes), so
-// the first one wins (jobs merge in id order: the result does not depend on
-// which job finished first). Returns how many differed, for the report.
-Result<std::size_t>
-merge_tree(const std::filesystem::path& from, const std::filesystem::path& to, std::string_view job_id)
-{
-  std::size_t differing = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(from, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const auto relative = it->path().lexically_relative(from);
-    const auto target = to / relative;
-    const auto status = it->symlink_status(ec);
-    if (ec) {
-      break;
-    }
-    if (std::filesystem::is_directory(status)) {
-      PW_TRY(make_directory(target));
-    } else if (std::filesystem::is_regular_file(status)) {
-      if (std::filesystem::exists(target, ec)) {
-        PW_ASSIGN(const auto existing, sha256_hex_of_file(target.string()));
-        PW_ASSIGN(const auto incoming, sha256_hex_of_file(it->path().string()));
-        if (existing != incoming) {
-          log::verbose("{}: {} differs from the copy an earlier job wrote; keeping the first", job_id,
-                       relative.string());
-          ++differing;
-        }
-        continue;
-      }
-      std::filesystem::copy_file(it->path(), target, ec);
-      if (ec) {
-        return fail(Errc::failed, fmt::format("{}: copying {} into the slice: {}", job_id, relative.string(),
-                                              ec.message()));
-      }
-    } else {
-      return fail(Errc::failed, fmt::format("{}: {} is neither a file nor a directory (links and special files "
-                                            "cannot be packaged)",
-                                            job_id, it->path().string()));
-    }
-  }
-  if (ec) {
-    return fail(Errc::failed, fmt::format("{}: reading {}: {}", job_id, from.string(), ec.message()));
-  }
-  return differing;
 }
 
 std::string
@@ -364,7 +315,7 @@ collect_slices(std::vector<JobRecord>& records, const std::filesystem::path& roo
         slice.requirements = requirements;
         PW_TRY(make_directory(slice.staging_dir));
       }
-      PW_ASSIGN(const auto differing, merge_tree(output.staging_dir, slice.staging_dir, record.job.id));
+      PW_ASSIGN(const auto differing, jobs::merge_staged_tree(output.staging_dir, slice.staging_dir, record.job.id));
       if (differing > 0) {
         log::verbose("{}: {} cache files were already in slice {} with other bytes (same key; kept the first)",
                      record.job.id, differing, id);

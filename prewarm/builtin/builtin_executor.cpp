@@ -6,9 +6,10 @@
 #include "builtin/child_process.hpp"
 #include "builtin/job_report.hpp"
 #include "builtin/job_spec.hpp"
-#include "jobs/slice_identity.hpp"
 #include "bundle/cache_kind.hpp"
+#include "jobs/slice_identity.hpp"
 #include "jobs/staged_kind.hpp"
+#include "jobs/staged_output.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -29,29 +30,6 @@ kinds_for(manifest::Vendor vendor)
     return {bundle::CacheKind::programs, bundle::CacheKind::neo};
   }
   return {bundle::CacheKind::programs};
-}
-
-// Counts regular files below `dir`; removes kind directories left empty so
-// the slice holds only what a job wrote.
-std::uint64_t
-prune_empty_kinds(const std::filesystem::path& staging)
-{
-  std::uint64_t files = 0;
-  std::error_code ec;
-  for (const auto& kind_dir : std::filesystem::directory_iterator(staging, ec)) {
-    std::uint64_t in_kind = 0;
-    for (auto it = std::filesystem::recursive_directory_iterator(kind_dir.path(), ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec)) {
-        ++in_kind;
-      }
-    }
-    if (in_kind == 0) {
-      (void)remove_tree(kind_dir.path());
-    }
-    files += in_kind;
-  }
-  return files;
 }
 
 } // namespace
@@ -104,14 +82,11 @@ BuiltinExecutor::run(const jobs::JobContext& context)
   const auto staging = context.work_dir / "staging";
   const auto report_file = context.work_dir / "report.json";
   PW_ASSIGN(const auto job_spec, builtin_job_spec(context, staging, report_file));
+  std::vector<bundle::CacheKind> kinds;
   for (const auto& cache : job_spec.caches) {
-    const auto dir = staging / std::string(bundle::to_string(cache.kind));
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-    }
+    kinds.push_back(cache.kind);
   }
+  PW_TRY(jobs::create_staged_kinds(staging, kinds, jobs::ExistingKindDirectory::keep));
   const auto spec_file = context.work_dir / "job-spec.json";
   PW_TRY_CTX(fmt::format("{}: writing the job spec", job.id),
              write_file_atomic(spec_file.string(), to_json_text(job_spec), 0600, Durability::none));
@@ -161,7 +136,7 @@ BuiltinExecutor::run(const jobs::JobContext& context)
       log::warn("{}: {}", job.id, warning);
     }
   }
-  const std::uint64_t files = prune_empty_kinds(staging);
+  PW_ASSIGN(const std::uint64_t files, jobs::prune_empty_kinds(staging));
   outcome.summary = fmt::format("{} variants, compile {:.2f} s, execute {:.2f} s, max error {:.2g}, {} cache files",
                                 outcome.variants, report.compile_seconds, report.execute_seconds,
                                 report.max_abs_error, files);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/cache_capture.hpp"
 
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "command/capture_root.hpp"
 #include "command/precompile_hook.hpp"
 #include "install/opencl_layer_environment.hpp"
+#include "jobs/staged_output.hpp"
 
 #include <fmt/format.h>
 
@@ -34,34 +36,6 @@ error_text(const std::error_code& ec)
   return ec.message();
 }
 
-struct TreeStats
-{
-  std::uint64_t files = 0;
-  std::uint64_t bytes = 0;
-};
-
-Result<TreeStats>
-measure_tree(const fs::path& root)
-{
-  TreeStats stats;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), error_text(ec)));
-    }
-    const auto status = it->symlink_status(ec);
-    if (!ec && fs::is_regular_file(status)) {
-      ++stats.files;
-      stats.bytes += it->file_size(ec);
-    }
-  }
-  return stats;
-}
-
 // Moves every regular file of `source` into the same relative place under
 // `target` unless one is there already (what the program wrote through the
 // variable wins over what it wrote to a default location). Both trees are
@@ -72,18 +46,14 @@ fold_tree_into(const fs::path& source, const fs::path& target)
   std::uint64_t moved = 0;
   std::error_code ec;
   std::vector<fs::path> files;
-  fs::recursive_directory_iterator it(source, fs::directory_options::none, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(source.string()), error_text(ec)));
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      return fail(Errc::failed,
-                  fmt::format("cannot read {}: {}", in_quotes(source.string()), error_text(ec)));
+  const auto walked = for_each_entry(source, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (entry.is_regular_file()) {
+      files.push_back(source / entry.relative);
     }
-    if (fs::is_regular_file(it->symlink_status(ec))) {
-      files.push_back(it->path());
-    }
+    return WalkNext::descend;
+  });
+  if (!walked) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(source.string()), walked.error().message()));
   }
   for (const auto& file : files) {
     const auto destination = target / file.lexically_relative(source);
@@ -253,14 +223,7 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
                                             ec ? error_text(ec) : "it exists already"));
     }
   }
-  for (const auto kind : kinds) {
-    const auto dir = staging_root / std::string(to_string(kind));
-    if (!fs::create_directory(dir, ec) || ec) {
-      return fail(Errc::failed, fmt::format("cannot create staging directory {}: {}",
-                                            in_quotes(dir.string()),
-                                            ec ? error_text(ec) : "it exists already"));
-    }
-  }
+  PW_TRY(jobs::create_staged_kinds(staging_root, kinds, jobs::ExistingKindDirectory::refuse));
   PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
   if (selected(kinds, CacheKind::dynamo) && options.dynamo_save == DynamoSave::at_exit) {
     PW_TRY(write_precompile_hook(home.parent_path() / k_precompile_hook_dir));
@@ -384,7 +347,7 @@ CacheCapture::collect() const
     capture.bookkeeping_removed = cleaned.bookkeeping_removed;
     summary.warnings.insert(summary.warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
     summary.refusals.insert(summary.refusals.end(), cleaned.refusals.begin(), cleaned.refusals.end());
-    PW_ASSIGN(const auto stats, measure_tree(staging));
+    PW_ASSIGN(const auto stats, jobs::count_staged_files(staging));
     capture.files = stats.files;
     capture.bytes = stats.bytes;
     if (capture.files == 0) {
@@ -400,7 +363,7 @@ CacheCapture::collect() const
       if (selected(m_kinds, kind) || rel.empty() || !is_real_directory(m_home / rel)) {
         continue;
       }
-      PW_ASSIGN(const auto stats, measure_tree(m_home / rel));
+      PW_ASSIGN(const auto stats, jobs::count_staged_files(m_home / rel));
       if (stats.files > 0) {
         summary.warnings.push_back(fmt::format(
           "{}: the program filled ~/{} ({} files, {} bytes) but the workload does not select {}; "

@@ -6,6 +6,7 @@
 #include "bundle/custom_cache.hpp"
 #include "bundle/runtime_variable.hpp"
 #include "jobs/staged_kind.hpp"
+#include "jobs/staged_output.hpp"
 
 #include <fmt/format.h>
 
@@ -97,16 +98,9 @@ collect_custom_caches(const fs::path& staging_root, const std::vector<CustomCach
     PW_ASSIGN(auto cleaned, jobs::clean_staged_tree(fmt::format("custom cache {}", cache.name), dir, nullptr));
     warnings.insert(warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
     refusals.insert(refusals.end(), cleaned.refusals.begin(), cleaned.refusals.end());
-    fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (fs::is_regular_file(it->symlink_status(ec))) {
-        ++capture.files;
-        capture.bytes += it->file_size(ec);
-      }
-    }
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(dir.string()), ec.message()));
-    }
+    PW_ASSIGN(const auto counts, jobs::count_staged_files(dir));
+    capture.files = counts.files;
+    capture.bytes = counts.bytes;
     if (capture.files == 0) {
       warnings.push_back(fmt::format("custom cache {}: the command wrote nothing under ${}{}", cache.name,
                                      cache.variable, cache.subdir.empty() ? "" : "/" + cache.subdir.string()));

@@ -6,9 +6,11 @@
 #include "audit/file_inventory.hpp"
 #include "audit/layer_audit_log.hpp"
 #include "audit/triton_groups.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "install/opencl_layer_environment.hpp"
+#include "jobs/staged_output.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -77,18 +79,13 @@ copy_as_installed(CacheKind kind, const fs::path& from, const fs::path& to)
   return {};
 }
 
+// The bytes of the regular files under `dir`; 0 when it cannot be read (the
+// figure only sizes a cache and annotates a message).
 std::uint64_t
 tree_bytes(const fs::path& dir)
 {
-  std::uint64_t bytes = 0;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (fs::is_regular_file(it->symlink_status(ec))) {
-      bytes += it->file_size(ec);
-    }
-  }
-  return bytes;
+  const auto counts = jobs::count_staged_files(dir);
+  return counts ? counts->bytes : 0;
 }
 
 // A file that holds no NUL byte in its first 8 KiB: a source, options,
@@ -105,25 +102,22 @@ std::map<std::string, std::string>
 strings_found_in_text(const fs::path& dir, const std::vector<std::string>& needles)
 {
   std::map<std::string, std::string> found;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!fs::is_regular_file(it->symlink_status(ec)) || it->file_size(ec) > k_largest_file_searched) {
-      continue;
+  // Best effort: a tree that cannot be read leaves what was found so far.
+  (void)for_each_entry(dir, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (!entry.is_regular_file() || static_cast<std::uint64_t>(entry.stat.st_size) > k_largest_file_searched) {
+      return WalkNext::descend;
     }
-    const auto text = read_file(it->path().string(), k_largest_file_searched);
+    const auto text = read_file((dir / entry.relative).string(), k_largest_file_searched);
     if (!text || !looks_like_text(*text)) {
-      continue;
+      return WalkNext::descend;
     }
     for (const auto& needle : needles) {
       if (!needle.empty() && !found.contains(needle) && text->find(needle) != std::string::npos) {
-        found.emplace(needle, it->path().lexically_relative(dir).generic_string());
+        found.emplace(needle, std::string(entry.relative));
       }
     }
-    if (found.size() == needles.size()) {
-      break;
-    }
-  }
+    return found.size() == needles.size() ? WalkNext::stop : WalkNext::descend;
+  });
   return found;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jobs/staged_kind.hpp"
 
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 
@@ -67,41 +68,31 @@ Result<CleanResult>
 clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookkeeping)(std::string_view name))
 {
   CleanResult result;
-  std::error_code ec;
   std::vector<fs::path> doomed;
   std::vector<fs::path> non_regular;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), ec.message()));
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), ec.message()));
-    }
-    const auto name = it->path().filename().string();
-    const auto status = it->symlink_status(ec);
-    const auto relative = it->path().lexically_relative(root).string();
+  // A link is seen as a link (lstat), never followed (base/directory_tree.hpp).
+  const auto walked = for_each_entry(root, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    std::error_code ec;
+    const auto path = root / entry.relative;
+    const std::string name(entry.name);
+    const std::string relative(entry.relative);
     if (is_bookkeeping != nullptr && is_bookkeeping(name)) {
-      doomed.push_back(it->path());
-      if (fs::is_directory(status)) {
-        it.disable_recursion_pending();
-      }
-      continue;
+      doomed.push_back(path);
+      return WalkNext::skip;
     }
-    if (fs::is_symlink(status)) {
-      const auto target = fs::read_symlink(it->path(), ec);
-      if (!ec && link_stays_inside(root, it->path(), target)) {
+    if (entry.is_symlink()) {
+      const auto target = fs::read_symlink(path, ec);
+      if (!ec && link_stays_inside(root, path, target)) {
         result.refusals.push_back(fmt::format(
           "{}: {} is a symbolic link to {} inside the cache, which finds its entries through it; a slice "
           "carries regular files and directories only, so the cache would ship without it and never hit",
           label, in_quotes(relative), in_quotes(target.string())));
-        continue;
+        return WalkNext::descend;
       }
-      ec.clear();
     }
-    if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
-      non_regular.push_back(it->path());
-      continue;
+    if (!entry.is_regular_file() && !entry.is_directory()) {
+      non_regular.push_back(path);
+      return WalkNext::descend;
     }
     if (!is_canonical_component(name)) {
       result.refusals.push_back(fmt::format(
@@ -109,6 +100,10 @@ clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookke
         "parentheses and non-ASCII are not carried yet)",
         label, in_quotes(relative)));
     }
+    return WalkNext::descend;
+  });
+  if (!walked) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), walked.error().message()));
   }
   for (const auto& path : doomed) {
     PW_TRY(remove_tree(path));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "virtual_device/virtual_device.hpp"
 
+#include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "process/run.hpp"
@@ -258,14 +259,15 @@ std::vector<std::string>
 neo_cache_entries(const fs::path& neo_cache)
 {
   std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(neo_cache, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    const auto extension = it->path().extension();
-    if (it->is_regular_file(ec) && (extension == ".cl_cache" || extension == ".l0_cache")) {
-      out.push_back(it->path().lexically_relative(neo_cache).string());
+  // Best effort: what a tree that cannot be read (or is missing) holds is
+  // what was listed so far.
+  (void)for_each_entry(neo_cache, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    const auto extension = fs::path(entry.name).extension();
+    if (entry.is_regular_file() && (extension == ".cl_cache" || extension == ".l0_cache")) {
+      out.emplace_back(entry.relative);
     }
-  }
+    return WalkNext::descend;
+  });
   std::ranges::sort(out);
   return out;
 }

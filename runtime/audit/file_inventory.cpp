@@ -2,6 +2,7 @@
 #include "audit/file_inventory.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 
@@ -28,14 +29,14 @@ list_files(const fs::path& dir)
   if (!fs::is_directory(fs::symlink_status(dir, ec))) {
     return files;
   }
-  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec);
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (fs::is_regular_file(it->symlink_status(ec))) {
-      files.insert(it->path().lexically_relative(dir).generic_string());
+  const auto walked = for_each_entry(dir, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (entry.is_regular_file()) {
+      files.emplace(entry.relative);
     }
-  }
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(dir.string()), ec.message()));
+    return WalkNext::descend;
+  });
+  if (!walked) {
+    return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(dir.string()), walked.error().message()));
   }
   return files;
 }

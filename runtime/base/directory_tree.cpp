@@ -162,26 +162,78 @@ list_directory(int dirfd, std::string_view where)
   return names;
 }
 
+namespace {
+
+// Returns false when the visitor asked to stop. `shown_root` (the root's
+// path, or "") prefixes the paths in messages only.
+Result<bool>
+visit_entries(int dirfd, std::string_view relative, std::string_view shown_root, const EntryVisitor& visit)
+{
+  const auto shown = [&](std::string_view path) { return join_relative(shown_root, path); };
+  PW_ASSIGN(const auto names, list_directory(dirfd, relative.empty() && shown_root.empty() ? "." : shown(relative)));
+  for (const auto& name : names) {
+    const auto path = join_relative(relative, name);
+    struct stat st{};
+    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return fail(tree_io_error("cannot stat", shown(path), errno));
+    }
+    PW_ASSIGN(const auto next, visit(TreeEntry{dirfd, name, path, st}));
+    if (next == WalkNext::stop) {
+      return false;
+    }
+    if (next == WalkNext::skip || !S_ISDIR(st.st_mode)) {
+      continue;
+    }
+    UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!child) {
+      const int e = errno;
+      if (e == ENOENT) {
+        continue; // the visitor removed it
+      }
+      return fail(tree_io_error("cannot open", shown(path), e));
+    }
+    PW_ASSIGN(const bool go_on, visit_entries(child.get(), path, shown_root, visit));
+    if (!go_on) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+Status
+for_each_entry(int dirfd, std::string_view relative, const EntryVisitor& visit)
+{
+  PW_TRY(visit_entries(dirfd, relative, "", visit));
+  return {};
+}
+
+Status
+for_each_entry(const std::filesystem::path& root, const EntryVisitor& visit)
+{
+  UniqueFd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!top) {
+    const int e = errno;
+    if (e == ELOOP || e == ENOTDIR) {
+      return fail(Errc::verify, fmt::format("{} is not a directory (a symlink?)", in_quotes(root.string())),
+                  "E_TARGET_UNSAFE");
+    }
+    return fail(tree_io_error("cannot open", root.string(), e));
+  }
+  PW_TRY(visit_entries(top.get(), "", root.string(), visit));
+  return {};
+}
+
 Status
 walk_files(int dirfd, const std::string& relative, const FileVisitor& visit)
 {
-  PW_ASSIGN(const auto names, list_directory(dirfd, relative));
-  for (const auto& name : names) {
-    struct stat st{};
-    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(tree_io_error("cannot stat", join_relative(relative, name), errno));
+  return for_each_entry(dirfd, relative, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (!entry.is_directory()) {
+      PW_TRY(visit(entry.parent_fd, std::string(entry.name), entry.stat));
     }
-    if (S_ISDIR(st.st_mode)) {
-      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child) {
-        return fail(tree_io_error("cannot open", join_relative(relative, name), errno));
-      }
-      PW_TRY(walk_files(child.get(), join_relative(relative, name), visit));
-    } else {
-      PW_TRY(visit(dirfd, name, st));
-    }
-  }
-  return {};
+    return WalkNext::descend;
+  });
 }
 
 Result<TreeCounts>

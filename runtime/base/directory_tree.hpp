@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Directory trees walked through directory fds, never following a symlink:
 // what the bundle extraction and the installer do to a staged or live cache
-// tree (open a directory beneath a root, list, visit every file, count,
-// chown, fsync). Paths given here are relative to a directory fd and only
-// name what is reported in messages; nothing is resolved by path.
+// tree, and what the builder does to a job's staged output (open a directory
+// beneath a root, list, visit every entry, count, chown, fsync). Paths given
+// here are relative to a directory fd and only name what is reported in
+// messages; nothing is resolved by path (for_each_entry(path) opens its root
+// by path, once).
 // Errors are Errc::failed with code E_IO, except a symlink or non-directory
 // where a directory is expected (E_TARGET_UNSAFE, Errc::verify).
 #pragma once
@@ -12,6 +14,7 @@
 #include "base/files.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -37,6 +40,39 @@ Result<UniqueFd> open_directory_beneath(int base_fd, std::string_view relative);
 // The names in a directory, without "." and "..", sorted. `where` names it
 // in messages.
 Result<std::vector<std::string>> list_directory(int dirfd, std::string_view where);
+
+// One entry met by for_each_entry(), valid for the duration of the call.
+// `stat` is the entry's own (lstat): a symbolic link is reported as a link,
+// whatever it points at, and is never followed.
+struct TreeEntry
+{
+  int parent_fd = -1;        // the directory that holds it
+  std::string_view name;     // its name in that directory
+  std::string_view relative; // its path below the walk's root ("a/b/name")
+  const struct stat& stat;
+
+  bool is_directory() const { return S_ISDIR(stat.st_mode); }
+  bool is_regular_file() const { return S_ISREG(stat.st_mode); }
+  bool is_symlink() const { return S_ISLNK(stat.st_mode); }
+};
+
+// What the walk does after a visit. `skip` on a directory leaves its
+// contents unvisited (on anything else it is `descend`); `stop` ends the walk
+// with success.
+enum class WalkNext { descend, skip, stop };
+using EntryVisitor = std::function<Result<WalkNext>(const TreeEntry& entry)>;
+
+// The one tree walk: calls `visit` for every entry under `dirfd`, parents
+// before their contents, names in sorted order within a directory, and
+// descends into a directory through an fd opened with O_NOFOLLOW (never
+// through a symlink). `relative` names `dirfd` in messages and prefixes each
+// entry's `relative`. A visitor's error ends the walk with that error.
+Status for_each_entry(int dirfd, std::string_view relative, const EntryVisitor& visit);
+
+// for_each_entry() under the directory at `root`, which must be a directory
+// and not a symlink (E_TARGET_UNSAFE). Entries' `relative` start below
+// `root`; messages name `root`.
+Status for_each_entry(const std::filesystem::path& root, const EntryVisitor& visit);
 
 // Calls `visit(parent_fd, name, stat)` for every entry under `dirfd` that is
 // not a directory, descending into directories (never through a symlink).

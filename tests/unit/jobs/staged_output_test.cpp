@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "jobs/staged_output.hpp"
+
+#include "base/files.hpp"
+#include "jobs/staged_kind.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace prewarm::jobs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files below `root`, "relative/path" -> bytes, their directories made.
+void
+make_files(const fs::path& root, std::initializer_list<std::pair<std::string_view, std::string_view>> files)
+{
+  for (const auto& [relative, bytes] : files) {
+    const auto path = root / relative;
+    fs::create_directories(path.parent_path());
+    ASSERT_TRUE(write_file_atomic(path, bytes));
+  }
+}
+
+TempDir
+scratch()
+{
+  auto dir = TempDir::create();
+  EXPECT_TRUE(dir);
+  return std::move(*dir);
+}
+
+TEST(StagedOutput, CreateMakesKindDirectoriesAndRefusesAnExistingOneWhenAsked)
+{
+  const auto dir = scratch();
+  const auto staging = dir.path() / "staging";
+  const CacheKind kinds[] = {CacheKind::pocl, CacheKind::programs};
+  ASSERT_TRUE(create_staged_kinds(staging, kinds, ExistingKindDirectory::refuse));
+  EXPECT_TRUE(fs::is_directory(staging / "pocl"));
+  EXPECT_TRUE(fs::is_directory(staging / "programs"));
+  EXPECT_TRUE(create_staged_kinds(staging, kinds, ExistingKindDirectory::keep));
+  const auto again = create_staged_kinds(staging, kinds, ExistingKindDirectory::refuse);
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message().find("it exists already"), std::string::npos) << again.error().message();
+}
+
+TEST(StagedOutput, CountSeesRegularFilesAndNotWhatALinkPointsAt)
+{
+  const auto dir = scratch();
+  const auto root = dir.path() / "pocl";
+  make_files(root, {{"k/a.bin", "1234"}});
+  make_files(dir.path(), {{"elsewhere/big", std::string(1000, 'x')}});
+  fs::create_directory_symlink(dir.path() / "elsewhere", root / "k" / "out");
+  fs::create_symlink("a.bin", root / "k" / "alias");
+  const auto counts = count_staged_files(root);
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->files, 1u);
+  EXPECT_EQ(counts->bytes, 4u);
+  EXPECT_FALSE(count_staged_files(dir.path() / "missing"));
+}
+
+TEST(StagedOutput, CleanRefusesAnInnerLinkRemovesAnEscapingOneAndBookkeeping)
+{
+  const auto dir = scratch();
+  const auto root = dir.path() / "pocl";
+  make_files(root, {{"k/program.bin", "p"}, {"k/lock", "l"}});
+  make_files(dir.path(), {{"elsewhere/f", "f"}});
+  fs::create_symlink("program.bin", root / "k" / "inner");
+  fs::create_directory_symlink(dir.path() / "elsewhere", root / "escape");
+  const auto cleaned = clean_staged_tree("pocl", root, [](std::string_view name) { return name == "lock"; });
+  ASSERT_TRUE(cleaned) << cleaned.error().describe();
+  EXPECT_EQ(cleaned->bookkeeping_removed, 1u);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / "k" / "lock")));
+  ASSERT_EQ(cleaned->refusals.size(), 1u);
+  EXPECT_NE(cleaned->refusals[0].find("\"k/inner\""), std::string::npos) << cleaned->refusals[0];
+  ASSERT_EQ(cleaned->warnings.size(), 1u);
+  EXPECT_NE(cleaned->warnings[0].find("\"escape\""), std::string::npos) << cleaned->warnings[0];
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / "escape")));
+  // The link was removed, never followed: what it pointed at is intact.
+  EXPECT_TRUE(fs::exists(dir.path() / "elsewhere" / "f"));
+  EXPECT_TRUE(fs::is_symlink(root / "k" / "inner"));
+}
+
+TEST(StagedOutput, PruneRemovesKindsLeftEmptyAndCountsTheRest)
+{
+  const auto dir = scratch();
+  const auto staging = dir.path() / "staging";
+  make_files(staging, {{"pocl/k/a", "a"}, {"pocl/k/b", "b"}});
+  fs::create_directories(staging / "programs" / "empty");
+  make_files(staging, {{"stray", "s"}});
+  const auto files = prune_empty_kinds(staging);
+  ASSERT_TRUE(files) << files.error().describe();
+  EXPECT_EQ(*files, 2u);
+  EXPECT_TRUE(fs::exists(staging / "pocl" / "k" / "a"));
+  EXPECT_FALSE(fs::exists(staging / "programs"));
+  EXPECT_FALSE(fs::exists(staging / "stray"));
+}
+
+TEST(StagedOutput, MergeKeepsTheFirstCopyAndCountsDifferingBytes)
+{
+  const auto dir = scratch();
+  const auto slice = dir.path() / "slice";
+  make_files(dir.path(), {{"job1/pocl/k/a", "first"},
+                          {"job1/pocl/k/same", "same"},
+                          {"job2/pocl/k/a", "second"},
+                          {"job2/pocl/k/same", "same"},
+                          {"job2/pocl/j/new", "new"}});
+  const auto first = merge_staged_tree(dir.path() / "job1", slice, "job1");
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(*first, 0u);
+  const auto second = merge_staged_tree(dir.path() / "job2", slice, "job2");
+  ASSERT_TRUE(second) << second.error().describe();
+  EXPECT_EQ(*second, 1u);
+  EXPECT_EQ(*read_file((slice / "pocl" / "k" / "a").string()), "first");
+  EXPECT_EQ(*read_file((slice / "pocl" / "j" / "new").string()), "new");
+}
+
+TEST(StagedOutput, MergeRefusesALinkInsteadOfFollowingIt)
+{
+  const auto dir = scratch();
+  make_files(dir.path(), {{"elsewhere/f", "f"}, {"job/pocl/a", "a"}});
+  fs::create_directory_symlink(dir.path() / "elsewhere", dir.path() / "job" / "pocl" / "link");
+  const auto merged = merge_staged_tree(dir.path() / "job", dir.path() / "slice", "job");
+  ASSERT_FALSE(merged);
+  EXPECT_NE(merged.error().message().find("neither a file nor a directory"), std::string::npos)
+    << merged.error().message();
+  EXPECT_FALSE(fs::exists(dir.path() / "slice" / "pocl" / "link"));
+  EXPECT_FALSE(fs::exists(dir.path() / "slice" / "pocl" / "link" / "f"));
+}
+
+} // namespace
+} // namespace prewarm::jobs
