@@ -47,7 +47,7 @@ build_options(const BuildRequest& request)
     options.targets_file = request.targets_file;
   }
   PW_ASSIGN(options.shard, manifest::Shard::parse(request.shard));
-  options.parallel_jobs = request.jobs;
+  options.parallel_jobs = request.parallel_jobs;
   options.on_failure = request.keep_going ? FailurePolicy::keep_going : FailurePolicy::stop;
   if (!request.channel.empty()) {
     options.channel = request.channel;
@@ -107,7 +107,7 @@ Result<std::vector<std::unique_ptr<jobs::Executor>>>
 make_executors(const BuildRequest& request)
 {
   PW_ASSIGN(const auto self, builtin::self_executable());
-  const auto compile_jobs = static_cast<unsigned>(std::max(1, request.jobs));
+  const auto compile_jobs = static_cast<unsigned>(std::max(1, request.parallel_jobs));
   std::vector<std::unique_ptr<jobs::Executor>> executors;
   executors.push_back(std::make_unique<builtin::BuiltinExecutor>(builtin::BuiltinExecutorOptions{self}));
   command::CommandExecutorOptions command_options;

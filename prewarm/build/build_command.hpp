@@ -27,7 +27,7 @@ struct BuildRequest
   std::vector<std::string> key_files;
   std::string out;
   std::string shard = "1/1";
-  int jobs = 1;
+  int parallel_jobs = 1; // --jobs: how many jobs run at once
   bool keep_going = false;
   std::string channel;      // empty: the manifest's
   std::uint64_t serial = 0; // 0: the manifest's, else the default

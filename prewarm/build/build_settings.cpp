@@ -59,7 +59,7 @@ resolved_settings(const BuildRequest& request, const BuildOptions& options, cons
   out.push_back({"capture-root", args.capture_root.empty() ? "(none: each job's work directory)" : args.capture_root,
                  flag_or(!args.capture_root.empty(), "--capture-root", "default")});
   out.push_back({"shard", options.shard.to_string(), flag_or(args.shard != "1/1", "--shard", "default")});
-  out.push_back({"jobs", std::to_string(args.jobs), flag_or(args.jobs != 1, "--jobs", "default")});
+  out.push_back({"jobs", std::to_string(args.parallel_jobs), flag_or(args.parallel_jobs != 1, "--jobs", "default")});
   out.push_back(
     {"keep-going", args.keep_going ? "true" : "false", flag_or(args.keep_going, "--keep-going", "default")});
   out.push_back({"progress", std::string(to_string(options.progress.mode)), options.progress.mode_origin});

@@ -8,7 +8,7 @@
 // elsewhere). Such a cache hits only where it was made. With a capture root
 // the command's cache variables point at PATH/<kind> (and extra caches at
 // PATH/custom/<name>), exactly the directories prewarm-runtime uses after
-// `install --root PATH` (runtime/install/install_layout.hpp, environment.hpp),
+// `install --root PATH` (runtime/install/install_layout.hpp, application_environment.hpp),
 // so the keys the program computes at build time are the ones the
 // application computes at run time. After the run the capture is moved out
 // into the job's work directory as usual; the hit proof runs again at PATH

@@ -4,7 +4,7 @@
 //   eval "$(prewarm-runtime env --root /var/cache/prewarm)"
 #include "base/json_schema.hpp"
 #include "cli/runtime_commands.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +23,7 @@ struct EnvCommand
 
   Status run() const
   {
-    // Holds nothing past its exit (install/environment.hpp says what that means).
+    // Holds nothing past its exit (install/application_environment.hpp says what that means).
     PW_ASSIGN(const auto env, install::environment(root, install::VersionHold::none, exported_paths(paths)));
     const auto& settings = env.settings;
     if (format == "json") {

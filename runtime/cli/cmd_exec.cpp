@@ -19,7 +19,7 @@
 // the main child ends (the kernel then kills what is left in the namespace).
 //
 // One bundle for the application's life: the environment names one installed
-// version (install/environment.hpp), and exec keeps the descriptors that hold
+// version (install/application_environment.hpp), and exec keeps the descriptors that hold
 // it (and the private copies) open across execve, without FD_CLOEXEC, so that
 // no install removes them while the application or a child that inherited
 // them runs.
@@ -28,7 +28,7 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "cli/runtime_commands.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 #include "install/install_audit.hpp"
 
 #include <nlohmann/json.hpp>

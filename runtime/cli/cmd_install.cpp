@@ -19,7 +19,7 @@
 #include "cli/registry_source.hpp"
 #include "cli/runtime_commands.hpp"
 #include "cli/trust_options.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 #include "install/installer.hpp"
 
 #include <fmt/format.h>

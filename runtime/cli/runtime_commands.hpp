@@ -5,7 +5,7 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -35,7 +35,7 @@ struct TrustOptions
 };
 void add_trust_options(CLI::App& command, TrustOptions& options);
 
-// env and exec: --paths version|root (install/environment.hpp ExportedPaths);
+// env and exec: --paths version|root (install/application_environment.hpp ExportedPaths);
 // both in cmd_env.cpp.
 void add_paths_option(CLI::App& command, std::string& paths);
 install::ExportedPaths exported_paths(const std::string& paths);

@@ -11,7 +11,7 @@
 #include "bundle/bundle_files.hpp"
 #include "host/host_fingerprint.hpp"
 #include "host/probe_host.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"

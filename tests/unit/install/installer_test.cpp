@@ -6,7 +6,7 @@
 
 #include "base/files.hpp"
 #include "bundle/slice_reader.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"

@@ -6,7 +6,7 @@
 
 #include "base/files.hpp"
 #include "audit/access_watch.hpp"
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 #include "install/install_audit.hpp"
 #include "install/install_layout.hpp"
 #include "install/installer.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "install/environment.hpp"
+#include "install/application_environment.hpp"
 
 #include "base/encoding.hpp"
 #include "base/digest.hpp"
