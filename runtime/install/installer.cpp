@@ -2,7 +2,6 @@
 #include "install/installer.hpp"
 
 #include "audit/file_inventory.hpp"
-#include "audit/triton_groups.hpp"
 
 #include "base/device_properties.hpp"
 #include "base/encoding.hpp"
@@ -290,56 +289,6 @@ check_free_space(int root_fd, const fs::path& root, std::uint64_t needed)
   return {};
 }
 
-// The kinds to commit: the first component of every path the selected
-// slices list (not a listing of staging, where a process with our uid could
-// have added or swapped names), each of which must be a real directory in
-// staging (E_TARGET_UNSAFE if it became a symlink or a file).
-Result<std::vector<std::string>>
-staged_kinds(int staging_fd, const fs::path& staging, const SliceSelection& selection)
-{
-  std::set<std::string> kinds;
-  const auto add = [&](const std::string& path) { kinds.insert(path.substr(0, path.find('/'))); };
-  for (const auto& s : selection.selected) {
-    for (const auto& dir : s.slice->directories) {
-      add(dir);
-    }
-    for (const auto& file : s.slice->files) {
-      add(file.path);
-    }
-  }
-  for (const auto& kind : kinds) {
-    struct stat st{};
-    if (::fstatat(staging_fd, kind.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(io_error("cannot stat", staging / kind, errno));
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      return fail(Errc::verify,
-                  fmt::format("{} in staging is no longer a directory (replaced during the install?)",
-                              in_quotes((staging / kind).string())),
-                  "E_TARGET_UNSAFE");
-    }
-  }
-  return std::vector<std::string>(kinds.begin(), kinds.end());
-}
-
-// Files and bytes the extracted slices put under `kind`: every listed file
-// was checked present with its size, so the manifest is the count (walking
-// a 40,000-file tree again costs about a second of metadata calls).
-TreeCounts
-declared_counts(const SliceSelection& selection, std::string_view kind)
-{
-  TreeCounts counts;
-  for (const auto& s : selection.selected) {
-    for (const auto& file : s.slice->files) {
-      if (file.path.size() > kind.size() && file.path.starts_with(kind) && file.path[kind.size()] == '/') {
-        ++counts.files;
-        counts.bytes += file.size;
-      }
-    }
-  }
-  return counts;
-}
-
 // Removes the staging directory on every path out of install_bundle().
 class StagingGuard
 {
@@ -426,6 +375,77 @@ commit_and_record(const fs::path& root, const fs::path& staging, int staging_fd,
   return {};
 }
 
+// The selection in the report (with what env/exec will refuse, said here,
+// where the policy can still allow it); the ids selected and the space they
+// need.
+struct SelectionNeeds
+{
+  std::vector<std::string> slice_ids;
+  std::uint64_t bytes = 0;
+};
+
+SelectionNeeds
+report_selection(const SliceSelection& selection, const InstallOptions& options, InstallReport& report)
+{
+  report.skipped = selection.skipped;
+  report.warnings.insert(report.warnings.end(), selection.warnings.begin(), selection.warnings.end());
+  for (const auto& s : selection.selected) {
+    auto refused = refused_variables(*s.slice, options.verify.policy.allowed_environment);
+    report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+  }
+  SelectionNeeds needs;
+  needs.bytes = options.space_margin_bytes;
+  for (const auto& s : selection.selected) {
+    report.selected.push_back({s.slice->id, s.device});
+    needs.slice_ids.push_back(s.slice->id);
+    // Files plus a block per entry for directories and rounding.
+    needs.bytes += s.slice->uncompressed_size + s.slice->entry_count * 4096;
+  }
+  return needs;
+}
+
+// After the switch: ROOT/<kind> re-pointed at version `id` (links of kinds
+// only the previous version had removed), and earlier versions removed once
+// no application holds them (install_layout.hpp).
+void
+retire_earlier_versions(const fs::path& root, const std::string& id, const std::vector<std::string>& kinds,
+                        const std::vector<std::string>& previous_kinds)
+{
+  point_kind_links(root, id, kinds, previous_kinds);
+  if (const auto held = remove_old_versions(root, id); held > 0) {
+    log::info("{} earlier version(s) kept under {}: still used by running applications (removed by a later install)",
+              held, versions_dir(root).string());
+  }
+}
+
+// Upkeep of the version an install found current (the same bundle for this
+// host): versions that applications held at the last install and have let
+// go are removed, kind links restored, the environment recorded under the
+// policy of now, and this host's fingerprint remembered.
+void
+tend_current_version(const fs::path& root, const InstalledMarker& marker, const std::string& fingerprint,
+                     const std::set<std::string, std::less<>>& allowed_environment)
+{
+  (void)remove_old_versions(root, marker.version);
+  point_kind_links(root, marker.version, kind_names(marker), {}); // a link removed, or a kill before them
+  const auto version = versions_dir(root) / marker.version;
+  if (!environment_recorded(version, allowed_environment)) {
+    if (auto recorded = record_environment(version, allowed_environment); !recorded) {
+      log::warn("{} (env/exec keep the variables the earlier policy allowed)", recorded.error().message());
+    }
+  }
+  if (marker.host_fingerprint != fingerprint && !fingerprint.empty()) {
+    // The same slices on a host that looks different (a driver file
+    // touched, or a marker from before fingerprints): remember this host,
+    // so that the next start need not probe it again.
+    auto remembered = marker;
+    remembered.host_fingerprint = fingerprint;
+    if (auto written = write_marker(root, remembered); !written) {
+      log::warn("{} (the next install probes the host again)", written.error().message());
+    }
+  }
+}
+
 } // namespace
 
 bool
@@ -501,21 +521,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices, options.waived_requirements));
 
   end_phase("verify");
-  report.skipped = selection.skipped;
-  report.warnings.insert(report.warnings.end(), selection.warnings.begin(), selection.warnings.end());
-  // What env/exec will refuse, said here, where the policy can still allow it.
-  for (const auto& s : selection.selected) {
-    auto refused = refused_variables(*s.slice, options.verify.policy.allowed_environment);
-    report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
-  }
-  std::vector<std::string> selected_ids;
-  std::uint64_t needed = options.space_margin_bytes;
-  for (const auto& s : selection.selected) {
-    report.selected.push_back({s.slice->id, s.device});
-    selected_ids.push_back(s.slice->id);
-    // Files plus a block per entry for directories and rounding.
-    needed += s.slice->uncompressed_size + s.slice->entry_count * 4096;
-  }
+  const auto [selected_ids, needed] = report_selection(selection, options, report);
 
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
   auto locked = InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout);
@@ -539,26 +545,8 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   PW_TRY(check_channel_occupancy(marker ? *marker : std::nullopt, verified.manifest, root, options.channels));
   if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
     report.outcome = InstallOutcome::already_installed;
-    // Versions that applications held at the last install and have let go.
     if (marker && *marker) {
-      (void)remove_old_versions(root, (*marker)->version);
-      point_kind_links(root, (*marker)->version, kind_names(**marker), {}); // a link removed, or a kill before them
-      const auto version = versions_dir(root) / (*marker)->version;
-      if (!environment_recorded(version, options.verify.policy.allowed_environment)) {
-        if (auto recorded = record_environment(version, options.verify.policy.allowed_environment); !recorded) {
-          log::warn("{} (env/exec keep the variables the earlier policy allowed)", recorded.error().message());
-        }
-      }
-    }
-    if (marker && *marker && (*marker)->host_fingerprint != fingerprint && !fingerprint.empty()) {
-      // The same slices on a host that looks different (a driver file
-      // touched, or a marker from before fingerprints): remember this host,
-      // so that the next start need not probe it again.
-      auto remembered = **marker;
-      remembered.host_fingerprint = fingerprint;
-      if (auto written = write_marker(root, remembered); !written) {
-        log::warn("{} (the next install probes the host again)", written.error().message());
-      }
+      tend_current_version(root, **marker, fingerprint, options.verify.policy.allowed_environment);
     }
     return finish();
   }
@@ -574,16 +562,17 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     return fail(io_error("cannot open", staging, errno));
   }
 
-  for (const auto& s : selection.selected) {
-    const auto context = fmt::format("slice {}", s.slice->id);
-    PW_ASSIGN_CTX(const auto payload, context, bundle::open_slice_payload(bundle_dir, s.slice->id));
-    // extract_slice() checks the payload's size and digest before libarchive
-    // reads a byte of it.
-    PW_TRY_CTX(context, bundle::extract_slice(payload.get(), *s.slice, staging_fd.get(), options.limits));
-  }
+  PW_TRY(extract_selected_slices(bundle_dir, selection, staging_fd.get(), options.limits));
   end_phase("extract");
 
-  PW_ASSIGN(const auto kinds, staged_kinds(staging_fd.get(), staging, selection));
+  // The version's name is known before it is published: Triton's group files
+  // name the version's own directories.
+  const auto id = new_version_id(verified.manifest_sha256, staging);
+  PW_ASSIGN(auto staged, prepare_staged_version(staging_fd.get(), staging, selection, versions_dir(root) / id,
+                                                options.verify.policy.install_owner, options.sync));
+  const auto& kinds = staged.kinds;
+  end_phase("sync");
+
   InstalledMarker new_marker;
   new_marker.manifest_sha256 = verified.manifest_sha256;
   new_marker.channel = verified.manifest.channel;
@@ -591,78 +580,16 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   new_marker.installed_at = now;
   new_marker.host_fingerprint = fingerprint;
   new_marker.slice_ids = selected_ids;
-  // The version's name is known before it is published: Triton's group files
-  // below name the version's own directories.
-  const auto id = new_version_id(verified.manifest_sha256, staging);
-  for (const auto& kind : kinds) {
-    PW_TRY(apply_kind_hygiene(staging_fd.get(), kind));
-    // Triton finds a kernel's files by the absolute paths its group files
-    // name (audit/triton_groups.hpp): point them at the version's <kind>
-    // (what env/exec export; ROOT/<kind> would follow the next install), after
-    // the payload digest was checked and before the inventory below is taken.
-    bool rewritten = false;
-    if (audit::kind_holds_triton_groups(kind)) {
-      const auto installed_at = versions_dir(root) / id / kind;
-      PW_ASSIGN(UniqueFd kind_fd, open_directory_beneath(staging_fd.get(), kind));
-      PW_ASSIGN(const auto relocated, audit::relocate_triton_groups(kind_fd.get(), kind, installed_at));
-      if (relocated.groups_rewritten > 0) {
-        log::verbose("{}: {} Triton group files point at {} now", kind, relocated.groups_rewritten,
-                     installed_at.string());
-        rewritten = true;
-      }
-    }
-    TreeCounts counts;
-    if (kind_hygiene_removes_files(kind) || rewritten) {
-      PW_ASSIGN(counts, count_tree(staging_fd.get(), kind));
-    } else {
-      counts = declared_counts(selection, kind);
-    }
-    new_marker.kinds.push_back({kind, counts.files, counts.bytes});
-  }
-  // What is installed, file by file: what `exec --audit` / `status --audit`
-  // compare with to tell reused from compiled anew since install.
-  audit::Inventory inventory;
-  for (const auto& kind : kinds) {
-    PW_ASSIGN(inventory[kind], audit::list_files(staging / kind));
-  }
-  // Owners come from the policy, never from the archive (whose uids the
-  // reader ignores): files are the installer's until then.
-  if (const auto& owner = options.verify.policy.install_owner) {
-    if (::geteuid() == 0) {
-      for (const auto& kind : kinds) {
-        PW_TRY(chown_tree(staging_fd.get(), kind, owner->uid, owner->gid));
-      }
-    } else {
-      log::info("install.owner {}:{} not applied: not running as root (the files stay owned by uid {})", owner->uid,
-                owner->gid, ::geteuid());
-    }
-  }
-  if (options.sync == SyncMethod::each_file) {
-    PW_TRY(fsync_tree(staging_fd.get()));
-  } else if (::syncfs(staging_fd.get()) != 0) {
-    return fail(io_error("cannot sync the filesystem of", staging, errno));
-  }
-  end_phase("sync");
-
+  new_marker.kinds = std::move(staged.counts);
   new_marker.version = id;
-  PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker, audit::serialize(inventory),
-                           options.verify.policy.allowed_environment, std::move(state), report.commits));
+  PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker,
+                           audit::serialize(staged.inventory), options.verify.policy.allowed_environment,
+                           std::move(state), report.commits));
   report.version = id;
   end_phase("commit");
   staging_fd.reset();
   staging_guard.remove();
-  std::vector<std::string> previous_kinds;
-  if (marker && *marker) {
-    for (const auto& k : (*marker)->kinds) {
-      previous_kinds.push_back(k.kind);
-    }
-  }
-  point_kind_links(root, id, kinds, previous_kinds);
-  // Earlier versions go once no application holds them (install_layout.hpp).
-  if (const auto held = remove_old_versions(root, id); held > 0) {
-    log::info("{} earlier version(s) kept under {}: still used by running applications (removed by a later install)",
-              held, versions_dir(root).string());
-  }
+  retire_earlier_versions(root, id, kinds, marker && *marker ? kind_names(**marker) : std::vector<std::string>{});
   end_phase("cleanup");
   return finish();
 }

@@ -37,6 +37,7 @@
 #include "install/channel_guard.hpp"
 #include "install/slice_selection.hpp"
 #include "install/tree_commit.hpp"
+#include "install/version_staging.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -48,12 +49,6 @@
 #include <vector>
 
 namespace prewarm::install {
-
-// How staged files reach the disk before they are renamed into place.
-enum class SyncMethod {
-  filesystem, // one syncfs(2) on the staging directory's filesystem
-  each_file,  // fsync(2) of every staged file and directory
-};
 
 struct InstallOptions
 {
