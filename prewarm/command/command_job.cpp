@@ -314,6 +314,111 @@ run_command_job(const CommandJobRequest& request)
 
 namespace {
 
+// The kinds a workload captures: those it names, or every known kind but
+// dynamo when it names none (and does not ask for custom caches only).
+std::pair<std::vector<CacheKind>, KindSelection>
+kinds_to_capture(const CommandWorkload& workload)
+{
+  std::vector<CacheKind> kinds = workload.kinds;
+  const bool all_known = kinds.empty() && !workload.no_builtin_kinds;
+  const auto selection = all_known ? KindSelection::all_known : KindSelection::named;
+  if (all_known) {
+    // Every kind but dynamo: it is opt-in (precompile changes how PyTorch
+    // runs and drops some of Dynamo's guards), and it holds inductor's cache.
+    for (const auto kind : bundle::all_cache_kinds()) {
+      if (kind != CacheKind::dynamo) {
+        kinds.push_back(kind);
+      }
+    }
+  }
+  return {std::move(kinds), selection};
+}
+
+// The requirements of each filled kind (and of the custom caches), from the
+// facts the kinds need: NVIDIA GPUs, OpenCL devices, frameworks.
+void
+identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>& kinds, bool wants_frameworks,
+                 IdentityFacts facts, CommandJobResult& result)
+{
+  const auto& workload = request.workload;
+  const bool wants_nvidia = selected(kinds, CacheKind::cuda) || wants_frameworks;
+  if (wants_nvidia) {
+    facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
+  }
+  const bool wants_opencl = !workload.custom_caches.empty() || selected(kinds, CacheKind::pocl) ||
+                            selected(kinds, CacheKind::programs) ||
+                            selected(kinds, CacheKind::neo) ||
+                            selected(kinds, CacheKind::sycl);
+  if (wants_opencl && request.list_opencl_devices) {
+    facts.opencl_devices = request.list_opencl_devices();
+  }
+  for (const auto& k : result.capture.kinds) {
+    if (k.files == 0) {
+      continue;
+    }
+    auto identity = identify_kind(k.kind, facts, request.frameworks);
+    result.warnings.insert(result.warnings.end(), identity.warnings.begin(), identity.warnings.end());
+    result.identities.push_back(std::move(identity));
+  }
+  if (std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
+                  [](const CustomCapture& c) { return c.files > 0; })) {
+    result.custom_requirements = custom_cache_requirements(facts.opencl_devices, result.warnings);
+  }
+}
+
+// The hit proof: the program run again on a copy of the capture, out of
+// reach of the capture itself (hit_proof.hpp); what it found becomes
+// warnings of the job.
+Status
+prove_capture(const CommandJobRequest& request, const SubprocessSpec& spec, const Environment& base,
+              const CacheCapture& capture, CaptureRootClaim* claim, CommandJobResult& result)
+{
+  HitProofRequest proof;
+  proof.job_id = request.job_id;
+  proof.run = spec;
+  proof.run.log_file = result.hit_proof_log = request.work_dir / "hit-proof.log";
+  proof.base_environment = base;
+  PW_ASSIGN_CTX(auto out_of_reach, fmt::format("job {}: hit proof", request.job_id),
+                CaptureOutOfReach::hide(request.work_dir, {capture.staging_root(), capture.private_home()}));
+  proof.captured_root = out_of_reach.hidden_path(capture.staging_root());
+  proof.kinds = capture.kinds();
+  proof.custom_caches = request.workload.custom_caches;
+  proof.work_dir = request.work_dir / "hit-proof";
+  proof.home = request.home;
+  // At the capture root, the program saw the path the application will
+  // see: only the private home is a build-time path then.
+  proof.install_root = claim ? claim->path() : std::filesystem::path();
+  proof.capture_paths = {capture.staging_root().string(), capture.private_home().string()};
+  std::error_code ec;
+  std::filesystem::create_directory(proof.work_dir, ec);
+  log::verbose("job {}: hit proof: running it again on a copy of the capture", request.job_id);
+  PW_ASSIGN(result.hit_proof, prove_hits(proof));
+  PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), out_of_reach.restore());
+  // The copy has served its purpose; the log stays beside the capture's.
+  PW_TRY(remove_tree(proof.work_dir));
+  if (claim) {
+    PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), claim->empty_again());
+  }
+  const auto& hp = *result.hit_proof;
+  if (!hp.run.succeeded()) {
+    result.warnings.push_back(fmt::format("hit proof: the second run {} (log: {})", hp.run.describe(),
+                                          result.hit_proof_log.string()));
+  }
+  for (const auto& miss : hp.misses()) {
+    result.warnings.push_back(fmt::format("hit proof: {} missed: {}", request.job_id, miss));
+  }
+  for (const auto& cause : hp.causes) {
+    result.warnings.push_back(fmt::format("hit proof: {}", cause));
+  }
+  for (const auto& cache : hp.uncaptured) {
+    result.warnings.push_back(fmt::format(
+      "hit proof: the run filled {}, a cache no selected kind captures: the application will compile it "
+      "again (declare it as an extra cache of the model)",
+      cache));
+  }
+  return {};
+}
+
 Result<CommandJobResult>
 run_command_job_timed(const CommandJobRequest& request)
 {
@@ -333,18 +438,7 @@ run_command_job_timed(const CommandJobRequest& request)
     result.argv.push_back(expand_template(word, request.precision));
   }
 
-  std::vector<CacheKind> kinds = workload.kinds;
-  const bool all_known = kinds.empty() && !workload.no_builtin_kinds;
-  const auto selection = all_known ? KindSelection::all_known : KindSelection::named;
-  if (all_known) {
-    // Every kind but dynamo: it is opt-in (precompile changes how PyTorch
-    // runs and drops some of Dynamo's guards), and it holds inductor's cache.
-    for (const auto kind : bundle::all_cache_kinds()) {
-      if (kind != CacheKind::dynamo) {
-        kinds.push_back(kind);
-      }
-    }
-  }
+  const auto [kinds, selection] = kinds_to_capture(workload);
   // Held until this function returns, however it returns: PATH is then as
   // it was found (capture_root.hpp).
   std::optional<CaptureRootClaim> claim;
@@ -414,77 +508,13 @@ run_command_job_timed(const CommandJobRequest& request)
     return result; // packing_failure(): no proof of what cannot ship
   }
 
-  const bool wants_nvidia = selected(capture.kinds(), CacheKind::cuda) || wants_frameworks;
-  if (wants_nvidia) {
-    facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
-  }
-  const bool wants_opencl = !workload.custom_caches.empty() || selected(capture.kinds(), CacheKind::pocl) ||
-                            selected(capture.kinds(), CacheKind::programs) ||
-                            selected(capture.kinds(), CacheKind::neo) ||
-                            selected(capture.kinds(), CacheKind::sycl);
-  if (wants_opencl && request.list_opencl_devices) {
-    facts.opencl_devices = request.list_opencl_devices();
-  }
-  for (const auto& k : result.capture.kinds) {
-    if (k.files == 0) {
-      continue;
-    }
-    auto identity = identify_kind(k.kind, facts, request.frameworks);
-    result.warnings.insert(result.warnings.end(), identity.warnings.begin(), identity.warnings.end());
-    result.identities.push_back(std::move(identity));
-  }
-  if (std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
-                  [](const CustomCapture& c) { return c.files > 0; })) {
-    result.custom_requirements = custom_cache_requirements(facts.opencl_devices, result.warnings);
-  }
+  identify_capture(request, capture.kinds(), wants_frameworks, std::move(facts), result);
 
   result.verify = workload.verify;
   const bool custom_filled = std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
                                          [](const CustomCapture& c) { return c.files > 0; });
   if (workload.verify != VerifyMode::off && (result.capture.total_files() > 0 || custom_filled)) {
-    HitProofRequest proof;
-    proof.job_id = request.job_id;
-    proof.run = spec;
-    proof.run.log_file = result.hit_proof_log = request.work_dir / "hit-proof.log";
-    proof.base_environment = base;
-    PW_ASSIGN_CTX(auto out_of_reach, fmt::format("job {}: hit proof", request.job_id),
-                  CaptureOutOfReach::hide(request.work_dir, {capture.staging_root(), capture.private_home()}));
-    proof.captured_root = out_of_reach.hidden_path(capture.staging_root());
-    proof.kinds = capture.kinds();
-    proof.custom_caches = workload.custom_caches;
-    proof.work_dir = request.work_dir / "hit-proof";
-    proof.home = request.home;
-    // At the capture root, the program saw the path the application will
-    // see: only the private home is a build-time path then.
-    proof.install_root = claim ? claim->path() : std::filesystem::path();
-    proof.capture_paths = {capture.staging_root().string(), capture.private_home().string()};
-    std::error_code ec;
-    std::filesystem::create_directory(proof.work_dir, ec);
-    log::verbose("job {}: hit proof: running it again on a copy of the capture", request.job_id);
-    PW_ASSIGN(result.hit_proof, prove_hits(proof));
-    PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), out_of_reach.restore());
-    // The copy has served its purpose; the log stays beside the capture's.
-    PW_TRY(remove_tree(proof.work_dir));
-    if (claim) {
-      PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), claim->empty_again());
-    }
-    const auto& hp = *result.hit_proof;
-    if (!hp.run.succeeded()) {
-      result.warnings.push_back(fmt::format("hit proof: the second run {} (log: {})", hp.run.describe(),
-                                            result.hit_proof_log.string()));
-    }
-    for (const auto& miss : hp.misses()) {
-      result.warnings.push_back(fmt::format("hit proof: {} missed: {}", request.job_id, miss));
-    }
-    for (const auto& cause : hp.causes) {
-      result.warnings.push_back(fmt::format("hit proof: {}", cause));
-    }
-    for (const auto& cache : hp.uncaptured) {
-      result.warnings.push_back(fmt::format(
-        "hit proof: the run filled {}, a cache no selected kind captures: the application will compile it "
-        "again (declare it as an extra cache of the model)",
-        cache));
-    }
+    PW_TRY(prove_capture(request, spec, base, capture, claim ? &*claim : nullptr, result));
   }
   return result;
 }
