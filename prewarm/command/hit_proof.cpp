@@ -357,13 +357,14 @@ known_path_keyed_cache(const std::string& kind, const std::vector<CustomCacheReq
     if ("custom/" + cache.name != kind || cache.variable != "JAX_COMPILATION_CACHE_DIR") {
       continue;
     }
-    // jax/_src/compiler.py (0.4.36 on): with the persistent cache on, the
-    // compile options that jax/_src/cache_key.py hashes carry
-    // xla_gpu_per_fusion_autotune_cache_dir = <cache dir>/... .
-    return " (a known case: JAX puts <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into the compile options "
-           "its cache key hashes, so its entries hit only at the path they were made at: build with --capture-root "
-           "ROOT, install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none in "
-           "the model's env and runtime_env)";
+    // jax/_src/compiler.py: with the persistent cache on, the compile
+    // options that jax/_src/cache_key.py hashes carry
+    // xla_gpu_per_fusion_autotune_cache_dir = <cache dir>/... (JAX 0.10.2
+    // here missed every entry at another path; 0.11.2 on the GPU machine hit).
+    return " (a known case: JAX releases that hash <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into their "
+           "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root ROOT, "
+           "install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none in the "
+           "model's env and runtime_env)";
   }
   return "";
 }

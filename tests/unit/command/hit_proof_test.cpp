@@ -157,7 +157,7 @@ TEST(HitProof, ABuildPathInsideTheCaptureIsACause)
 TEST(HitProof, JaxKeysHoldingTheirPathAreNamedBesideTheEvidence)
 {
   // JAX's cache key hashes <cache dir>/xla_gpu_per_fusion_autotune_cache_dir
-  // (seen with JAX 0.10 on this project's CPU and GPU runs): every entry
+  // (JAX 0.10.2 on the CPU here): every entry
   // misses at another path. The note goes only with a miss of that cache.
   audit::KindUsage missed;
   missed.kind = "custom/jax";
