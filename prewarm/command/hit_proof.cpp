@@ -339,9 +339,35 @@ HitProof::misses() const
   return out;
 }
 
+namespace {
+
+// Caches whose keys hold the cache directory's own path, so that every entry
+// misses wherever the cache is installed at another path than the capture's.
+// Named only beside the evidence (the kind missed); the fix is the user's.
+std::string
+known_path_keyed_cache(const std::string& kind, const std::vector<CustomCacheRequest>& custom_caches)
+{
+  for (const auto& cache : custom_caches) {
+    if ("custom/" + cache.name != kind || cache.variable != "JAX_COMPILATION_CACHE_DIR") {
+      continue;
+    }
+    // jax/_src/compiler.py: with the persistent cache on, the compile
+    // options that jax/_src/cache_key.py hashes carry
+    // xla_gpu_per_fusion_autotune_cache_dir = <cache dir>/... (JAX 0.10.2
+    // here missed every entry at another path; 0.11.2 on the GPU machine hit).
+    return " (a known case: JAX releases that hash <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into their "
+           "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root ROOT, "
+           "install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none in the "
+           "model's env and runtime_env)";
+  }
+  return "";
+}
+
+} // namespace
+
 std::vector<std::string>
 diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured_kernels,
-                const std::vector<std::string>& capture_paths)
+                const std::vector<std::string>& capture_paths, const std::vector<CustomCacheRequest>& custom_caches)
 {
   std::vector<std::string> causes;
   const auto host = host_name();
@@ -415,9 +441,10 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       }
     }
     if (causes.size() == before) {
-      causes.push_back(fmt::format("{}: cause unknown ({} new files, e.g. {})", k.kind, k.new_files,
+      causes.push_back(fmt::format("{}: cause unknown ({} new files, e.g. {}){}", k.kind, k.new_files,
                                    k.new_file_paths.empty() ? std::string("none listed")
-                                                            : in_quotes(k.new_file_paths.front())));
+                                                            : in_quotes(k.new_file_paths.front()),
+                                   known_path_keyed_cache(k.kind, custom_caches)));
     }
   }
   return causes;
@@ -525,7 +552,7 @@ prove_hits(const HitProofRequest& request)
     PW_ASSIGN_CTX(const auto events, fmt::format("job {}: hit proof", request.job_id), audit::read_layer_audit_log(layer_log));
     audit::add_layer_events(proof.usage, events);
   }
-  proof.causes = diagnose_misses(proof.usage, captured_kernels, request.capture_paths);
+  proof.causes = diagnose_misses(proof.usage, captured_kernels, request.capture_paths, request.custom_caches);
   if (request.home == HomeMode::private_home) {
     for (const auto kind : layout.kinds()) {
       const auto rel = std::filesystem::path(bundle::rules_of(kind).default_location_under_home);

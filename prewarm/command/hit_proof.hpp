@@ -105,10 +105,12 @@ using CapturedKernels = std::map<std::string, std::map<std::string, std::string>
 // (entry_difference), a capture path or the host name inside a text file of
 // a kind that missed (a path inside a compiled binary is no evidence:
 // compilers embed temporary file names), else "cause unknown". An untouched
-// kind gets a note.
+// kind gets a note; a known case of a cache (located by `custom_caches`)
+// whose keys cannot survive the move is named beside its evidence.
 std::vector<std::string> diagnose_misses(const audit::UsageReport& usage,
                                          const CapturedKernels& captured_kernels,
-                                         const std::vector<std::string>& capture_paths);
+                                         const std::vector<std::string>& capture_paths,
+                                         const std::vector<CustomCacheRequest>& custom_caches = {});
 
 // What differs between two entries of one kind under `kind_dir`: the first
 // text file present in both whose bytes differ, as "FILE: FIELD was X, is Y"

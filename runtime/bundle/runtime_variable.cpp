@@ -86,6 +86,7 @@ constexpr std::array k_switches = {
   VettedVariable{"SYCL_CACHE_IN_MEM", "the DPC++ in-memory cache on or off"},
   VettedVariable{"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "what JAX caches"},
   VettedVariable{"JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "what JAX caches"},
+  VettedVariable{"JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES", "XLA's caches beside JAX's (their paths enter JAX's keys)"},
   VettedVariable{"ORT_TENSORRT_ENGINE_CACHE_ENABLE", "ONNX Runtime's TensorRT engine cache on"},
   VettedVariable{"VLLM_DISABLE_COMPILE_CACHE", "vLLM's compile cache on or off"},
 };

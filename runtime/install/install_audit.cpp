@@ -19,6 +19,47 @@ namespace prewarm::install {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Each custom cache is its own kind, "custom/NAME" at ROOT/custom/NAME, as
+// the build's hit proof counts it. Audited as one "custom" kind, the files of
+// one cache moved to its own kind when followed were left out of the "custom"
+// list but not out of its directory, and every one of them counted as new.
+void
+split_custom_caches(AuditBaseline& baseline)
+{
+  const std::string custom{bundle::k_custom_kind};
+  const auto dir = baseline.kind_dirs.find(custom);
+  if (dir == baseline.kind_dirs.end()) {
+    return;
+  }
+  const fs::path custom_dir = dir->second;
+  baseline.kind_dirs.erase(dir);
+  auto files = std::move(baseline.files[custom]);
+  baseline.files.erase(custom);
+  // A cache that holds no file still has its directory.
+  std::error_code ec;
+  for (fs::directory_iterator it(custom_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) {
+      const auto name = it->path().filename().string();
+      baseline.kind_dirs[custom + "/" + name] = custom_dir / name;
+      baseline.files[custom + "/" + name];
+    }
+  }
+  for (const auto& file : files) {
+    const auto slash = file.find('/');
+    // The layout has nothing directly under custom/ (custom_cache.hpp).
+    if (slash == std::string::npos) {
+      continue;
+    }
+    const auto kind = custom + "/" + file.substr(0, slash);
+    baseline.kind_dirs.try_emplace(kind, custom_dir / file.substr(0, slash));
+    baseline.files[kind].insert(file.substr(slash + 1));
+  }
+}
+
+} // namespace
+
 Result<AuditBaseline>
 read_audit_baseline(const fs::path& root)
 {
@@ -56,42 +97,26 @@ read_audit_baseline(const fs::path& root, const InstalledMarker& marker, const f
       PW_ASSIGN(baseline.files[kind], audit::list_files(dir));
     }
   }
+  split_custom_caches(baseline);
   return baseline;
 }
 
 void
 follow_directories(AuditBaseline& baseline, const std::map<std::string, fs::path>& used)
 {
-  const std::string custom_prefix = fmt::format("{}/", bundle::k_custom_kind);
   for (const auto& [relative, dir] : used) {
-    if (dir == baseline.root / relative) {
+    const auto it = baseline.kind_dirs.find(relative);
+    if (it == baseline.kind_dirs.end()) {
       continue;
     }
-    if (const auto it = baseline.kind_dirs.find(relative); it != baseline.kind_dirs.end()) {
-      it->second = dir;
-      baseline.followed[relative] = dir;
+    // The installed directory itself, by the version's path or through
+    // ROOT/<kind> (--paths root), is no private copy.
+    std::error_code ec;
+    if (dir == it->second || dir == baseline.root / relative || fs::equivalent(dir, it->second, ec)) {
       continue;
     }
-    if (!relative.starts_with(custom_prefix)) {
-      continue;
-    }
-    // One custom cache of ROOT/custom: its own kind, with its files moved
-    // out of the "custom" list ("NAME/x" -> "x").
-    const auto name = relative.substr(custom_prefix.size());
-    baseline.kind_dirs[relative] = dir;
+    it->second = dir;
     baseline.followed[relative] = dir;
-    auto& mine = baseline.files[relative];
-    if (const auto all = baseline.files.find(bundle::k_custom_kind); all != baseline.files.end()) {
-      const auto prefix = name + "/";
-      for (auto file = all->second.begin(); file != all->second.end();) {
-        if (file->starts_with(prefix)) {
-          mine.insert(file->substr(prefix.size()));
-          file = all->second.erase(file);
-        } else {
-          ++file;
-        }
-      }
-    }
   }
 }
 

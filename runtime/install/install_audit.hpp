@@ -62,9 +62,9 @@ struct AuditBaseline
 inline constexpr std::uint64_t k_hashed_at_run_start = std::uint64_t{1} << 20;
 
 // Points the baseline at the directories the application uses
-// (ApplicationEnvironment::directories): a kind, or a custom cache
-// ("custom/NAME", then audited as its own kind), whose directory is not
-// ROOT/<relative> is watched there, with its share of the install's list.
+// (ApplicationEnvironment::directories): a kind, or a custom cache (always
+// its own kind "custom/NAME"), whose directory is not the installed one is
+// watched there (a private copy), against its share of the install's list.
 void follow_directories(AuditBaseline& baseline, const std::map<std::string, std::filesystem::path>& used);
 
 // Lists and snapshots every kind directory now, before the run.

@@ -154,6 +154,37 @@ TEST(HitProof, ABuildPathInsideTheCaptureIsACause)
   EXPECT_TRUE(named) << (proof.causes.empty() ? "no causes" : proof.causes[0]);
 }
 
+TEST(HitProof, JaxKeysHoldingTheirPathAreNamedBesideTheEvidence)
+{
+  // JAX's cache key hashes <cache dir>/xla_gpu_per_fusion_autotune_cache_dir
+  // (JAX 0.10.2 on the CPU here): every entry
+  // misses at another path. The note goes only with a miss of that cache.
+  audit::KindUsage missed;
+  missed.kind = "custom/jax";
+  missed.files_before = 39;
+  missed.reused_files = 0;
+  missed.new_files = 39;
+  missed.new_file_paths = {"jit_mlp-1336a7-cache"};
+  audit::UsageReport usage;
+  usage.kinds = {missed};
+  const std::vector<CustomCacheRequest> jax = {{"jax", "JAX_COMPILATION_CACHE_DIR", {}}};
+  auto causes = diagnose_misses(usage, {}, {}, jax);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_NE(causes[0].find("cause unknown"), std::string::npos) << causes[0];
+  EXPECT_NE(causes[0].find("--capture-root"), std::string::npos) << causes[0];
+  EXPECT_NE(causes[0].find("JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none"), std::string::npos) << causes[0];
+
+  const std::vector<CustomCacheRequest> other = {{"jax", "CUPY_CACHE_DIR", {}}};
+  causes = diagnose_misses(usage, {}, {}, other);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].find("JAX"), std::string::npos) << "another cache gets no JAX note: " << causes[0];
+
+  usage.kinds[0].reused_files = 39;
+  usage.kinds[0].new_files = 0;
+  usage.kinds[0].new_file_paths.clear();
+  EXPECT_TRUE(diagnose_misses(usage, {}, {}, jax).empty()) << "a hit gets no cause";
+}
+
 TEST(HitProof, AProgramThatIgnoresTheCacheIsSaidSo)
 {
   Scratch s;

@@ -101,6 +101,42 @@ TEST_F(UserEnvTest, CustomCacheAndRuntimeEnvAreExportedWhileTheirSliceIsInstalle
   EXPECT_NE(shell.find("export QUOTED_VALUE='it'\\''s $HOME'\n"), std::string::npos) << shell;
 }
 
+TEST_F(UserEnvTest, TheInstallersAuditCountsEachCustomCacheOnItsOwn)
+{
+  // Two custom caches; the application (the installing user, so no private
+  // copy) uses one. Audited as one "custom" kind, the other cache's files
+  // were counted as new since install, and the installed directories were
+  // reported as private copies.
+  auto slice = hashcat_slice();
+  slice.files.emplace("custom/jax/jit_f-1-cache", "jax executable");
+  slice.caches.push_back({"jax", "JAX_COMPILATION_CACHE_DIR"});
+  ASSERT_TRUE(install(factory.write("b1", 1, {slice})));
+  auto env = install::application_environment(root);
+  ASSERT_TRUE(env) << env.error().message();
+  auto baseline = install::read_audit_baseline(root);
+  ASSERT_TRUE(baseline) << baseline.error().message();
+  install::follow_directories(*baseline, env->directories);
+  EXPECT_TRUE(baseline->followed.empty()) << "the installed directory is no private copy";
+  ASSERT_TRUE(install::take_run_start(*baseline));
+  auto watch = audit::AccessWatch::start(baseline->kind_dirs);
+  ASSERT_TRUE(watch) << watch.error().message();
+  EXPECT_EQ(read_file((fs::path(as_map(env->settings).at("JAX_COMPILATION_CACHE_DIR")) / "jit_f-1-cache").string())
+              .value_or(""),
+            "jax executable");
+  const auto record = (*watch)->stop();
+  auto made = install::audit_install(*baseline, &record, "");
+  ASSERT_TRUE(made) << made.error().message();
+  EXPECT_EQ(made->usage.find("custom"), nullptr) << install::summary_line(*made);
+  const auto* jax = made->usage.find("custom/jax");
+  const auto* hashcat = made->usage.find("custom/hashcat");
+  ASSERT_NE(jax, nullptr) << install::summary_line(*made);
+  ASSERT_NE(hashcat, nullptr) << install::summary_line(*made);
+  EXPECT_EQ(jax->reused_files, 1u);
+  EXPECT_EQ(jax->new_files, 0u);
+  EXPECT_TRUE(hashcat->untouched()) << hashcat->summary();
+  EXPECT_EQ(install::summary_line(*made).find("private copies"), std::string::npos) << install::summary_line(*made);
+}
+
 TEST_F(UserEnvTest, ASliceThatIsNotInstalledExportsNothing)
 {
   auto other = hashcat_slice();
