@@ -104,8 +104,8 @@ grep "audit:" "$SCRATCH/exec.err" || true
 [ "$(audit_field "$SCRATCH/pyopencl.audit.json" pocl reused_files)" -gt 0 ] || fail "no pocl reuse measured"
 "$PREWARM_RUNTIME" exec --root "$ROOT" --paths root --audit "$SCRATCH/pathkeyed.audit.json" -- sh "$SCRATCH/pathkeyed.sh" \
   2> "$SCRATCH/exec2.err" || { cat "$SCRATCH/exec2.err" >&2; fail "the stand-in failed under exec"; }
-[ "$(audit_field "$SCRATCH/pathkeyed.audit.json" custom new_files)" -eq 0 ] || fail "the path-keyed cache missed at the root"
-[ "$(audit_field "$SCRATCH/pathkeyed.audit.json" custom reused_files)" -gt 0 ] || fail "no path-keyed reuse measured"
+[ "$(audit_field "$SCRATCH/pathkeyed.audit.json" custom/pathkeyed new_files)" -eq 0 ] || fail "the path-keyed cache missed at the root"
+[ "$(audit_field "$SCRATCH/pathkeyed.audit.json" custom/pathkeyed reused_files)" -gt 0 ] || fail "no path-keyed reuse measured"
 rm -rf "$SCRATCH/opt"
 
 step "a failing command leaves the root as found (absent; empty)"
