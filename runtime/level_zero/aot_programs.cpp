@@ -193,9 +193,33 @@ unpadded_release(std::string_view version)
   }
 }
 
+namespace {
+
+// The last dot-separated number, unpadded ("26.27.039122" -> "39122").
+std::string
+build_of(std::string_view version)
+{
+  const auto unpadded = unpadded_release(version);
+  const auto dot = unpadded.rfind('.');
+  return dot == std::string::npos ? unpadded : unpadded.substr(dot + 1);
+}
+
+} // namespace
+
+bool
+is_level_zero_driver_version(std::string_view version)
+{
+  int major = 0;
+  const auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
+  return ec == std::errc() && end != version.data() + version.size() && *end == '.' && major < 19;
+}
+
 bool
 same_release(std::string_view a, std::string_view b)
 {
+  if (is_level_zero_driver_version(a) != is_level_zero_driver_version(b)) {
+    return build_of(a) == build_of(b);
+  }
   return unpadded_release(a) == unpadded_release(b);
 }
 

@@ -82,7 +82,19 @@ struct AotProgramKey
 // CL_DRIVER_VERSION zero-pad the build ("26.27.039122"), Level Zero's encoded
 // driverVersion cannot ("26.27.39122"; 22.43.24595 had no padding to lose).
 // Each dot-separated number without its leading zeros.
+//
+// NEO's Level Zero driver does not report the release at all: its
+// driverVersion is its own version with the release's build number,
+// (1 << 24 | 3 << 16 | build), "1.3.39122" for release 26.27.39122 (measured
+// on the real 26.27 driver; zeIntelGetDriverVersionString says "1.15.39122",
+// and Debian 12's intel-level-zero-gpu package is versioned 1.3.24595 for
+// release 22.43.24595). The build number is what the two spellings share,
+// and NEO's build numbers grow with every release, so a Level Zero version
+// and a release name the same driver when their builds are equal.
 std::string unpadded_release(std::string_view version);
+// A version whose first number is below 19 (NEO releases are years: 19.x
+// and later): Level Zero's driver version.
+bool is_level_zero_driver_version(std::string_view version);
 bool same_release(std::string_view a, std::string_view b);
 
 struct AotProgram
