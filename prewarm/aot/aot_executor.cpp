@@ -27,12 +27,16 @@ aot_requirements(const AotTargetSpec& target, const std::string& compiler)
   for (const auto& id : ids) {
     list += (list.empty() ? "" : ",") + id;
   }
-  // A host reports its NEO release zero-padded through OpenCL and unpadded
-  // through Level Zero (level_zero/aot_programs.hpp): either names the compiler.
-  const auto unpadded = level_zero::unpadded_release(compiler);
+  // A host reports its NEO release through OpenCL (zero-padded) or through
+  // Level Zero (1.3.<build>): every spelling names the compiler
+  // (level_zero/aot_programs.hpp).
+  std::string spellings;
+  for (const auto& s : level_zero::release_spellings(compiler)) {
+    spellings += (spellings.empty() ? "" : ",") + s;
+  }
   return {
-    unpadded == compiler ? bundle::Requirement{"intel.driver", "==", compiler}
-                         : bundle::Requirement{"intel.driver", "in", compiler + "," + unpadded},
+    spellings == compiler ? bundle::Requirement{"intel.driver", "==", compiler}
+                          : bundle::Requirement{"intel.driver", "in", spellings},
     {"pci-id", "in", list},
     {"vendor", "==", "intel"},
   };

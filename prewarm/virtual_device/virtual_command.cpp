@@ -339,21 +339,23 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
     key ? fmt::format("virtual {} {} rev {} ({})", device.product, key->device_id, key->revision,
                       m_root->dir().string())
         : fmt::format("virtual {} ({})", device.describe(), m_root->dir().string());
-  // The NEO release as a host reports it: the OpenCL spelling and Level
-  // Zero's (runtime/level_zero/aot_programs.hpp), both accepted.
+  // "26.27.39122.14-1" -> "26.27.039122", as ocloc and OpenCL spell it.
   std::string release;
   {
-    // "26.27.39122.14-1" -> "26.27.039122" and "26.27.39122"
     unsigned major = 0, minor = 0, build = 0;
     if (std::sscanf(driver.c_str(), "%u.%u.%u", &major, &minor, &build) == 3) {
-      release = fmt::format("{}.{}.{:06},{}.{}.{}", major, minor, build, major, minor, build);
+      release = fmt::format("{}.{}.{:06}", major, minor, build);
     }
+  }
+  if (release.empty()) {
+    return fail(Errc::failed, fmt::format("{}: the Intel root lists no intel-opencl-icd version", context.job.id),
+                "E_VIRTUAL_DEVICE");
   }
   if (want_neo && !neo_entries.empty()) {
     jobs::JobOutput neo;
     neo.staging_dir = fill.neo_cache.parent_path();
     neo.requirements = {
-      {"intel.driver", release.find(',') == std::string::npos ? "==" : "in", release},
+      driver_requirement(release),
       {"intel.igc", "==", key->igc_identity},
       {"pci-id", "==", key->device_id},
       {"pci-revision", "==", key->revision},
@@ -367,7 +369,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
     jobs::JobOutput sycl;
     sycl.staging_dir = fill.sycl_cache.parent_path();
     sycl.requirements = {
-      {"intel.driver", release.find(',') == std::string::npos ? "==" : "in", release},
+      driver_requirement(release),
       {"pci-id", "==", device.pci_id},
       {"vendor", "==", "intel"},
     };

@@ -25,6 +25,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
 #include "manifest/target_registry.hpp"
 #include "process/environment.hpp"
 #include "virtual_device/intel_root.hpp"
@@ -48,6 +49,10 @@ struct VirtualDevice
 // The registry's Intel target as a virtual device; Errc::usage when it lists
 // no PCI id (NEO's key hashes it: no id, no cache a host could use).
 Result<VirtualDevice> virtual_device_for(const manifest::Target& target);
+
+// `intel.driver in <every spelling of the release>`: a host reports it
+// through OpenCL ("26.27.039122") or Level Zero ("1.3.39122").
+bundle::Requirement driver_requirement(std::string_view release);
 
 // The debug keys above (NEO_CACHE_DIR and the trace are the caller's).
 process::Environment virtual_device_variables(const VirtualDevice& device);

@@ -214,6 +214,19 @@ is_level_zero_driver_version(std::string_view version)
   return ec == std::errc() && end != version.data() + version.size() && *end == '.' && major < 19;
 }
 
+std::vector<std::string>
+release_spellings(std::string_view release)
+{
+  std::vector<std::string> out{std::string(release)};
+  if (const auto unpadded = unpadded_release(release); unpadded != release) {
+    out.push_back(unpadded);
+  }
+  if (!is_level_zero_driver_version(release) && std::ranges::count(release, '.') >= 2) {
+    out.push_back("1.3." + build_of(release));
+  }
+  return out;
+}
+
 bool
 same_release(std::string_view a, std::string_view b)
 {

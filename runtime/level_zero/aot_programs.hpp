@@ -96,6 +96,13 @@ std::string unpadded_release(std::string_view version);
 // and later): Level Zero's driver version.
 bool is_level_zero_driver_version(std::string_view version);
 bool same_release(std::string_view a, std::string_view b);
+// Every spelling a host may report for one release, for a slice requirement
+// `intel.driver in ...`: as given, unpadded, and NEO's Level Zero driver
+// version "1.3.<build>" (a host probed through Level Zero only: SYCL and IPEX
+// images). "1.3" measured on 26.27 (driverVersion 0x010398d2); Debian 12's
+// 22.43 driver library is named libze_intel_gpu.so.1.3.24595 (not read
+// through the API: that driver does not start without a GPU).
+std::vector<std::string> release_spellings(std::string_view release);
 
 struct AotProgram
 {

@@ -256,6 +256,9 @@ TEST(AotPrograms, ACompatibleBinaryServesADeviceNoTargetLists)
   EXPECT_TRUE(is_level_zero_driver_version("1.3.24595"));
   EXPECT_FALSE(is_level_zero_driver_version("22.43.24595"));
   EXPECT_FALSE(is_level_zero_driver_version("unknown"));
+  EXPECT_EQ(release_spellings("26.27.039122"), (std::vector<std::string>{"26.27.039122", "26.27.39122", "1.3.39122"}));
+  EXPECT_EQ(release_spellings("22.43.24595"), (std::vector<std::string>{"22.43.24595", "1.3.24595"}));
+  EXPECT_EQ(release_spellings("1.3.24595"), (std::vector<std::string>{"1.3.24595"}));
 
   // Not the reverse: an mtl-h binary is not for MTL-U.
   auto reverse = TempDir::create("test_only_aot-");
