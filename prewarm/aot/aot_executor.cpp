@@ -22,7 +22,17 @@ std::vector<bundle::Requirement>
 aot_requirements(const AotTargetSpec& target, const std::string& compiler)
 {
   auto ids = target.pci_ids;
+  // The devices whose driver also loads this binary (level_zero::loads_also_on:
+  // an mtl-u zebin on Meteor Lake H, a dg2-g10 one on DG2-G11): a host with
+  // one of them installs the slice when the bundle has none of its own, and
+  // the runtime's selection serves it there by IP version.
+  for (const auto& id : target.compatible_pci_ids) {
+    if (level_zero::loads_also_on(target.ip_version, compiler, id.first)) {
+      ids.push_back(id.second);
+    }
+  }
   std::ranges::sort(ids);
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::string list;
   for (const auto& id : ids) {
     list += (list.empty() ? "" : ",") + id;
@@ -53,7 +63,21 @@ aot_target_spec(const manifest::Target& target)
                 fmt::format("{}: the registry lists no PCI ids, so no host could ever select its AOT binaries",
                             target.name));
   }
-  return AotTargetSpec{target.name, target.ocloc_device, target.ip_version, target.pci_ids};
+  AotTargetSpec spec{target.name, target.ocloc_device, target.ip_version, target.pci_ids};
+  // Candidates for aot_requirements: every other Intel target of the
+  // registry compiled in, by IP version (the rules need the compiler's
+  // version, known only after the compile).
+  static const auto registry = manifest::TargetRegistry::embedded();
+  if (registry && !target.ip_version.empty()) {
+    for (const auto& other : registry->targets()) {
+      if (other.vendor == manifest::Vendor::intel && other.ip_version != target.ip_version && !other.ip_version.empty()) {
+        for (const auto& id : other.pci_ids) {
+          spec.compatible_pci_ids.emplace_back(other.ip_version, id);
+        }
+      }
+    }
+  }
+  return spec;
 }
 
 nlohmann::json

@@ -291,6 +291,15 @@ loads_on(const AotTarget& target, std::string_view device_ip)
 
 } // namespace
 
+bool
+loads_also_on(std::string_view binary_ip, std::string_view compiler, std::string_view device_ip)
+{
+  AotTarget target;
+  target.ip_version = std::string(binary_ip);
+  target.compiler = std::string(compiler);
+  return loads_on(target, device_ip);
+}
+
 AotSelection
 AotPrograms::select(const DeviceProperties& device) const
 {

@@ -104,6 +104,11 @@ bool same_release(std::string_view a, std::string_view b);
 // through the API: that driver does not start without a GPU).
 std::vector<std::string> release_spellings(std::string_view release);
 
+// Whether a zebin compiled for IP `binary_ip` by ocloc `compiler` is one the
+// driver also loads on a device of IP `device_ip` (the compatibility rules
+// AotPrograms::select applies; not the binary's own IP).
+bool loads_also_on(std::string_view binary_ip, std::string_view compiler, std::string_view device_ip);
+
 struct AotProgram
 {
   std::string key;
