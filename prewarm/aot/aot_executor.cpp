@@ -118,19 +118,40 @@ AotExecutor::run(const jobs::JobContext& context)
   AotCompileOptions options;
   options.jobs = m_options.jobs;
   options.validation = m_options.validation;
+  // A program ocloc cannot compile, or whose zebin its validator rejects, is
+  // left out with the reason (the engine builds it from SPIR-V where it runs);
+  // the target's other programs still ship. Only nothing at all is a failure.
+  options.on_failure = CompileFailure::leave_out;
   PW_ASSIGN(auto report, compile_targets(toolchain->ocloc, std::span(&spec, 1), variants, kernels::embedded_files(),
                                          staging / "programs", options));
   const auto& t = report.targets.at(0);
+  if (t.programs.empty()) {
+    return fail(Errc::failed,
+                fmt::format("AOT {}: none of {} programs compiled for {}; first: {}", context.job.id, variants.size(),
+                            t.ocloc_device, t.left_out.empty() ? "(no reason)" : t.left_out.front()),
+                "E_AOT_COMPILE");
+  }
 
   jobs::JobOutcome outcome;
   outcome.outputs.push_back({staging, aot_requirements(spec, t.compiler)});
   outcome.device = fmt::format("aot {} (IP {}, {})", t.ocloc_device, t.ip_version, describe(*toolchain));
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   outcome.variants = variants.size();
-  outcome.summary = fmt::format("{} programs for {} ({} bytes of zebin, validated: {})", variants.size(),
+  outcome.summary = fmt::format("{} programs for {} ({} bytes of zebin, validated: {})", t.programs.size(),
                                 t.ocloc_device, t.zebin_bytes,
                                 m_options.validation == Validation::validate ? "yes" : "no");
+  if (!t.left_out.empty()) {
+    // The first reason on one line, cut short: the whole text is in the report.
+    auto first = t.left_out.front();
+    std::ranges::replace(first, '\n', ' ');
+    if (first.size() > 300) {
+      first = first.substr(0, 297) + "...";
+    }
+    outcome.summary += fmt::format("; {} of {} left out (built from SPIR-V where they run): {}", t.left_out.size(),
+                                   variants.size(), first);
+  }
   auto json = aot_target_json(t, report.seconds);
+  json["left_out"] = t.left_out;
   json["jobs"] = m_options.jobs;
   json["toolchain"] = toolchain->origin;
   outcome.report_json = json.dump();
