@@ -16,7 +16,7 @@
 # platform, see prewarm/virtual_device/virtual_command.hpp), and that the binaries
 # run. Cost: ~10-20 s on 2 cores.
 set -euo pipefail
-: "${PREWARM:?}"
+: "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
 source "$(dirname "$0")/../lib.sh"
 WARMUP=$(cd "$(dirname "$0")" && pwd)/sycl_warmup.py
 
@@ -77,6 +77,48 @@ for want in "require pci-id == 0xe20b" "require opencl.device == Intel(R) Arc(TM
   grep -qF "$want" bundle/manifest || { cat bundle/manifest; fail "missing: $want"; }
 done
 grep -q "^kind sycl\|sycl" bundle/manifest || fail "no sycl slice"
+
+step "installed on a B580 host (test double): the warm-up on the virtual B580 reads both installed caches"
+igc=$(stat -L -c '%s:%Y' "$ROOT/usr/lib/x86_64-linux-gnu/libigc.so.2")
+cat > host.json <<JSON
+[{"description": "test B580 (not a GPU)", "vendor": "intel", "pci-id": "0xe20b", "pci-revision": "0x00",
+  "intel.driver": "26.27.039122", "intel.igc": "$igc", "opencl.device": "Intel(R) Arc(TM) B580 Graphics"}]
+JSON
+PREWARM_HOST_DEVICES=$PWD/host.json expect_exit 0 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_sycl.pub \
+  --root root
+variables=$(PREWARM_HOST_DEVICES=$PWD/host.json "$PREWARM_RUNTIME" env --root root 2>/dev/null)
+neo_dir=$(sed -n "s/^export NEO_CACHE_DIR='\?\([^']*\)'\?$/\1/p" <<< "$variables")
+sycl_dir=$(sed -n "s/^export SYCL_CACHE_DIR='\?\([^']*\)'\?$/\1/p" <<< "$variables")
+[ -d "$neo_dir" ] && [ -d "$sycl_dir" ] || { echo "$variables"; fail "no installed NEO and SYCL cache directories"; }
+before=$(find "$neo_dir" "$sycl_dir" -type f -name '*_cache' -o -type f -name '*.bin' | sort)
+mkdir vendors && echo "$ROOT/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so" > vendors/neo.icd
+env -u LD_LIBRARY_PATH OCL_ICD_VENDORS="$SCRATCH/vendors" NEO_CACHE_DIR="$neo_dir" NEO_CACHE_STATS=1 \
+  SYCL_CACHE_PERSISTENT=1 SYCL_CACHE_DIR="$sycl_dir" SYCL_CACHE_TRACE=1 UR_LOADER_USE_LEVEL_ZERO_V2=0 \
+  ZE_ENABLE_ALT_DRIVERS="$ROOT/usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1" \
+  NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 HardwareInfoOverride=1x5x4 UseBindlessMode=0 \
+  ProductFamilyOverride=bmg ForceDeviceId=E20B OverrideDeviceName="Intel(R) Arc(TM) B580 Graphics" \
+  timeout -s KILL 120 "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu" \
+  "$VENV/bin/python" "$WARMUP" > installed.out 2>&1 || { cat installed.out; fail "the warm-up on the installed caches"; }
+grep -q "using cached device binary: $sycl_dir" installed.out || { cat installed.out; fail "SYCL did not load the installed item"; }
+read -r hits misses < <(python3 -c "import struct; print(*struct.unpack('<QQ', open('$neo_dir/stats','rb').read(16)))")
+[ "$hits" -ge 1 ] && [ "$misses" -eq 0 ] || fail "NEO stats on the installed cache: $hits hits, $misses misses"
+[ "$(find "$neo_dir" "$sycl_dir" -type f -name '*_cache' -o -type f -name '*.bin' | sort)" = "$before" ] \
+  || fail "the warm-up wrote new entries beside the installed ones"
+echo "installed caches: SYCL item loaded, NEO $hits hits / $misses misses, nothing new"
+
+step "the OpenCL backend: the same warm-up on opencl:gpu fills NEO's OpenCL cache"
+manifest dpctl-ocl "[$VENV/bin/python, $WARMUP, 'opencl:gpu']" 2m > opencl.yaml
+expect_exit 0 "$PREWARM" build opencl.yaml --key keys/test_only_sycl.key --out ocl-bundle --json ocl.json
+python3 - <<'PY' || fail "the OpenCL report"
+import json
+r = json.load(open("ocl.json"))["jobs"][0]["report"]
+assert r["neo_entries"] >= 1 and r["proof_neo_hits"] >= 1 and r["proof_neo_misses"] == 0, r
+print(f'opencl:gpu: NEO {r["neo_entries"]} entries, SYCL {r["sycl_items"]} items; re-run NEO {r["proof_neo_hits"]} hits')
+PY
+mkdir ocl-neo
+slice=$(awk '/^slice /{id=$2} /^require intel.igc/{print id}' ocl-bundle/manifest | head -1)
+zstd -qdc "ocl-bundle/slices/$slice.tar.zst" | tar -x -C ocl-neo
+[ -n "$(find ocl-neo -name '*.cl_cache')" ] || fail "no .cl_cache entry from the OpenCL backend"
 
 step "deadline: a warm-up that never returns keeps what it compiled"
 cat > hang.py <<'PY'
