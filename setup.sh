@@ -246,7 +246,9 @@ make_intel_sycl() {
     echo "+ Intel SYCL environment: $INTEL_ROOT python3.14 -m venv $venv; pip install -r $requirements"
     return
   fi
-  if [ -f "$venv/.complete" ] && cmp -s "$venv/.complete" "$requirements"; then
+  # The environment names the root by its absolute path (its python links there): a moved root
+  # fails the -x test and the environment is made again.
+  if [ -f "$venv/.complete" ] && cmp -s "$venv/.complete" "$requirements" && [ -x "$venv/bin/python" ]; then
     echo "setup: Intel SYCL environment $venv (reused)"
     return
   fi
