@@ -5,8 +5,9 @@
 // PCI id. Programs build through the real compiler and the real compiler
 // cache: each clBuildProgram writes the NEO cache entry the same driver
 // writes on that GPU, under the same key (docs/research/intel-stack.md §2).
-// Kernels never complete there (a wait blocks forever), so what runs on a
-// virtual device only builds.
+// Kernels never execute there (a wait may block forever, or return at once
+// with memory nothing wrote, as a dpctl copy back did with NEO 26.27), so
+// what runs on a virtual device only builds.
 //
 // The keys (NEO 26.27, checked with BinaryCacheTrace=1 on this kind of host):
 //   NEOReadDebugKeys=1          read the keys below from the environment
