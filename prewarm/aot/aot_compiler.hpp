@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace prewarm::aot {
@@ -27,6 +28,10 @@ struct AotTargetSpec
   std::string ocloc_device;  // "acm-g11"
   std::string ip_version;    // from the registry; may be empty
   std::vector<std::string> pci_ids;
+  // Other targets' (IP version, PCI id): a slice requirement also names those
+  // whose devices load this target's binary (aot_requirements). Not written
+  // into the target record: selection serves them by IP version.
+  std::vector<std::pair<std::string, std::string>> compatible_pci_ids = {};
 };
 
 // Whether the installed ocloc can compile for a target. `supported` false

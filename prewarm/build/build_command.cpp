@@ -3,6 +3,7 @@
 
 #include "aot/aot_executor.hpp"
 #include "aot/recorded_aot_executor.hpp"
+#include "virtual_device/virtual_command.hpp"
 #include "virtual_device/virtual_device_executor.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
@@ -117,6 +118,8 @@ make_executors(const BuildRequest& request)
   // takes their jobs (running them itself) and adds the target's NEO slice.
   executors.push_back(std::make_unique<virtual_device::VirtualDeviceExecutor>(aot::AotExecutorOptions{compile_jobs}));
   executors.push_back(std::make_unique<aot::AotExecutor>(aot::AotExecutorOptions{compile_jobs}));
+  // A command naming neo or sycl runs itself on the virtual device.
+  executors.push_back(std::make_unique<virtual_device::VirtualCommandExecutor>());
   executors.push_back(std::make_unique<virtual_device::VirtualRecordedExecutor>(aot::RecordedAotOptions{compile_jobs}));
   executors.push_back(std::make_unique<aot::RecordedAotExecutor>(aot::RecordedAotOptions{compile_jobs}));
   return executors;

@@ -166,6 +166,19 @@ assess_intel(const Target& target, const HostCapabilities& host)
           std::nullopt};
 }
 
+// The toolchain of an Intel root (prewarm/aot/toolchains.hpp), whose driver
+// can pose as an absent Intel GPU; null when none.
+const OclocInfo*
+intel_root_toolchain(const HostCapabilities& host)
+{
+  for (const auto& ocloc : host.oclocs) {
+    if (ocloc.origin.starts_with("Intel root")) {
+      return &ocloc;
+    }
+  }
+  return nullptr;
+}
+
 } // namespace
 
 bool
@@ -176,6 +189,17 @@ records_programs(const ModelSpec& model)
   }
   const auto& kinds = model.command->kinds;
   return std::find(kinds.begin(), kinds.end(), "programs") != kinds.end();
+}
+
+bool
+runs_on_virtual_device(const ModelSpec& model)
+{
+  if (!model.command || records_programs(model)) {
+    return false;
+  }
+  const auto& kinds = model.command->kinds;
+  return std::find(kinds.begin(), kinds.end(), "neo") != kinds.end() ||
+         std::find(kinds.begin(), kinds.end(), "sycl") != kinds.end();
 }
 
 TargetAssessment
@@ -251,11 +275,17 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
             // The command runs on this host's device with the OpenCL layer
             // recording, and ocloc compiles every program it built.
             job.reason = fmt::format("{} for the programs the command builds", assessment.reason);
+          } else if (runs_on_virtual_device(model) && intel_root_toolchain(host) != nullptr) {
+            // The command itself runs with Intel's driver of the root posing
+            // as the target; its NEO and SYCL caches become the slices.
+            job.reason = fmt::format("{}: the command runs on a virtual {} ({})", target->name,
+                                     target->ocloc_device, intel_root_toolchain(host)->origin);
           } else {
             job.strategy = Strategy::skip;
             job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
                                      "(built-in models compile ahead of time; a command's OpenCL programs do when "
-                                     "its kinds include programs)",
+                                     "its kinds include programs; with an Intel root, a command whose kinds "
+                                     "name neo or sycl runs on a virtual device)",
                                      target->name);
           }
         }

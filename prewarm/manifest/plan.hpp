@@ -76,6 +76,11 @@ TargetAssessment assess_target(const Target& target, const HostCapabilities& hos
 // kinds list (every kind) keeps the skip, so adding AOT is a choice.
 bool records_programs(const ModelSpec& model);
 
+// Whether a command workload runs itself on a virtual Intel device for an
+// absent Intel target (prewarm/virtual_device/virtual_command.hpp): its kinds
+// name neo or sycl, not programs (only when named, as with programs).
+bool runs_on_virtual_device(const ModelSpec& model);
+
 struct Job
 {
   std::string id; // "cpu/qwen2.5-0.5b/fp32"

@@ -4,9 +4,11 @@
 #include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "level_zero/aot_programs.hpp"
 #include "process/run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -36,6 +38,14 @@ virtual_device_for(const manifest::Target& target)
                                          target.name));
   }
   return VirtualDevice{target.ocloc_device, target.pci_ids.front()};
+}
+
+bundle::Requirement
+driver_requirement(std::string_view release)
+{
+  const auto spellings = level_zero::release_spellings(release);
+  return spellings.size() == 1 ? bundle::Requirement{"intel.driver", "==", spellings.front()}
+                               : bundle::Requirement{"intel.driver", "in", fmt::format("{}", fmt::join(spellings, ","))};
 }
 
 process::Environment

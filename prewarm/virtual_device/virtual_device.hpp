@@ -5,8 +5,9 @@
 // PCI id. Programs build through the real compiler and the real compiler
 // cache: each clBuildProgram writes the NEO cache entry the same driver
 // writes on that GPU, under the same key (docs/research/intel-stack.md §2).
-// Kernels never complete there (a wait blocks forever), so what runs on a
-// virtual device only builds.
+// Kernels never execute there (a wait may block forever, or return at once
+// with memory nothing wrote, as a dpctl copy back did with NEO 26.27), so
+// what runs on a virtual device only builds.
 //
 // The keys (NEO 26.27, checked with BinaryCacheTrace=1 on this kind of host):
 //   NEOReadDebugKeys=1          read the keys below from the environment
@@ -25,6 +26,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
 #include "manifest/target_registry.hpp"
 #include "process/environment.hpp"
 #include "virtual_device/intel_root.hpp"
@@ -48,6 +50,10 @@ struct VirtualDevice
 // The registry's Intel target as a virtual device; Errc::usage when it lists
 // no PCI id (NEO's key hashes it: no id, no cache a host could use).
 Result<VirtualDevice> virtual_device_for(const manifest::Target& target);
+
+// `intel.driver in <every spelling of the release>`: a host reports it
+// through OpenCL ("26.27.039122") or Level Zero ("1.3.39122").
+bundle::Requirement driver_requirement(std::string_view release);
 
 // The debug keys above (NEO_CACHE_DIR and the trace are the caller's).
 process::Environment virtual_device_variables(const VirtualDevice& device);

@@ -149,7 +149,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   NeoSlice slice;
   slice.output.staging_dir = staging;
   slice.output.requirements = {
-    {"intel.driver", "==", filled.driver_version},
+    driver_requirement(filled.driver_version),
     {"intel.igc", "==", key.igc_identity},
     {"pci-id", "==", key.device_id},
     {"pci-revision", "==", key.revision},

@@ -193,9 +193,46 @@ unpadded_release(std::string_view version)
   }
 }
 
+namespace {
+
+// The last dot-separated number, unpadded ("26.27.039122" -> "39122").
+std::string
+build_of(std::string_view version)
+{
+  const auto unpadded = unpadded_release(version);
+  const auto dot = unpadded.rfind('.');
+  return dot == std::string::npos ? unpadded : unpadded.substr(dot + 1);
+}
+
+} // namespace
+
+bool
+is_level_zero_driver_version(std::string_view version)
+{
+  int major = 0;
+  const auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
+  return ec == std::errc() && end != version.data() + version.size() && *end == '.' && major < 19;
+}
+
+std::vector<std::string>
+release_spellings(std::string_view release)
+{
+  std::vector<std::string> out{std::string(release)};
+  if (const auto unpadded = unpadded_release(release); unpadded != release) {
+    out.push_back(unpadded);
+  }
+  if (!is_level_zero_driver_version(release) && std::ranges::count(release, '.') >= 2) {
+    out.push_back("1.3." + build_of(release));
+  }
+  return out;
+}
+
 bool
 same_release(std::string_view a, std::string_view b)
 {
+  if (is_level_zero_driver_version(a) != is_level_zero_driver_version(b)) {
+    return build_of(a) == build_of(b);
+  }
   return unpadded_release(a) == unpadded_release(b);
 }
 
@@ -253,6 +290,15 @@ loads_on(const AotTarget& target, std::string_view device_ip)
 }
 
 } // namespace
+
+bool
+loads_also_on(std::string_view binary_ip, std::string_view compiler, std::string_view device_ip)
+{
+  AotTarget target;
+  target.ip_version = std::string(binary_ip);
+  target.compiler = std::string(compiler);
+  return loads_on(target, device_ip);
+}
 
 AotSelection
 AotPrograms::select(const DeviceProperties& device) const

@@ -82,8 +82,32 @@ struct AotProgramKey
 // CL_DRIVER_VERSION zero-pad the build ("26.27.039122"), Level Zero's encoded
 // driverVersion cannot ("26.27.39122"; 22.43.24595 had no padding to lose).
 // Each dot-separated number without its leading zeros.
+//
+// NEO's Level Zero driver does not report the release at all: its
+// driverVersion is its own version with the release's build number,
+// (1 << 24 | 3 << 16 | build), "1.3.39122" for release 26.27.39122 (measured
+// on the real 26.27 driver; zeIntelGetDriverVersionString says "1.15.39122",
+// and Debian 12's intel-level-zero-gpu package is versioned 1.3.24595 for
+// release 22.43.24595). The build number is what the two spellings share,
+// and NEO's build numbers grow with every release, so a Level Zero version
+// and a release name the same driver when their builds are equal.
 std::string unpadded_release(std::string_view version);
+// A version whose first number is below 19 (NEO releases are years: 19.x
+// and later): Level Zero's driver version.
+bool is_level_zero_driver_version(std::string_view version);
 bool same_release(std::string_view a, std::string_view b);
+// Every spelling a host may report for one release, for a slice requirement
+// `intel.driver in ...`: as given, unpadded, and NEO's Level Zero driver
+// version "1.3.<build>" (a host probed through Level Zero only: SYCL and IPEX
+// images). "1.3" measured on 26.27 (driverVersion 0x010398d2); Debian 12's
+// 22.43 driver library is named libze_intel_gpu.so.1.3.24595 (not read
+// through the API: that driver does not start without a GPU).
+std::vector<std::string> release_spellings(std::string_view release);
+
+// Whether a zebin compiled for IP `binary_ip` by ocloc `compiler` is one the
+// driver also loads on a device of IP `device_ip` (the compatibility rules
+// AotPrograms::select applies; not the binary's own IP).
+bool loads_also_on(std::string_view binary_ip, std::string_view compiler, std::string_view device_ip);
 
 struct AotProgram
 {

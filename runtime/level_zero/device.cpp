@@ -17,6 +17,23 @@ namespace prewarm::level_zero {
 
 namespace {
 
+// ze_device_ip_version_ext_t (extension ZE_extension_device_ip_version, Level
+// Zero spec 1.2 and later): Debian 12's headers (libze-dev 1.8) lack it, so it
+// is defined here from the specification, under a name of our own so a newer
+// header does not collide. Chained to zeDeviceGetProperties; NEO fills
+// ipVersion in the HardwareIpVersion layout CL_DEVICE_IP_VERSION_INTEL uses
+// (architecture << 22 | release << 14 | revision). Measured on NEO 26.27's
+// virtual devices: bmg 0x05004000 = 20.1.0, mtl 0x03118004 = 12.70.4,
+// acm-g11 0x030e0005 = 12.56.5. A driver that does not know the extension
+// leaves it 0: then no IP version is reported.
+constexpr auto k_structure_type_device_ip_version_ext = static_cast<ze_structure_type_t>(0x1000f);
+struct DeviceIpVersionExt
+{
+  ze_structure_type_t stype = k_structure_type_device_ip_version_ext;
+  const void* pNext = nullptr;
+  uint32_t ipVersion = 0;
+};
+
 std::string
 lower(std::string_view text)
 {
@@ -111,6 +128,8 @@ enumerate_devices()
     for (auto device : handles) {
       ze_device_properties_t p{};
       p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+      DeviceIpVersionExt ip;
+      p.pNext = &ip;
       PW_ZE_CHECK(zeDeviceGetProperties(device, &p));
       if (p.type != ZE_DEVICE_TYPE_GPU) {
         continue;
@@ -126,6 +145,9 @@ enumerate_devices()
       if (intel) {
         // Only NEO's encoding is known; another vendor's number would be misread.
         ref.properties.emplace(prop::intel_driver, decode_driver_version(driver_properties.driverVersion));
+        if (ip.ipVersion != 0) {
+          ref.properties.emplace(prop::intel_ip_version, intel_ip_version_text(ip.ipVersion));
+        }
       }
       ze_pci_ext_properties_t pci{};
       pci.stype = ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES;

@@ -81,6 +81,22 @@ load_module(ze_context_handle_t context, ze_device_handle_t device, const Module
     if (attempt.result == ZE_RESULT_SUCCESS) {
       loaded.module = std::move(attempt.module);
       loaded.origin = ModuleOrigin::native;
+      // A zebin of another device or driver that carries its SPIR-V (ocloc's
+      // default) is not rejected: NEO compiles the IR instead and says so in
+      // the build log only (measured with 26.27: "warning: module got
+      // recompiled from IR because provided native binary is incompatible
+      // with underlying device and/or driver [-Wrecompiled-from-ir]"). The
+      // module is right, but it is a JIT build, not the AOT binary.
+      if (const auto at = attempt.log.find("recompiled from IR"); at != std::string::npos) {
+        const auto begin = attempt.log.rfind('\n', at);
+        const auto end = attempt.log.find('\n', at);
+        loaded.origin = ModuleOrigin::spirv;
+        loaded.fallback_reason = fmt::format(
+          "native binary not for this device: the driver compiled its IR instead ({})",
+          attempt.log.substr(begin == std::string::npos ? 0 : begin + 1,
+                             end == std::string::npos ? std::string::npos : end - (begin == std::string::npos ? 0 : begin + 1)));
+        log::warn("{}: {}", inputs.label, loaded.fallback_reason);
+      }
       return loaded;
     }
     loaded.fallback_reason = fmt::format("native binary rejected: {}{}{}", result_name(attempt.result),

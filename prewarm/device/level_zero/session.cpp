@@ -150,6 +150,13 @@ ZeSession::kernel(const ZeProgramSource& program, std::string_view kernel_name)
         served.loaded.origin == ModuleOrigin::native
           ? fmt::format("{}: aot {} {}", label, served.aot_target, served.aot_key.substr(0, 12))
           : fmt::format("{}: fallback: {}", label, served.reason));
+      // Said as it happens: a run that fails later (an op check) still shows
+      // which path each module took.
+      log::verbose("{}: module from {}", label,
+                   served.loaded.origin == ModuleOrigin::native
+                     ? fmt::format("the native binary of AOT target {} ({})", served.aot_target,
+                                   served.aot_key.substr(0, 12))
+                     : fmt::format("SPIR-V ({})", served.reason));
       loaded = std::move(served.loaded);
     } else {
       std::string compiled;

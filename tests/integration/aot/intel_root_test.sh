@@ -139,8 +139,8 @@ EOF
 check_slices() {
   local bundle=$1 device=$2 ip=$3 compiler=$4 min=$5 dir count=0
   # Both spellings of the release: OpenCL's (zero-padded, as ocloc prints it) and Level Zero's.
-  grep -q "^require .*intel.driver in $compiler,${compiler%.*}.$((10#${compiler##*.}))$" "$bundle/manifest" \
-    || { cat "$bundle/manifest"; fail "$bundle: no requirement intel.driver in $compiler and its unpadded form"; }
+  grep -q "^require .*intel.driver in $compiler,${compiler%.*}.$((10#${compiler##*.})),1.3.$((10#${compiler##*.}))$" "$bundle/manifest" \
+    || { cat "$bundle/manifest"; fail "$bundle: no requirement intel.driver in $compiler, its unpadded and its Level Zero form"; }
   rm -rf "x-$bundle" && mkdir "x-$bundle"
   for slice in "$bundle"/slices/*.tar.zst; do
     zstd -qdc "$slice" | tar -x -C "x-$bundle"

@@ -58,6 +58,17 @@ for job_id, job in sorted(jobs.items()):
           f're-run {neo["proof_hits"]} hits / {neo["proof_misses"]} misses in {neo["proof_seconds"]:.2f} s; '
           f'job {job["seconds"]:.1f} s')
 assert "arc-a380/gptq-linear/fp32" in jobs and jobs["arc-a380/gptq-linear/fp32"]["executor"] == "virtual-device", jobs.keys()
+# Where the root's ocloc plans bmg: ocloc 26.27's validator rejects one qwen
+# zebin (attention_decode); the job ships the others and names it.
+b580 = jobs.get("arc-b580/qwen2.5-0.5b/fp32")
+if b580 is not None and b580.get("strategy") == "aot":
+    assert b580.get("executor") == "virtual-device", b580
+    left_out = b580["report"].get("left_out", [])
+    shipped = b580["report"]["programs"]
+    assert all("attention_decode" in why for why in left_out), left_out
+    assert len(shipped) > 0 and len(shipped) + len(left_out) == b580["report"]["neo"]["programs"], b580["report"]
+    print(f"arc-b580/qwen2.5-0.5b: {len(shipped)} zebins shipped, {len(left_out)} left out: "
+          + "; ".join(why.splitlines()[0][:160] for why in left_out))
 print(f"build: {end - start:.1f} s wall, {neo_jobs} NEO slices")
 PY
 
@@ -65,7 +76,7 @@ step "the arc-a380 NEO slice: requirements are NEO's traced key inputs; entries 
 neo_slice=$(awk '/^slice /{id=$2} /^require intel.igc/{print id}' bundle/manifest | head -1)
 [ -n "$neo_slice" ] || { cat bundle/manifest; fail "no slice requires intel.igc"; }
 for want in "require intel.igc == $igc" "require pci-id == 0x56a5" "require pci-revision == 0x05" \
-            "require intel.driver == 26.27"; do
+            "require intel.driver in 26.27.039122,26.27.39122,1.3.39122"; do
   grep -q "^$want" bundle/manifest || { cat bundle/manifest; fail "missing: $want"; }
 done
 mkdir neo

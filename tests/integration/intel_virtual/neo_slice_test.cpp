@@ -10,6 +10,7 @@
 #include "host/intel_compiler_identity.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/presets.hpp"
+#include "virtual_device/virtual_command.hpp"
 #include "virtual_device/virtual_device.hpp"
 #include "virtual_device/virtual_device_executor.hpp"
 
@@ -94,7 +95,9 @@ TEST_P(NeoSlice, HoldsNeoEntriesThatASecondVirtualRunReuses)
   }
   EXPECT_EQ(requirement(slice->output, "pci-id"), std::string("== ") + pci_id);
   EXPECT_EQ(requirement(slice->output, "vendor"), "== intel");
-  EXPECT_EQ(requirement(slice->output, "intel.driver").substr(0, 8), "== 26.27");
+  EXPECT_EQ(requirement(slice->output, "intel.driver").substr(0, 8), "in 26.27");
+  // A host probed through Level Zero only reports 1.3.<build>.
+  EXPECT_TRUE(requirement(slice->output, "intel.driver").ends_with(",1.3.39122"));
   EXPECT_EQ(requirement(slice->output, "intel.igc"), "== " + *host::igc_identity_of(root->igc_library()));
   EXPECT_NE(requirement(slice->output, "pci-revision"), "(none)");
 
@@ -207,6 +210,35 @@ TEST(VirtualDevice, PosesAsTheRegistrysFirstIdWithOclocsAcronym)
   const auto none = virtual_device::virtual_device_for(target);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().category(), Errc::usage);
+}
+
+TEST(VirtualCommand, ASyclItemCutOffByTheDeadlineIsDroppedWhole)
+{
+  auto dir = TempDir::create("prewarm-sycl-items-test-");
+  ASSERT_TRUE(dir);
+  // SYCL's layout: <device hash>/<image hash>/<spec constants>/<options>/<n>.bin|.src|_access_time.txt;
+  // <n>.lock exists while <n> is written.
+  const auto item = dir->path() / "1/2/3/4";
+  fs::create_directories(item);
+  for (const auto* name : {"0.bin", "0.src", "0_access_time.txt", "1.bin", "1.src", "1.lock"}) {
+    ASSERT_TRUE(write_file_atomic(item / name, "x", 0644, Durability::none));
+  }
+  EXPECT_EQ(virtual_device::sycl_cache_items(dir->path()), (std::vector<std::string>{"1/2/3/4/0.bin", "1/2/3/4/1.bin"}));
+  EXPECT_EQ(virtual_device::drop_interrupted_sycl_items(dir->path()), 1u);
+  EXPECT_EQ(virtual_device::sycl_cache_items(dir->path()), (std::vector<std::string>{"1/2/3/4/0.bin"}));
+  EXPECT_FALSE(fs::exists(item / "1.src"));
+  EXPECT_FALSE(fs::exists(item / "1.lock"));
+  EXPECT_TRUE(fs::exists(item / "0.src"));
+}
+
+TEST(VirtualCommand, TheDeviceNameIsNeosForTheRealCardWhereKnown)
+{
+  EXPECT_EQ(virtual_device::real_device_name("0xe20b"), "Intel(R) Arc(TM) B580 Graphics");
+  EXPECT_EQ(virtual_device::real_device_name("0x56a0"), "Intel(R) Arc(TM) A770 Graphics");
+  EXPECT_EQ(virtual_device::real_device_name("0x7d55"), ""); // not known here: the virtual name stays
+  const auto driver = virtual_device::driver_requirement("26.27.039122");
+  EXPECT_EQ(driver.op, "in");
+  EXPECT_EQ(driver.value, "26.27.039122,26.27.39122,1.3.39122");
 }
 
 } // namespace

@@ -88,7 +88,7 @@ for target in arc-a770:acm-g10 arc-a380:acm-g11; do
   echo "$name: $count zebins validated for $device"
 done
 grep -q '^require .*pci-id in 0x56a0' bundle/manifest || { cat bundle/manifest; fail "no A770 pci-id requirement"; }
-compiler=$(sed -n 's/^require .*intel\.driver == \([0-9.]*\).*/\1/p' bundle/manifest | head -1)
+compiler=$(sed -n 's/^require .*intel\.driver \(==\|in\) \([0-9.]*\).*/\2/p' bundle/manifest | head -1)
 [ -n "$compiler" ] || fail "no compiler requirement"
 
 step "this host (no Intel GPU): nothing to install"

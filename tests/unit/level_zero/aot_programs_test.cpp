@@ -246,6 +246,19 @@ TEST(AotPrograms, ACompatibleBinaryServesADeviceNoTargetLists)
   EXPECT_EQ(unpadded_release("26.27.039122"), "26.27.39122");
   EXPECT_EQ(unpadded_release("22.43.24595"), "22.43.24595");
   EXPECT_EQ(unpadded_release("1.0.0"), "1.0.0");
+  // NEO's Level Zero driver reports 1.3.<build> (measured on the real 26.27):
+  // the same driver when the build matches, another when it does not.
+  EXPECT_NE(programs->select(intel_device_at("0x7d40", "12.70.4", "1.3.39122")).target, nullptr);
+  EXPECT_EQ(programs->select(intel_device_at("0x7d40", "12.70.4", "1.3.39123")).target, nullptr);
+  EXPECT_TRUE(same_release("1.3.39122", "26.27.039122"));
+  EXPECT_FALSE(same_release("1.3.39122", "1.4.39122"));
+  EXPECT_FALSE(same_release("26.26.39122", "26.27.39122"));
+  EXPECT_TRUE(is_level_zero_driver_version("1.3.24595"));
+  EXPECT_FALSE(is_level_zero_driver_version("22.43.24595"));
+  EXPECT_FALSE(is_level_zero_driver_version("unknown"));
+  EXPECT_EQ(release_spellings("26.27.039122"), (std::vector<std::string>{"26.27.039122", "26.27.39122", "1.3.39122"}));
+  EXPECT_EQ(release_spellings("22.43.24595"), (std::vector<std::string>{"22.43.24595", "1.3.24595"}));
+  EXPECT_EQ(release_spellings("1.3.24595"), (std::vector<std::string>{"1.3.24595"}));
 
   // Not the reverse: an mtl-h binary is not for MTL-U.
   auto reverse = TempDir::create("test_only_aot-");

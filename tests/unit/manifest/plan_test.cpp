@@ -267,6 +267,40 @@ TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
   EXPECT_THAT(skipped->jobs[0].reason, HasSubstr("when its kinds include programs"));
 }
 
+TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  host.oclocs = {ocloc_22_43()};
+  const auto text = [](const std::string& kinds) {
+    return "version: 1\nmodels:\n  - name: app\n    command: {argv: [./app], kinds: " + kinds +
+           "}\nprecisions: [fp32]\ntargets: [arc-a380]\n";
+  };
+  auto sycl = testing::parse(text("[neo, sycl]"));
+  ASSERT_TRUE(sycl) << sycl.error().message();
+  EXPECT_TRUE(runs_on_virtual_device(sycl->models.front()));
+  auto without_root = make_plan(*sycl, testing::registry(), host);
+  ASSERT_TRUE(without_root) << without_root.error().message();
+  EXPECT_EQ(without_root->jobs[0].strategy, Strategy::skip); // no driver that can pose as the target
+  EXPECT_THAT(without_root->jobs[0].reason, HasSubstr("name neo or sycl runs on a virtual device"));
+
+  auto root = ocloc_22_43();
+  root.origin = "Intel root /var/cache/prewarm/intel-sid";
+  host.oclocs.push_back(root);
+  auto with_root = make_plan(*sycl, testing::registry(), host);
+  ASSERT_TRUE(with_root) << with_root.error().message();
+  EXPECT_EQ(with_root->jobs[0].strategy, Strategy::aot);
+  EXPECT_THAT(with_root->jobs[0].reason, HasSubstr("the command runs on a virtual acm-g11 (Intel root"));
+
+  // programs keeps the recording executors; other kinds alone keep the skip.
+  auto both = testing::parse(text("[programs, neo]"));
+  ASSERT_TRUE(both) << both.error().message();
+  EXPECT_FALSE(runs_on_virtual_device(both->models.front()));
+  auto other = testing::parse(text("[pocl]"));
+  ASSERT_TRUE(other) << other.error().message();
+  EXPECT_FALSE(runs_on_virtual_device(other->models.front()));
+}
+
 TEST(Shard, ParseAcceptsOnlyIOverN)
 {
   EXPECT_EQ(Shard::parse("2/4")->index, 2);

@@ -4,6 +4,7 @@ from .build_time import BuildTime
 from .bundle_size import BundleSize
 from .first_result import FirstResult
 from .install_throughput import InstallThroughput
+from .intel_virtual import IntelVirtual
 from .peak_memory import PeakMemory
 from .registry import RegistryInstall
 from .runtime_overhead import RuntimeOverhead
@@ -20,6 +21,7 @@ ALL_CASES = [
     BundleSize(),
     PeakMemory(),
     RegistryInstall(),
+    IntelVirtual(),
     TorchCompile(),
     TorchCompileCpu(),
 ]

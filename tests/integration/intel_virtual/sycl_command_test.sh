@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A real SYCL application from PyPI (dpctl 0.22.1 on intel-sycl-rt 2026.2.0,
+# ./setup.sh intel-sycl) as a command warm-up for an absent Arc B580, run by
+# `prewarm build` on the real Intel driver of the Intel root posing as it:
+#   - the job runs the user's command on the virtual B580 with a deadline
+#     (kernels never execute there), and keeps what was compiled;
+#   - NEO's cache (the SPIR-V program and the JIT of the SYCL device image)
+#     and SYCL's persistent cache become the target's neo and sycl slices;
+#   - the hit proof, a second run on the same virtual device against copies,
+#     counts NEO hits (NEO_CACHE_STATS) and SYCL items loaded, no new entry;
+#   - a warm-up that never returns is stopped by the deadline and its caches
+#     are still kept.
+# Not verifiable here (no Intel GPU): that a real B580 computes the same NEO and
+# SYCL keys (feature tables; the SYCL key names the v1 Level Zero adapter's
+# platform, see prewarm/virtual_device/virtual_command.hpp), and that the binaries
+# run. Cost: ~10-20 s on 2 cores.
+set -euo pipefail
+: "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
+source "$(dirname "$0")/../lib.sh"
+WARMUP=$(cd "$(dirname "$0")" && pwd)/sycl_warmup.py
+
+ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
+VENV=$ROOT/opt/prewarm-sycl
+[ -f "$ROOT/.complete" ] || skip "no Intel root at $ROOT (make it with ./setup.sh intel-root)"
+[ -f "$VENV/.complete" ] || skip "no SYCL environment $VENV (make it with ./setup.sh intel-sycl)"
+export PREWARM_INTEL_ROOT=$ROOT
+unset PREWARM_OCLOC
+make_scratch intel-virtual-sycl
+[ -z "${KEEP_SCRATCH:-}" ] || trap - EXIT
+cd "$SCRATCH"
+
+manifest() { # name argv timeout
+  cat <<YAML
+version: 1
+models:
+  - name: $1
+    command:
+      argv: $2
+      timeout: $3
+      kinds: [neo, sycl]
+precisions: [fp32]
+targets: [arc-b580]
+bundle:
+  channel: default
+  expires: 90d
+YAML
+}
+
+step "plan: a command naming neo and sycl runs on a virtual B580"
+manifest dpctl "[$VENV/bin/python, $WARMUP]" 2m > manifest.yaml
+plan=$("$PREWARM" plan manifest.yaml 2>&1) || { echo "$plan"; fail "prewarm plan"; }
+grep -q "virtual bmg" <<< "$plan" || { echo "$plan"; fail "the plan does not say virtual bmg"; }
+
+step "build: dpctl's warm-up on the virtual B580"
+"$PREWARM" keygen --out keys/test_only_sycl >/dev/null
+start=$(date +%s.%N)
+expect_exit 0 "$PREWARM" build manifest.yaml --key keys/test_only_sycl.key --out bundle --json report.json
+end=$(date +%s.%N)
+python3 - "$start" "$end" <<'PY' || { echo "$LAST_STDERR" | tail -20; fail "the build report"; }
+import json, sys
+job = json.load(open("report.json"))["jobs"][0]
+assert job["executor"] == "virtual-device-command", job
+r = job["report"]
+assert r["neo_entries"] >= 2, r        # the SPIR-V program and the SYCL image's JIT
+assert r["sycl_items"] >= 1, r         # the SYCL device image
+assert r["proof_neo_hits"] >= 1 and r["proof_neo_misses"] == 0, r
+assert r["proof_sycl_loaded"] >= 1, r
+assert r["proof_new_neo_entries"] == 0 and r["proof_new_sycl_items"] == 0, r
+print(f'{job["id"]}: {r["virtual_device"]}: {r["ending"]} in {r["fill_seconds"]:.1f} s -> NEO {r["neo_entries"]} '
+      f'entries ({r["neo_bytes"]} bytes), SYCL {r["sycl_items"]} items ({r["sycl_bytes"]} bytes); re-run: NEO '
+      f'{r["proof_neo_hits"]} hits / {r["proof_neo_misses"]} misses, SYCL {r["proof_sycl_loaded"]} loaded, '
+      f'{r["proof_seconds"]:.1f} s; job {job["seconds"]:.1f} s, build {float(sys.argv[2]) - float(sys.argv[1]):.1f} s')
+PY
+for want in "require pci-id == 0xe20b" "require opencl.device == Intel(R) Arc(TM) B580 Graphics" \
+            "require intel.igc == " "require pci-revision == "; do
+  grep -qF "$want" bundle/manifest || { cat bundle/manifest; fail "missing: $want"; }
+done
+grep -q "^kind sycl\|sycl" bundle/manifest || fail "no sycl slice"
+
+step "installed on a B580 host (test double): the warm-up on the virtual B580 reads both installed caches"
+igc=$(stat -L -c '%s:%Y' "$ROOT/usr/lib/x86_64-linux-gnu/libigc.so.2")
+cat > host.json <<JSON
+[{"description": "test B580 (not a GPU)", "vendor": "intel", "pci-id": "0xe20b", "pci-revision": "0x00",
+  "intel.driver": "26.27.039122", "intel.igc": "$igc", "opencl.device": "Intel(R) Arc(TM) B580 Graphics"}]
+JSON
+PREWARM_HOST_DEVICES=$PWD/host.json expect_exit 0 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_sycl.pub \
+  --root root
+variables=$(PREWARM_HOST_DEVICES=$PWD/host.json "$PREWARM_RUNTIME" env --root root 2>/dev/null)
+neo_dir=$(sed -n "s/^export NEO_CACHE_DIR='\?\([^']*\)'\?$/\1/p" <<< "$variables")
+sycl_dir=$(sed -n "s/^export SYCL_CACHE_DIR='\?\([^']*\)'\?$/\1/p" <<< "$variables")
+[ -d "$neo_dir" ] && [ -d "$sycl_dir" ] || { echo "$variables"; fail "no installed NEO and SYCL cache directories"; }
+before=$(find "$neo_dir" "$sycl_dir" -type f -name '*_cache' -o -type f -name '*.bin' | sort)
+mkdir vendors && echo "$ROOT/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so" > vendors/neo.icd
+env -u LD_LIBRARY_PATH OCL_ICD_VENDORS="$SCRATCH/vendors" NEO_CACHE_DIR="$neo_dir" NEO_CACHE_STATS=1 \
+  SYCL_CACHE_PERSISTENT=1 SYCL_CACHE_DIR="$sycl_dir" SYCL_CACHE_TRACE=1 UR_LOADER_USE_LEVEL_ZERO_V2=0 \
+  ZE_ENABLE_ALT_DRIVERS="$ROOT/usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1" \
+  NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 HardwareInfoOverride=1x5x4 UseBindlessMode=0 \
+  ProductFamilyOverride=bmg ForceDeviceId=E20B OverrideDeviceName="Intel(R) Arc(TM) B580 Graphics" \
+  timeout -s KILL 120 "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu" \
+  "$VENV/bin/python" "$WARMUP" > installed.out 2>&1 || { cat installed.out; fail "the warm-up on the installed caches"; }
+grep -q "using cached device binary: $sycl_dir" installed.out || { cat installed.out; fail "SYCL did not load the installed item"; }
+read -r hits misses < <(python3 -c "import struct; print(*struct.unpack('<QQ', open('$neo_dir/stats','rb').read(16)))")
+[ "$hits" -ge 1 ] && [ "$misses" -eq 0 ] || fail "NEO stats on the installed cache: $hits hits, $misses misses"
+[ "$(find "$neo_dir" "$sycl_dir" -type f -name '*_cache' -o -type f -name '*.bin' | sort)" = "$before" ] \
+  || fail "the warm-up wrote new entries beside the installed ones"
+echo "installed caches: SYCL item loaded, NEO $hits hits / $misses misses, nothing new"
+
+step "the OpenCL backend: the same warm-up on opencl:gpu fills NEO's OpenCL cache"
+manifest dpctl-ocl "[$VENV/bin/python, $WARMUP, 'opencl:gpu']" 2m > opencl.yaml
+expect_exit 0 "$PREWARM" build opencl.yaml --key keys/test_only_sycl.key --out ocl-bundle --json ocl.json
+python3 - <<'PY' || fail "the OpenCL report"
+import json
+r = json.load(open("ocl.json"))["jobs"][0]["report"]
+assert r["neo_entries"] >= 1 and r["proof_neo_hits"] >= 1 and r["proof_neo_misses"] == 0, r
+print(f'opencl:gpu: NEO {r["neo_entries"]} entries, SYCL {r["sycl_items"]} items; re-run NEO {r["proof_neo_hits"]} hits')
+PY
+mkdir ocl-neo
+slice=$(awk '/^slice /{id=$2} /^require intel.igc/{print id}' ocl-bundle/manifest | head -1)
+zstd -qdc "ocl-bundle/slices/$slice.tar.zst" | tar -x -C ocl-neo
+[ -n "$(find ocl-neo -name '*.cl_cache')" ] || fail "no .cl_cache entry from the OpenCL backend"
+
+step "deadline: a warm-up that never returns keeps what it compiled"
+cat > hang.py <<'PY'
+import runpy, sys, time
+sys.argv = [sys.argv[1]]
+runpy.run_path(sys.argv[0], run_name="__main__")
+time.sleep(3600)  # a wait that never ends on a virtual device
+PY
+manifest hang "[$VENV/bin/python, $SCRATCH/hang.py, $WARMUP]" 2m > hang.yaml
+export PREWARM_VIRTUAL_DEADLINE=8
+expect_exit 0 "$PREWARM" build hang.yaml --key keys/test_only_sycl.key --out hang-bundle --json hang.json
+python3 - <<'PY' || fail "the deadline report"
+import json
+r = json.load(open("hang.json"))["jobs"][0]["report"]
+assert r["deadline_reached"] and r["deadline_seconds"] == 8, r
+assert r["neo_entries"] >= 2 and r["sycl_items"] >= 1 and r["proof_new_neo_entries"] == 0, r
+print(f'deadline {r["deadline_seconds"]} s reached ({r["ending"]}); kept NEO {r["neo_entries"]}, SYCL {r["sycl_items"]}')
+PY
+pass
