@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "virtual_device/virtual_command.hpp"
 
+#include "base/directory_tree.hpp"
+
 #include "base/log.hpp"
 #include "jobs/staged_kind.hpp"
 #include "manifest/plan.hpp"
@@ -217,12 +219,17 @@ sycl_cache_items(const fs::path& sycl_cache)
 {
   std::vector<std::string> out;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(sycl_cache, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().extension() == ".bin") {
-      out.push_back(it->path().lexically_relative(sycl_cache).string());
-    }
+  if (!fs::is_directory(sycl_cache, ec)) {
+    return out;
   }
+  // An unreadable cache lists what was read before the error: items missing
+  // from the list are counted as missing, never as present.
+  (void)for_each_entry(sycl_cache, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (entry.is_regular_file() && entry.name.ends_with(".bin")) {
+      out.emplace_back(entry.relative);
+    }
+    return WalkNext::descend;
+  });
   std::ranges::sort(out);
   return out;
 }
@@ -232,11 +239,13 @@ drop_interrupted_sycl_items(const fs::path& sycl_cache)
 {
   std::vector<fs::path> locks;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(sycl_cache, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().extension() == ".lock") {
-      locks.push_back(it->path());
-    }
+  if (fs::is_directory(sycl_cache, ec)) {
+    (void)for_each_entry(sycl_cache, [&](const TreeEntry& entry) -> Result<WalkNext> {
+      if (!entry.is_directory() && entry.name.ends_with(".lock")) {
+        locks.push_back(sycl_cache / entry.relative);
+      }
+      return WalkNext::descend;
+    });
   }
   for (const auto& lock : locks) {
     // <n>.lock guards <n>.bin, <n>.src and <n>_access_time.txt.
