@@ -10,8 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <system_error>
 
@@ -37,10 +35,13 @@ std::string
 link_refusal(const fs::path& root, const std::string& relative, const std::string& target)
 {
   constexpr std::string_view k_tree = "custom/tree/";
-  auto resolved = bundle::resolve_link_target(std::string(k_tree) + relative, target);
+  const auto stand_in = std::string(k_tree) + relative;
+  auto resolved = bundle::resolve_link_target(stand_in, target);
   if (!resolved) {
+    // The rule alone: the message names the stand-in path first.
     const auto& why = resolved.error().message();
-    return why.substr(why.rfind(": ") + 2);
+    const auto named = fmt::format("link {} -> {}: ", in_quotes(stand_in), in_quotes(target));
+    return why.starts_with(named) ? why.substr(named.size()) : why;
   }
   const auto inside = resolved->substr(k_tree.size());
   struct stat st{};
@@ -55,35 +56,6 @@ link_refusal(const fs::path& root, const std::string& relative, const std::strin
 }
 
 } // namespace
-
-bool
-link_stays_inside(const fs::path& root, const fs::path& link, const fs::path& target)
-{
-  if (target.empty() || target.is_absolute()) {
-    return false;
-  }
-  // Depth below root of the directory holding the link, then walk the target.
-  const auto relative_dir = link.parent_path().lexically_relative(root);
-  std::ptrdiff_t depth = 0;
-  for (const auto& part : relative_dir) {
-    if (part == "..") {
-      return false;
-    }
-    if (!part.empty() && part != ".") {
-      ++depth;
-    }
-  }
-  for (const auto& part : target) {
-    if (part == "..") {
-      if (--depth < 0) {
-        return false;
-      }
-    } else if (!part.empty() && part != ".") {
-      ++depth;
-    }
-  }
-  return true;
-}
 
 Result<CleanResult>
 clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookkeeping)(std::string_view name))

@@ -47,11 +47,4 @@ Result<CleanResult> clean_staged_tree(std::string_view label,
 // (bundle::CacheKindRules::capture_bookkeeping).
 Result<CleanResult> clean_staged_kind(CacheKind kind, const std::filesystem::path& root);
 
-// Whether a symbolic link at `link` (under `root`) with target `target`
-// resolves inside `root`, judged lexically: relative, and no ".." that
-// climbs above `root`.
-bool link_stays_inside(const std::filesystem::path& root,
-                       const std::filesystem::path& link,
-                       const std::filesystem::path& target);
-
 } // namespace prewarm::jobs

@@ -93,7 +93,7 @@ collect_beneath(const std::filesystem::path& root, int dirfd, const std::string&
       entry.type = StagedEntry::Type::link;
       PW_ASSIGN(entry.target, read_link_at(dirfd, name, full));
       if (auto resolved = bundle::resolve_link_target(path, entry.target); !resolved) {
-        return refuse(full, resolved.error().message());
+        return refuse(full, "is a symbolic link no slice can carry: " + resolved.error().message());
       }
     } else {
       return refuse(full, "is a socket, fifo or device (a slice carries files, directories and links inside the cache only)");

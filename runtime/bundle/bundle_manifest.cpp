@@ -438,14 +438,14 @@ parse_job(std::size_t line_no, std::string_view rest, Slice& slice)
 Status
 parse_cache(std::size_t line_no, std::string_view rest, Slice& slice)
 {
-  const auto fields = split_fields(rest, 2);
-  if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
+  const auto fields = two_fields(rest);
+  if (!fields) {
     return line_error(line_no, "cache line needs: NAME VARIABLE");
   }
   if (slice.caches.size() >= k_max_caches_per_slice) {
     return line_error(line_no, fmt::format("more than {} custom caches", k_max_caches_per_slice));
   }
-  CustomCache cache{std::string(fields[0]), std::string(fields[1])};
+  CustomCache cache{std::string(fields->first), std::string(fields->second)};
   PW_TRY(at_line(line_no, check_custom_cache(cache)));
   slice.caches.push_back(std::move(cache));
   return {};
@@ -496,12 +496,12 @@ parse_dir(std::size_t line_no, std::string_view rest, Slice& slice)
 Status
 parse_link(std::size_t line_no, std::string_view rest, Slice& slice)
 {
-  const auto fields = split_fields(rest, 2);
-  if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
+  const auto fields = two_fields(rest);
+  if (!fields) {
     return line_error(line_no, "link line needs: PATH TARGET");
   }
-  PW_ASSIGN(auto path, decoded_field(line_no, "path", fields[0]));
-  PW_ASSIGN(auto target, decoded_field(line_no, "target", fields[1]));
+  PW_ASSIGN(auto path, decoded_field(line_no, "path", fields->first));
+  PW_ASSIGN(auto target, decoded_field(line_no, "target", fields->second));
   if (auto s = validate_entry_path(path, KindOnlyPath::refused); !s) {
     return line_error(line_no, s.error().message());
   }

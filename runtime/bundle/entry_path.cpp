@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <vector>
 
 namespace prewarm::bundle {
@@ -126,7 +127,7 @@ resolve_link_target(std::string_view link_path, std::string_view target)
         return bad("\"..\" after a name (a target climbs first, then descends)");
       }
       if (parts.empty()) {
-        return bad(fmt::format("climbs out of {} (a link must resolve inside its own cache)", in_quotes(tree)));
+        return bad("climbs out of its cache (a link must resolve inside the cache it is in)");
       }
       parts.pop_back();
     } else if (!is_component(component)) {
@@ -141,7 +142,7 @@ resolve_link_target(std::string_view link_path, std::string_view target)
     rest.remove_prefix(slash + 1);
   }
   if (parts.empty()) {
-    return bad(fmt::format("names {} itself, not a file in it", in_quotes(tree)));
+    return bad("names its cache's own directory, not a file in it");
   }
   std::string resolved(tree);
   for (const auto part : parts) {
@@ -151,16 +152,57 @@ resolve_link_target(std::string_view link_path, std::string_view target)
   return resolved;
 }
 
+namespace {
+
+// Bytes written as themselves; every other byte is "%XX". "/" separates.
+bool
+is_safe_path_byte(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '+' || c == '-' || c == '/';
+}
+
+} // namespace
+
 std::string
 encode_entry_path(std::string_view path)
 {
-  return manifest_text::encode_path(path);
+  std::string out;
+  out.reserve(path.size());
+  for (const char c : path) {
+    if (is_safe_path_byte(c)) {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+  }
+  return out;
 }
 
 std::optional<std::string>
 decode_entry_path(std::string_view encoded)
 {
-  return manifest_text::decode_path(encoded);
+  const auto upper_hex = [](char h) { return (h >= '0' && h <= '9') || (h >= 'A' && h <= 'F'); };
+  std::string out;
+  out.reserve(encoded.size());
+  for (std::size_t i = 0; i < encoded.size(); ++i) {
+    if (is_safe_path_byte(encoded[i])) {
+      out.push_back(encoded[i]);
+      continue;
+    }
+    if (encoded[i] != '%' || i + 2 >= encoded.size() || !upper_hex(encoded[i + 1]) || !upper_hex(encoded[i + 2])) {
+      return std::nullopt;
+    }
+    unsigned value = 0;
+    std::from_chars(encoded.data() + i + 1, encoded.data() + i + 3, value, 16);
+    const auto byte = static_cast<char>(value);
+    if (is_safe_path_byte(byte)) {
+      return std::nullopt; // a second spelling of a byte written as itself
+    }
+    out.push_back(byte);
+    i += 2;
+  }
+  return out;
 }
 
 } // namespace prewarm::bundle

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace prewarm::bundle::manifest_text {
@@ -37,16 +38,6 @@ bool is_text(std::string_view text);
 // without "/", not "." or "..".
 bool is_component(std::string_view text);
 
-// The one spelling of an entry path or link target on a manifest line (and
-// as a tar entry name): bytes of [A-Za-z0-9._+-] and "/" as they are, every
-// other byte as "%" and two uppercase hex digits. A path of the safe bytes
-// alone (every bundle written before names could hold others) is its own
-// encoding.
-std::string encode_path(std::string_view path);
-
-// The inverse, accepting only what encode_path() writes: no "%" without two
-// uppercase hex digits, no encoded safe byte or "/". nullopt otherwise.
-std::optional<std::string> decode_path(std::string_view encoded);
 
 // 64 lowercase hex digits.
 bool is_sha256(std::string_view text);
@@ -61,6 +52,9 @@ std::string_view parent_of(std::string_view path);
 
 // Splits "a b c" into at most `max_fields` fields; the last keeps its spaces.
 std::vector<std::string_view> split_fields(std::string_view text, std::size_t max_fields);
+
+// "a b" -> {"a", "b"}; nullopt unless exactly two fields.
+std::optional<std::pair<std::string_view, std::string_view>> two_fields(std::string_view text);
 
 // The byte rules, before any field is looked at: printable ASCII, LF line
 // ends, no empty line, no leading, trailing or double space.

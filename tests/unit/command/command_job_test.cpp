@@ -380,19 +380,6 @@ TEST(CommandJob, OnlyCustomCachesWhenNoBuiltInKindIsSelected)
   EXPECT_EQ(result->hit_proof->line(), "custom/jax: 1 reused, 0 new");
 }
 
-TEST(CommandJob, LinksStayInsideOnlyWhenTheyResolveBelowTheTree)
-{
-  const fs::path root = "/c";
-  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/a/link", "b"));
-  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/a/link", "../b/x"));
-  EXPECT_TRUE(jobs::link_stays_inside(root, "/c/link", "./x"));
-  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/link", "../x"));
-  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "../../x"));
-  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "b/../../../x"));
-  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", "/c/a/b"));
-  EXPECT_FALSE(jobs::link_stays_inside(root, "/c/a/link", ""));
-}
-
 TEST(CommandJob, JobLineFitsTheBundleManifestText)
 {
   CommandJobResult result;
