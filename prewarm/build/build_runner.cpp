@@ -132,7 +132,7 @@ BuildResult::to_json() const
     nlohmann::json job{{"id", r.job.id},
                        {"target", r.job.target},
                        {"model", r.job.model},
-                       {"precision", manifest::precision_name(r.job.precision)},
+                       {"precision", r.job.has_precision ? nlohmann::json(manifest::precision_name(r.job.precision)) : nlohmann::json()},
                        {"strategy", manifest::to_string(r.job.strategy)},
                        {"reason", r.job.reason},
                        {"state", to_string(r.state)},

@@ -4,13 +4,13 @@
 #include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "bundle/entry_path.hpp"
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <system_error>
 
@@ -20,49 +20,43 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One component as the bundle manifest grammar allows it: [A-Za-z0-9._+-]{1,255}.
+// One component as the bundle manifest grammar allows it: 1..255 bytes of
+// printable UTF-8 (bundle/bundle_manifest.hpp, COMPONENT).
 bool
 is_canonical_component(std::string_view name)
 {
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") {
-    return false;
+  return !name.empty() && name.size() <= 255 && name != "." && name != ".." && is_printable_utf8(name);
+}
+
+// Why the link at `relative` (holding `target`) under `root` cannot ship, or
+// "" when a slice carries it: the manifest's TARGET rule
+// (bundle::resolve_link_target), judged on a stand-in tree, and a regular
+// file at the end (never a directory, another link or nothing).
+std::string
+link_refusal(const fs::path& root, const std::string& relative, const std::string& target)
+{
+  constexpr std::string_view k_tree = "custom/tree/";
+  const auto stand_in = std::string(k_tree) + relative;
+  auto resolved = bundle::resolve_link_target(stand_in, target);
+  if (!resolved) {
+    // The rule alone: the message names the stand-in path first.
+    const auto& why = resolved.error().message();
+    const auto named = fmt::format("link {} -> {}: ", in_quotes(stand_in), in_quotes(target));
+    return why.starts_with(named) ? why.substr(named.size()) : why;
   }
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '+' ||
-           c == '-';
-  });
+  const auto inside = resolved->substr(k_tree.size());
+  struct stat st{};
+  if (::lstat((root / inside).c_str(), &st) != 0) {
+    return fmt::format("leads to nothing ({} does not exist in the cache)", in_quotes(inside));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return fmt::format("leads to {}, which is {} (a slice carries links to files of the same cache only)",
+                       in_quotes(inside), S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "another link" : "not a regular file");
+  }
+  return {};
 }
 
 } // namespace
-
-bool
-link_stays_inside(const fs::path& root, const fs::path& link, const fs::path& target)
-{
-  if (target.empty() || target.is_absolute()) {
-    return false;
-  }
-  // Depth below root of the directory holding the link, then walk the target.
-  const auto relative_dir = link.parent_path().lexically_relative(root);
-  std::ptrdiff_t depth = 0;
-  for (const auto& part : relative_dir) {
-    if (part == "..") {
-      return false;
-    }
-    if (!part.empty() && part != ".") {
-      ++depth;
-    }
-  }
-  for (const auto& part : target) {
-    if (part == "..") {
-      if (--depth < 0) {
-        return false;
-      }
-    } else if (!part.empty() && part != ".") {
-      ++depth;
-    }
-  }
-  return true;
-}
 
 Result<CleanResult>
 clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookkeeping)(std::string_view name))
@@ -80,25 +74,26 @@ clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookke
       doomed.push_back(path);
       return WalkNext::skip;
     }
+    if (!is_canonical_component(name)) {
+      result.refusals.push_back(fmt::format(
+        "{}: {} has a name that is not 1..255 bytes of printable UTF-8 (the bundle manifest's path grammar: "
+        "spaces, parentheses and any printable character are carried; control characters and invalid "
+        "UTF-8 are not)",
+        label, in_quotes(relative)));
+      return WalkNext::descend;
+    }
     if (entry.is_symlink()) {
       const auto target = fs::read_symlink(path, ec);
-      if (!ec && link_stays_inside(root, path, target)) {
-        result.refusals.push_back(fmt::format(
-          "{}: {} is a symbolic link to {} inside the cache, which finds its entries through it; a slice "
-          "carries regular files and directories only, so the cache would ship without it and never hit",
-          label, in_quotes(relative), in_quotes(target.string())));
-        return WalkNext::descend;
+      const auto why = ec ? fmt::format("cannot be read: {}", ec.message())
+                          : link_refusal(root, fs::path(relative).generic_string(), target.string());
+      if (!why.empty()) {
+        result.refusals.push_back(fmt::format("{}: {} is a symbolic link to {} that no slice can carry: {}", label,
+                                              in_quotes(relative), in_quotes(target.string()), why));
       }
+      return WalkNext::descend; // shipped as a link entry
     }
     if (!entry.is_regular_file() && !entry.is_directory()) {
       non_regular.push_back(path);
-      return WalkNext::descend;
-    }
-    if (!is_canonical_component(name)) {
-      result.refusals.push_back(fmt::format(
-        "{}: {} has a name outside [A-Za-z0-9._+-] (the bundle manifest's path grammar; spaces, "
-        "parentheses and non-ASCII are not carried yet)",
-        label, in_quotes(relative)));
     }
     return WalkNext::descend;
   });
@@ -110,12 +105,8 @@ clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookke
     ++result.bookkeeping_removed;
   }
   for (const auto& path : non_regular) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return fail(Errc::failed,
-                  fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
-    }
-    result.warnings.push_back(fmt::format("{}: removed {} (a link leaving the cache, or not a regular file or "
-                                          "directory; a slice holds only files and directories)",
+    result.refusals.push_back(fmt::format("{}: {} is a socket, fifo or device (a slice carries files, "
+                                          "directories and links inside the cache only)",
                                           label, in_quotes(path.lexically_relative(root).string())));
   }
   return result;

@@ -107,8 +107,19 @@ merge_staged_tree(const fs::path& from, const fs::path& to, std::string_view job
         return fail(Errc::failed,
                     fmt::format("{}: copying {} into the slice: {}", job_id, entry.relative, ec.message()));
       }
+    } else if (entry.is_symlink()) {
+      // A link inside a cache (checked by the job: it leads to a file of
+      // the same cache) is copied as a link; the first job's wins.
+      if (fs::exists(fs::symlink_status(target, ec))) {
+        return WalkNext::descend;
+      }
+      fs::copy_symlink(source, target, ec);
+      if (ec) {
+        return fail(Errc::failed,
+                    fmt::format("{}: copying the link {} into the slice: {}", job_id, entry.relative, ec.message()));
+      }
     } else {
-      return fail(Errc::failed, fmt::format("{}: {} is neither a file nor a directory (links and special files "
+      return fail(Errc::failed, fmt::format("{}: {} is neither a file, a directory nor a link (special files "
                                             "cannot be packaged)",
                                             job_id, source.string()));
     }

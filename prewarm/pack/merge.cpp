@@ -250,8 +250,8 @@ archived_entry_time(int payload_fd, const std::string& origin)
 }
 
 // Extracts one verified copy of a slice into `staging` (which may already
-// hold other copies' entries: existing directories are shared, files that
-// exist are skipped: the first copy's file is kept).
+// hold other copies' entries: existing directories are shared, files and
+// links that exist are skipped: the first copy's is kept).
 Status
 extract_copy(const Partial& partial,
              const bundle::Slice& slice,
@@ -270,12 +270,25 @@ extract_copy(const Partial& partial,
     entry_times.insert(*entry_time);
   }
   std::error_code ec;
-  fs::copy(private_dir, staging, fs::copy_options::recursive | fs::copy_options::skip_existing, ec);
+  fs::copy(private_dir, staging,
+           fs::copy_options::recursive | fs::copy_options::skip_existing | fs::copy_options::skip_symlinks, ec);
   if (ec) {
     return fail(Errc::failed,
                 fmt::format("{}: copying into the merge staging directory {}: {}", origin, staging.string(),
                             ec.message()),
                 "E_IO");
+  }
+  // A cache's links, as the verified manifest states them (the first copy's
+  // wins, as for files); fs::copy refuses a link whose name exists.
+  for (const auto& link : slice.links) {
+    const auto at = staging / link.path;
+    if (fs::exists(fs::symlink_status(at, ec))) {
+      continue;
+    }
+    fs::create_symlink(link.target, at, ec);
+    if (ec) {
+      return fail(Errc::failed, fmt::format("{}: creating the link {}: {}", origin, at.string(), ec.message()), "E_IO");
+    }
   }
   return remove_tree(private_dir);
 }

@@ -74,10 +74,7 @@ is_component(std::string_view text)
   if (text.empty() || text.size() > k_max_component || text == "." || text == "..") {
     return false;
   }
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '+' || c == '-';
-  });
+  return text.find('/') == std::string_view::npos && is_printable_utf8(text);
 }
 
 bool
@@ -138,6 +135,16 @@ split_fields(std::string_view text, std::size_t max_fields)
   }
   out.push_back(text);
   return out;
+}
+
+std::optional<std::pair<std::string_view, std::string_view>>
+two_fields(std::string_view text)
+{
+  const auto fields = split_fields(text, 2);
+  if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::pair{fields[0], fields[1]};
 }
 
 // The byte rules, before any field is looked at: printable ASCII, LF line

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace prewarm::bundle::manifest_text {
@@ -33,8 +34,10 @@ bool is_name(std::string_view text);
 // (the line rule), 1..1024 bytes.
 bool is_text(std::string_view text);
 
-// A path component: 1..255 of [A-Za-z0-9._+-], not "." or "..".
+// A path component: 1..255 bytes of printable UTF-8 (base/encoding.hpp)
+// without "/", not "." or "..".
 bool is_component(std::string_view text);
+
 
 // 64 lowercase hex digits.
 bool is_sha256(std::string_view text);
@@ -49,6 +52,9 @@ std::string_view parent_of(std::string_view path);
 
 // Splits "a b c" into at most `max_fields` fields; the last keeps its spaces.
 std::vector<std::string_view> split_fields(std::string_view text, std::size_t max_fields);
+
+// "a b" -> {"a", "b"}; nullopt unless exactly two fields.
+std::optional<std::pair<std::string_view, std::string_view>> two_fields(std::string_view text);
 
 // The byte rules, before any field is looked at: printable ASCII, LF line
 // ends, no empty line, no leading, trailing or double space.

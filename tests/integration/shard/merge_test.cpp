@@ -171,6 +171,29 @@ TEST_F(MergeTest, ShardsMergedEqualTheMonolithicBundleByteForByte)
   EXPECT_EQ(tree_bytes(root() / "merged"), tree_bytes(monolithic));
 }
 
+TEST_F(MergeTest, LinksAndNamesSurviveTheMerge)
+{
+  // clFFT's device directory and darktable's link, in both shards' part of
+  // the cpu slice and in the monolithic staging.
+  for (const char* staging : {"job1", "job2", "mono-cpu"}) {
+    put(root() / staging / "pocl/AMD EPYC (x)/fft.bin", "fft");
+    fs::create_symlink("fft.bin", root() / staging / "pocl/AMD EPYC (x)/blur.cl.bin");
+  }
+  BundleSpec mono = header();
+  mono.slices = {cpu_slice("mono-cpu", {"cpu/model/fp16", "cpu/model/fp32"}),
+                 SliceInput{"other-000000000002", root() / "job3", k_other_requirements, {"other/model/fp32"}}};
+  const fs::path monolithic = write("monolithic", mono, *m_release_key);
+  const auto merged = merge({shard1(header()), shard2(header())});
+  ASSERT_TRUE(merged) << merged.error().message();
+  EXPECT_EQ(tree_bytes(root() / "merged"), tree_bytes(monolithic));
+  auto files = bundle::load_bundle_files(root() / "merged");
+  ASSERT_TRUE(files);
+  const auto manifest = bundle::parse(files->manifest_bytes);
+  ASSERT_TRUE(manifest) << manifest.error().message();
+  EXPECT_EQ(manifest->slices.at(0).links,
+            (std::vector<bundle::LinkEntry>{{"pocl/AMD EPYC (x)/blur.cl.bin", "fft.bin"}}));
+}
+
 TEST_F(MergeTest, PartialOrderDoesNotMatter)
 {
   const auto a = merge({shard1(header()), shard2(header())}, "merged-a");

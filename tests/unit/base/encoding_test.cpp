@@ -78,5 +78,17 @@ TEST(InQuotes, EscapesControlBytesSoANameCannotForgeALogLine)
   EXPECT_EQ(in_quotes("caf\xc3\xa9"), "\"caf\xc3\xa9\"") << "UTF-8 stays as it is";
 }
 
+TEST(PrintableUtf8, AcceptsWhatApplicationsNameTheirEntries)
+{
+  for (const std::string good : {"pthread-skylake-avx512-AMD EPYC", "fft (1).bin", "caf\xc3\xa9", "\xe6\xbc\xa2",
+                                 "\xf0\x9f\x98\x80", "~!@#$%^&*()[]{};:'\",<>?\\|`=", ""}) {
+    EXPECT_TRUE(is_printable_utf8(good)) << in_quotes(good);
+  }
+  for (const std::string bad : {"a\x01", "a\x7f", "\n", "\xc3", "\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
+                                "\xf4\x90\x80\x80", "\xf8\x88\x80\x80\x80", "\xc2\x85", "\xff"}) {
+    EXPECT_FALSE(is_printable_utf8(bad)) << in_quotes(bad);
+  }
+}
+
 } // namespace
 } // namespace prewarm
