@@ -3,9 +3,11 @@
 // Dynamo's precompiled frames by itself when TORCH_CACHING_PRECOMPILE=1, but
 // writes them only when the program calls torch.compiler.save_cache_artifacts().
 // So that an unmodified warm-up still leaves them behind, the capture puts a
-// sitecustomize.py first on PYTHONPATH that makes that call at exit, and then
-// runs the sitecustomize it shadows (if any), as coverage and tracers do. The
-// hook is for the capture only: the runtime environment (env/exec) sets no
+// sitecustomize.py first on PYTHONPATH that makes that call at exit (after
+// mending the module PyTorch records for decorated frames, without which the
+// loaded frame's guards fail and Dynamo traces again), and then runs the
+// sitecustomize it shadows (if any), as coverage and tracers do. Its source is
+// precompile_hook.py beside this file, compiled in. The hook is for the capture only: the runtime environment (env/exec) sets no
 // PYTHONPATH, and an application that compiles something new at its
 // destination simply compiles it.
 #pragma once
