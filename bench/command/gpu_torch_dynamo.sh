@@ -17,7 +17,8 @@
 # Prepare on the build host: bench/command/make_gpu_carry.sh BUILD_DIR; carry .carry/gpu.
 # Env: RUNS (3), CONFIGS ("qwen2:bf16": ARCH:PRECISION ...), MODES ("cold warm megacache inductor dynamo"),
 #      COLD_RUNS (RUNS - 1: the fill is a cold sample too), BUDGET (s: no round starts after it),
-#      MODEL_ARGS (default by ARCH; qwen2: Qwen2.5-0.5B's dimensions), OUT (./out/gpu_torch_dynamo), PYTHON.
+#      MODEL_ARGS (default by ARCH; qwen2: Qwen2.5-0.5B's dimensions), OUT (./out/gpu_torch_dynamo), PYTHON,
+#      PYCACHE (1: the rounds again with Python's bytecode cached, modes recorded as MODE+pyc).
 # Appends to OUT/samples.jsonl; writes OUT/summary.md (all samples there), OUT/env.txt, OUT/logs/.
 set -uo pipefail
 RUNS=${RUNS:-3}
@@ -82,6 +83,30 @@ YAML
   cp -a "$root" "$work/pristine-$kind-$arch-$p"
 }
 
+rounds() { # SUFFIX [COMMAND PREFIX...]: RUNS rounds of MODES, recorded as MODE+SUFFIX
+  local suffix=$1 i mode log t rc root; shift
+  for i in $(seq 1 "$RUNS"); do
+    if [ "$SECONDS" -gt "$BUDGET" ]; then note "budget of $BUDGET s spent: $arch $p$suffix $((i - 1)) rounds"; break; fi
+    for mode in $MODES; do
+      if [ "$mode" = cold ] && [ "$i" -gt "$COLD_RUNS" ]; then continue; fi
+      log="$OUT/logs/$mode$suffix-$arch-$p-$i"; t=$(now); rc=0
+      # shellcheck disable=SC2046
+      case $mode in
+        cold) rm -rf "$work/cold"; "$@" env $(fresh "$work/cold") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" > "$log.json" 2> "$log.err" || rc=$? ;;
+        warm) rm -rf "$work/warm"; cp -a "$work/fill-$arch-$p" "$work/warm"
+              "$@" env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" > "$log.json" 2> "$log.err" || rc=$? ;;
+        megacache) rm -rf "$work/mega"; "$@" env $(fresh "$work/mega") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
+                     --load-megacache "$work/mega-$arch-$p.bin" > "$log.json" 2> "$log.err" || rc=$? ;;
+        inductor|dynamo) root="$work/root-$mode-$arch-$p"; rm -rf "$root"; cp -a "$work/pristine-$mode-$arch-$p" "$root" || continue
+              pwr exec --root "$root" --audit "$log.audit.json" -- "$@" "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
+                > "$log.json" 2> "$log.err" || rc=$? ;;
+      esac
+      if [ "$rc" -eq 0 ]; then record "$mode$suffix" "$i" "$log.json" "$(elapsed "$t")"
+      else note "$mode $arch $p $suffix round $i failed: $(tail -3 "$log.err")"; fi
+    done
+  done
+}
+
 for config in $CONFIGS; do
   arch=${config%%:*}; p=${config#*:}
   read -r -a MODEL <<< "$(model_args "$arch") --arch $arch"
@@ -101,26 +126,15 @@ for config in $CONFIGS; do
   if "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" --eager-only > "$log.json" 2> "$log.err"; then
     record eager 1 "$log.json" "$(elapsed "$t")"
   else note "eager $arch $p failed: $(tail -3 "$log.err")"; fi
-  for i in $(seq 1 "$RUNS"); do
-    if [ "$SECONDS" -gt "$BUDGET" ]; then note "budget of $BUDGET s spent: $arch $p $((i - 1)) rounds"; break; fi
-    for mode in $MODES; do
-      if [ "$mode" = cold ] && [ "$i" -gt "$COLD_RUNS" ]; then continue; fi
-      log="$OUT/logs/$mode-$arch-$p-$i"; t=$(now); rc=0
-      # shellcheck disable=SC2046
-      case $mode in
-        cold) rm -rf "$work/cold"; env $(fresh "$work/cold") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" > "$log.json" 2> "$log.err" || rc=$? ;;
-        warm) rm -rf "$work/warm"; cp -a "$work/fill-$arch-$p" "$work/warm"
-              env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" > "$log.json" 2> "$log.err" || rc=$? ;;
-        megacache) rm -rf "$work/mega"; env $(fresh "$work/mega") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
-                     --load-megacache "$work/mega-$arch-$p.bin" > "$log.json" 2> "$log.err" || rc=$? ;;
-        inductor|dynamo) root="$work/root-$mode-$arch-$p"; rm -rf "$root"; cp -a "$work/pristine-$mode-$arch-$p" "$root" || continue
-              pwr exec --root "$root" --audit "$log.audit.json" -- "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
-                > "$log.json" 2> "$log.err" || rc=$? ;;
-      esac
-      if [ "$rc" -eq 0 ]; then record "$mode" "$i" "$log.json" "$(elapsed "$t")"
-      else note "$mode $arch $p round $i failed: $(tail -3 "$log.err")"; fi
-    done
-  done
+  rounds ""
+  if [ "${PYCACHE:-0}" = 1 ]; then
+    # Every mode again with Python's bytecode cached: this image sets
+    # PYTHONDONTWRITEBYTECODE=1 and ships no __pycache__, so each process
+    # compiles every module it imports. One process fills the cache first.
+    pyc="$work/pycache-$arch-$p"
+    env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$pyc" "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" --eager-only > /dev/null 2>&1
+    rounds "+pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$pyc"
+  fi
 done
 "$PYTHON" "$repo/bench/command/summarize_gpu_torch.py" "$samples" > "$OUT/summary.md"
 cat "$OUT/summary.md"
