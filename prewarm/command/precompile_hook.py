@@ -6,9 +6,17 @@
 # warm-up's PYTHONPATH as sitecustomize, so that an unmodified program still
 # leaves them behind: at exit it mends what PyTorch records wrongly (below),
 # saves, and it runs the sitecustomize it shadows, as coverage and tracers do.
+# It also numbers the capture's Dynamo globals apart from any other process's
+# (UniqueIdOffset), so that a loaded frame whose guards fail compiles again.
 import atexit
+import importlib.abc
+import importlib.util
+import itertools
 import os
 import sys
+
+# Where the capture's Dynamo starts numbering the globals it installs.
+UNIQUE_ID_START = 1 << 20
 
 
 def frame_module_fixes(entries, modules):
@@ -75,6 +83,41 @@ def save_dynamo_entries():
         print("prewarm: Dynamo's precompiled entries were not saved: %s" % error, file=sys.stderr)
 
 
+class UniqueIdOffset(importlib.abc.MetaPathFinder):
+    """Starts Dynamo's unique_id counter at UNIQUE_ID_START in this process.
+
+    A loaded frame puts the globals its guards need into the frame's module
+    under the names the capture gave them (`__builtins_dict___0`). When that
+    frame's guards then fail (another model, other shapes), Dynamo traces it in
+    the same process, numbers its own globals from 0 again and stops on
+    `assert name not in scope` (torch 2.11, CleanupHook.create): the program
+    fails where it would have compiled. Names from a counter that starts far
+    above what one process uses cannot meet a fresh process's."""
+
+    MODULE = "torch._dynamo.bytecode_transformation"
+
+    def __init__(self, start=UNIQUE_ID_START):
+        self.start = start
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.MODULE:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # once; and the lookup below must not find this finder
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        original, start = spec.loader.exec_module, self.start
+
+        def exec_module(module):
+            original(module)
+            if hasattr(module, "_unique_id_counter"):
+                module._unique_id_counter = itertools.count(start)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def chain(here, path):
     """Runs the sitecustomize this one shadows (the first on `path` outside
     `here`), as if it were first; returns it or None."""
@@ -96,5 +139,7 @@ def chain(here, path):
 # program imports torch, runs after torch's own (its compile workers are gone
 # by then; saving needs none of them).
 if __name__ == "sitecustomize":
+    if os.environ.get("TORCH_CACHING_PRECOMPILE") == "1":
+        sys.meta_path.insert(0, UniqueIdOffset())
     atexit.register(save_dynamo_entries)
     chain(os.path.dirname(os.path.abspath(__file__)), list(sys.path))

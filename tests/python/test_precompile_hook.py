@@ -72,6 +72,45 @@ class FrameModuleFixes(unittest.TestCase):
                                                       self.modules), [])
 
 
+class UniqueIdOffset(unittest.TestCase):
+    """The capture numbers Dynamo's installed globals from UNIQUE_ID_START, so
+    that a fresh trace of a loaded frame (numbering from 0) cannot collide."""
+
+    def child(self, precompile):
+        with tempfile.TemporaryDirectory() as tmp:
+            hook_dir = os.path.join(tmp, "hook")
+            package = os.path.join(tmp, "site", "torch", "_dynamo")
+            os.makedirs(hook_dir)
+            os.makedirs(package)
+            with open(HOOK) as src, open(os.path.join(hook_dir, "sitecustomize.py"), "w") as dst:
+                dst.write(src.read())
+            for init in (os.path.join(tmp, "site", "torch", "__init__.py"), os.path.join(package, "__init__.py")):
+                open(init, "w").close()
+            # A stand-in with torch 2.11's counter and unique_id.
+            with open(os.path.join(package, "bytecode_transformation.py"), "w") as f:
+                f.write("import itertools\n_unique_id_counter = itertools.count()\n"
+                        "def unique_id(name):\n    return f'{name}_{next(_unique_id_counter)}'\n")
+            env = dict(os.environ, PYTHONPATH=hook_dir + os.pathsep + os.path.join(tmp, "site"))
+            env.pop("TORCH_CACHING_PRECOMPILE", None)
+            if precompile:
+                env["TORCH_CACHING_PRECOMPILE"] = "1"
+            code = ("from torch._dynamo.bytecode_transformation import unique_id\n"
+                    "import torch._dynamo.bytecode_transformation as b, importlib\n"
+                    "print(unique_id('__builtins_dict__'), unique_id('x'))\n")
+            return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+
+    def test_capture_numbers_from_the_offset(self):
+        done = self.child(precompile=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        start = load_hook().UNIQUE_ID_START
+        self.assertEqual(done.stdout.split(), [f"__builtins_dict___{start}", f"x_{start + 1}"])
+
+    def test_without_precompile_nothing_changes(self):
+        done = self.child(precompile=False)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.split(), ["__builtins_dict___0", "x_1"])
+
+
 class AsSitecustomize(unittest.TestCase):
     """The hook as the child's sitecustomize: it chains to the one it shadows
     and does nothing at exit for a program that never imported torch."""
