@@ -45,22 +45,33 @@ def main():
     p.add_argument("--save-megacache", help="after the run, torch.compiler.save_cache_artifacts() into FILE")
     p.add_argument("--load-megacache", help="before compiling, torch.compiler.load_cache_artifacts() of FILE"
                    " (PyTorch's own portable cache: the comparison for a prewarm bundle)")
+    p.add_argument("--arch", choices=sorted(ARCHS), default="qwen2",
+                   help="transformers architecture built from a config (random weights)")
+    p.add_argument("--eager-only", action="store_true",
+                   help="no torch.compile: the first eager forward, what any process pays (CUDA, cuBLAS)")
+    p.add_argument("--diag", metavar="DIR", help="write Dynamo's phase times, the counters and cProfile"
+                   " profiles of the imports and of the first compiled call into DIR")
     args = p.parse_args()
+    profiler = None
+    if args.diag:
+        import cProfile
+        import os
+        os.makedirs(args.diag, exist_ok=True)
+        profiler = cProfile.Profile()
+        profiler.enable()
 
     import torch
     import transformers
     from torch._dynamo.utils import counters
-    from transformers import Qwen2Config, Qwen2ForCausalLM
 
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("qwen2_compile_warmup: no CUDA device")
     torch.manual_seed(0)
     dtype = getattr(torch, DTYPES[args.dtype])
-    config = Qwen2Config(vocab_size=args.vocab, hidden_size=args.hidden, intermediate_size=args.hidden * 11 // 4,
-                         num_hidden_layers=args.layers, num_attention_heads=args.heads,
-                         num_key_value_heads=args.kv_heads, max_position_embeddings=4 * (args.prompt + args.decode),
-                         rope_theta=1e6, tie_word_embeddings=True, use_cache=False)
-    model = Qwen2ForCausalLM(config).to(device=args.device, dtype=dtype).eval()
+    # Built on the device: random initialisation of half a billion weights on
+    # the CPU would add seconds that every mode pays alike.
+    with torch.device(args.device):
+        model = build_model(transformers, args).to(dtype=dtype).eval()
     ids = torch.randint(0, args.vocab, (1, args.prompt), device=args.device)
     loaded = 0.0
     if args.load_megacache:
@@ -69,6 +80,13 @@ def main():
             torch.compiler.load_cache_artifacts(f.read())
         loaded = time.perf_counter() - t0
     imported = time.perf_counter() - STARTED
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(f"{args.diag}/imports.prof")
+        profiler = cProfile.Profile()
+        profiler.enable()
+    if args.eager_only:
+        return eager_only(args, model, ids, imported)
     # With TORCH_CACHING_PRECOMPILE=1 (prewarm's dynamo kind) Dynamo's
     # precompiled frame is loaded here: part of the first compiled call.
     t0 = time.perf_counter()
@@ -78,13 +96,18 @@ def main():
     def forward(fn, tokens):
         with torch.no_grad():
             out = fn(input_ids=tokens).logits
-        torch.cuda.synchronize()
+        if args.device == "cuda":
+            torch.cuda.synchronize()
         return out
 
     t0 = time.perf_counter()
     logits = forward(compiled, ids)
     first_call = time.perf_counter() - t0
     first_result = time.perf_counter() - STARTED
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(f"{args.diag}/first_compiled_call.prof")
+        write_diag(args.diag, torch, counters)
     reference = forward(model, ids)
     scale = reference.float().abs().max().item() or 1.0
     error = (logits.float() - reference.float()).abs().max().item() / scale
@@ -107,17 +130,75 @@ def main():
             sys.exit("qwen2_compile_warmup: torch.compiler.save_cache_artifacts() returned nothing")
         with open(args.save_megacache, "wb") as f:
             f.write(artifacts[0])
-    print(json.dumps({"model": "Qwen2ForCausalLM", "precision": args.dtype, "compile_mode": args.mode, "layers": args.layers,
+    print(json.dumps({"model": type(model).__name__, "precision": args.dtype, "compile_mode": args.mode, "layers": args.layers,
                       "hidden": args.hidden, "first_call_s": round(first_call, 4), "decode_s": round(decode, 4),
                       "compile_s": round(compile_call, 4), "first_compiled_call_s": round(compile_call + first_call, 4),
                       "first_result_s": round(first_result, 4),
                       "dynamo_cache_hit": counters["dynamo_cache"]["dynamo_cache_hit"],
+                      # Frames Dynamo traced in this process (0 when every frame came precompiled).
+                      "frames_traced": counters["stats"]["unique_graphs"],
+                      "fxgraph_cache_hit": counters["inductor"]["fxgraph_cache_hit"],
+                      "autograd_cache_hit": counters["aot_autograd"]["autograd_cache_hit"],
                       "caching_precompile": bool(torch._dynamo.config.caching_precompile),
                       "steady_s": round(steady, 5), "import_s": round(imported, 3),
                       "megacache_load_s": round(loaded, 4),
                       "relative_error": error, "tolerance": TOLERANCE[args.dtype],
                       "torch": torch.__version__, "transformers": transformers.__version__,
                       "device": torch.cuda.get_device_name() if args.device == "cuda" else args.device}))
+
+
+ARCHS = ("gpt2", "llama", "qwen2")
+
+
+def build_model(transformers, args):
+    """The model from a config: no download. Dimensions from the arguments."""
+    common = dict(vocab_size=args.vocab, tie_word_embeddings=True, use_cache=False)
+    if args.arch == "gpt2":
+        config = transformers.GPT2Config(n_embd=args.hidden, n_layer=args.layers, n_head=args.heads, bos_token_id=0, eos_token_id=0,
+                                         n_positions=4 * (args.prompt + args.decode), **common)
+        return transformers.GPT2LMHeadModel(config)
+    config_class, model_class = {"qwen2": (transformers.Qwen2Config, transformers.Qwen2ForCausalLM),
+                                 "llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM)}[args.arch]
+    config = config_class(hidden_size=args.hidden, intermediate_size=args.hidden * 11 // 4,
+                          num_hidden_layers=args.layers, num_attention_heads=args.heads,
+                          num_key_value_heads=args.kv_heads, max_position_embeddings=4 * (args.prompt + args.decode),
+                          rope_theta=1e6, **common)
+    return model_class(config)
+
+
+def eager_only(args, model, ids, imported):
+    import torch
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        model(input_ids=ids)
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+    first_call = time.perf_counter() - t0
+    first_result = time.perf_counter() - STARTED
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        model(input_ids=ids)
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+    print(json.dumps({"model": type(model).__name__, "precision": args.dtype, "compile_mode": "eager",
+                      "first_call_s": round(first_call, 4), "first_compiled_call_s": round(first_call, 4),
+                      "compile_s": 0.0, "first_result_s": round(first_result, 4), "import_s": round(imported, 3),
+                      "steady_s": round(time.perf_counter() - t0, 5), "relative_error": 0.0,
+                      "torch": torch.__version__,
+                      "device": torch.cuda.get_device_name() if args.device == "cuda" else args.device}))
+
+
+def write_diag(directory, torch, counters):
+    from torch._dynamo import utils
+    with open(f"{directory}/phases.txt", "w") as f:
+        f.write(utils.compile_times("str", aggregate=True) + "\n")
+    with open(f"{directory}/counters.json", "w") as f:
+        json.dump({"counters": {k: dict(v) for k, v in counters.items()},
+                   "time_spent": utils.calculate_time_spent(),
+                   "guard_failures": {str(k): [str(x) for x in v] for k, v in utils.guard_failures.items()},
+                   "compile_threads": torch._inductor.config.compile_threads,
+                   "static_launcher": torch._inductor.config.use_static_cuda_launcher,
+                   "sys_flags_dont_write_bytecode": sys.flags.dont_write_bytecode}, f, indent=1, default=str)
 
 
 if __name__ == "__main__":

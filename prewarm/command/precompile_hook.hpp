@@ -3,11 +3,15 @@
 // Dynamo's precompiled frames by itself when TORCH_CACHING_PRECOMPILE=1, but
 // writes them only when the program calls torch.compiler.save_cache_artifacts().
 // So that an unmodified warm-up still leaves them behind, the capture puts a
-// sitecustomize.py first on PYTHONPATH that makes that call at exit, and then
-// runs the sitecustomize it shadows (if any), as coverage and tracers do. The
-// hook is for the capture only: the runtime environment (env/exec) sets no
-// PYTHONPATH, and an application that compiles something new at its
-// destination simply compiles it.
+// sitecustomize.py first on PYTHONPATH that makes that call at exit and runs
+// the sitecustomize it shadows (if any), as coverage and tracers do. It also
+// mends two things torch 2.11 gets wrong: the module it records for decorated
+// frames (else the loaded guards fail and Dynamo traces again), and the names
+// of the globals it installs (numbered apart, else tracing a loaded frame
+// whose guards fail stops on a name clash). Its source is precompile_hook.py
+// beside this file, compiled in. The hook is for the capture only: the
+// runtime environment (env/exec) sets no PYTHONPATH, and an application that
+// compiles something new at its destination simply compiles it.
 #pragma once
 
 #include "base/error.hpp"

@@ -9,7 +9,7 @@
 #      Inductor's cache plus Dynamo's precompiled frames; inductor: Inductor's
 #      alone): captured, signed, the hit proof reuses everything;
 #   3. install -> `exec --audit`: the unmodified script reuses every entry,
-#      compiles nothing new, and (dynamo) loads its frame instead of tracing;
+#      compiles nothing new, and (dynamo) loads its frame and traces nothing;
 #   4. (dynamo) another model (one more layer: the frame's key is the same,
 #      its guards fail) through the same bundle: a normal compile, correct.
 # Every run compares the compiled logits with eager mode (tiny_compile.py
@@ -89,6 +89,8 @@ grep "audit:" "$SCRATCH/installed.err" || true
 [ "$(field "$SCRATCH/installed.json" fxgraph_cache_miss)" -eq 0 ] || fail "a graph was compiled again under the root"
 if [ "$KIND" = dynamo ]; then
   [ "$(field "$SCRATCH/installed.json" dynamo_cache_hit)" -eq 1 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo's frame was not loaded"; }
+  # Loaded is not used: a frame whose guards fail is traced again, silently.
+  [ "$(field "$SCRATCH/installed.json" frames_traced)" -eq 0 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo traced the frame again"; }
 fi
 
 if [ "$KIND" = dynamo ]; then
@@ -96,6 +98,7 @@ if [ "$KIND" = dynamo ]; then
   "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" -- "$PYTHON" "$SCRIPT" --layers 3 \
     > "$SCRATCH/other.json" 2> "$SCRATCH/other.err" || { tail -20 "$SCRATCH/other.err" >&2; fail "the other model failed"; }
   [ "$(field "$SCRATCH/other.json" fxgraph_cache_miss)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model reused the 2-layer graph"; }
+  [ "$(field "$SCRATCH/other.json" frames_traced)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model ran the 2-layer frame"; }
 fi
 
 "$PYTHON" - "$SCRATCH" <<'PY'

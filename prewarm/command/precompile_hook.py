@@ -1,0 +1,145 @@
+# Written by prewarm for the capture of a dynamo cache; not shipped.
+#
+# PyTorch (2.8 to at least 2.11) loads Dynamo's precompiled frames by itself
+# when TORCH_CACHING_PRECOMPILE=1, but writes them only when the program calls
+# torch.compiler.save_cache_artifacts(). prewarm puts this file first on the
+# warm-up's PYTHONPATH as sitecustomize, so that an unmodified program still
+# leaves them behind: at exit it mends what PyTorch records wrongly (below),
+# saves, and it runs the sitecustomize it shadows, as coverage and tracers do.
+# It also numbers the capture's Dynamo globals apart from any other process's
+# (UniqueIdOffset), so that a loaded frame whose guards fail compiles again.
+import atexit
+import importlib.abc
+import importlib.util
+import itertools
+import os
+import sys
+
+# Where the capture's Dynamo starts numbering the globals it installs.
+UNIQUE_ID_START = 1 << 20
+
+
+def frame_module_fixes(entries, modules):
+    """(entry, code, recorded, actual) for each precompiled code whose recorded
+    module is not the one that defined it.
+
+    Dynamo records a frame's module from the function's __module__. A function
+    decorated with functools.wraps (transformers decorates most forward methods
+    so) carries the wrapped function's __module__, while its code runs in the
+    decorator's module. On load, PyTorch builds the frame's guards against the
+    recorded module's globals and installs the compiled functions there: the
+    guards then fail on a global the recorded module lacks (KeyError on
+    G['...']) and Dynamo traces the frame again, in every process. The module
+    that defined a code is the one whose file is the code's file; where no
+    single module is, the entry is left as recorded (guards fail, the program
+    compiles as without the entry: slower, never wrong)."""
+    by_file = {}
+    for name, module in list(modules.items()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path:
+            by_file.setdefault(os.path.abspath(path), []).append(name)
+    fixes = []
+    for entry in entries:
+        for code in getattr(entry, "codes", ()):
+            filename = getattr(code.python_code, "co_filename", None)
+            if not isinstance(filename, str):
+                continue
+            recorded = code.python_module
+            recorded_file = getattr(modules.get(recorded), "__file__", None)
+            if isinstance(recorded_file, str) and os.path.abspath(recorded_file) == os.path.abspath(filename):
+                continue
+            candidates = [name for name in by_file.get(os.path.abspath(filename), ()) if name != "__main__"]
+            if len(candidates) == 1:
+                fixes.append((entry, code, recorded, candidates[0]))
+    return fixes
+
+
+def mend_frame_modules(torch):
+    """Applies frame_module_fixes to the entries this process recorded."""
+    from torch._dynamo.precompile_context import PrecompileContext
+
+    fixes = frame_module_fixes(list(PrecompileContext._dynamo_cache_entries.values()), sys.modules)
+    for _, code, recorded, actual in fixes:
+        code.python_module = actual
+    return [(recorded, actual) for _, _, recorded, actual in fixes]
+
+
+def save_dynamo_entries():
+    """At exit: nothing unless the program imported torch and precompile is on."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    try:
+        if not torch._dynamo.config.caching_precompile:
+            return
+        try:
+            for recorded, actual in mend_frame_modules(torch):
+                print("prewarm: a Dynamo frame recorded under %s runs in %s's globals: saved under %s"
+                      % (recorded, actual, actual), file=sys.stderr)
+        except Exception as error:  # the entries stay as PyTorch recorded them
+            print("prewarm: Dynamo's frame modules were not checked: %s" % error, file=sys.stderr)
+        torch.compiler.save_cache_artifacts()
+    except Exception as error:  # the warm-up's result stands; the proof shows what is missing
+        print("prewarm: Dynamo's precompiled entries were not saved: %s" % error, file=sys.stderr)
+
+
+class UniqueIdOffset(importlib.abc.MetaPathFinder):
+    """Starts Dynamo's unique_id counter at UNIQUE_ID_START in this process.
+
+    A loaded frame puts the globals its guards need into the frame's module
+    under the names the capture gave them (`__builtins_dict___0`). When that
+    frame's guards then fail (another model, other shapes), Dynamo traces it in
+    the same process, numbers its own globals from 0 again and stops on
+    `assert name not in scope` (torch 2.11, CleanupHook.create): the program
+    fails where it would have compiled. Names from a counter that starts far
+    above what one process uses cannot meet a fresh process's."""
+
+    MODULE = "torch._dynamo.bytecode_transformation"
+
+    def __init__(self, start=UNIQUE_ID_START):
+        self.start = start
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.MODULE:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # once; and the lookup below must not find this finder
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        original, start = spec.loader.exec_module, self.start
+
+        def exec_module(module):
+            original(module)
+            if hasattr(module, "_unique_id_counter"):
+                module._unique_id_counter = itertools.count(start)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def chain(here, path):
+    """Runs the sitecustomize this one shadows (the first on `path` outside
+    `here`), as if it were first; returns it or None."""
+    import importlib.machinery
+    import importlib.util
+
+    for entry in path:
+        if os.path.abspath(entry or ".") == here:
+            continue
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", [entry])
+        if spec is not None and spec.loader is not None:
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    return None
+
+
+# atexit handlers run last-registered first: this one, registered before the
+# program imports torch, runs after torch's own (its compile workers are gone
+# by then; saving needs none of them).
+if __name__ == "sitecustomize":
+    if os.environ.get("TORCH_CACHING_PRECOMPILE") == "1":
+        sys.meta_path.insert(0, UniqueIdOffset())
+    atexit.register(save_dynamo_entries)
+    chain(os.path.dirname(os.path.abspath(__file__)), list(sys.path))
