@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <system_error>
 
 namespace prewarm::install {
@@ -68,8 +70,11 @@ follow_directories(AuditBaseline& baseline, const std::map<std::string, fs::path
       continue;
     }
     if (const auto it = baseline.kind_dirs.find(relative); it != baseline.kind_dirs.end()) {
-      it->second = dir;
-      baseline.followed[relative] = dir;
+      // The installed version's own directory is no private copy.
+      if (it->second != dir) {
+        it->second = dir;
+        baseline.followed[relative] = dir;
+      }
       continue;
     }
     if (!relative.starts_with(custom_prefix)) {
@@ -79,7 +84,10 @@ follow_directories(AuditBaseline& baseline, const std::map<std::string, fs::path
     // out of the "custom" list ("NAME/x" -> "x").
     const auto name = relative.substr(custom_prefix.size());
     baseline.kind_dirs[relative] = dir;
-    baseline.followed[relative] = dir;
+    if (const auto all = baseline.kind_dirs.find(std::string(bundle::k_custom_kind));
+        all == baseline.kind_dirs.end() || all->second / name != dir) {
+      baseline.followed[relative] = dir;
+    }
     auto& mine = baseline.files[relative];
     if (const auto all = baseline.files.find(bundle::k_custom_kind); all != baseline.files.end()) {
       const auto prefix = name + "/";
@@ -115,9 +123,35 @@ audit_install(const AuditBaseline& baseline, const audit::AccessRecord* access, 
   result.watched = access != nullptr;
   result.usage.complete = access == nullptr || access->complete;
   static const audit::FileSet none;
+  // A custom cache followed as a kind of its own (follow_directories) is
+  // counted there only, not again among "custom"'s files.
+  const std::string custom_prefix = fmt::format("{}/", bundle::k_custom_kind);
+  const auto without_split_caches = [&](audit::FileSet files) {
+    for (const auto& [other, _] : baseline.kind_dirs) {
+      if (other.starts_with(custom_prefix)) {
+        const auto prefix = other.substr(custom_prefix.size()) + "/";
+        std::erase_if(files, [&](const std::string& f) { return f.starts_with(prefix); });
+      }
+    }
+    return files;
+  };
   for (const auto& [kind, dir] : baseline.kind_dirs) {
-    PW_ASSIGN(const auto now, audit::list_files(dir));
+    PW_ASSIGN(auto now, audit::list_files(dir));
+    auto start = baseline.at_start.find(kind);
+    std::optional<audit::FileSet> start_files;
+    if (start != baseline.at_start.end()) {
+      start_files = start->second;
+    }
     const auto before = baseline.files.find(kind);
+    if (kind == bundle::k_custom_kind) {
+      now = without_split_caches(std::move(now));
+      if (start_files) {
+        start_files = without_split_caches(std::move(*start_files));
+      }
+      if (now.empty() && (before == baseline.files.end() || before->second.empty()) && (!start_files || start_files->empty())) {
+        continue; // every custom cache is followed on its own
+      }
+    }
     const audit::KindAccess* kind_access = nullptr;
     if (access != nullptr) {
       if (const auto it = access->kinds.find(kind); it != access->kinds.end()) {
@@ -128,12 +162,12 @@ audit_install(const AuditBaseline& baseline, const audit::AccessRecord* access, 
     const audit::FileStates* kind_states = states == baseline.states_at_start.end() ? nullptr : &states->second;
     result.usage.kinds.push_back(audit::measure_kind(
       kind, dir, before == baseline.files.end() ? none : before->second, now, kind_access, kind_states));
-    if (const auto start = baseline.at_start.find(kind); start != baseline.at_start.end()) {
+    if (start_files) {
       if (!result.run) {
         result.run.emplace();
         result.run->complete = result.usage.complete;
       }
-      result.run->kinds.push_back(audit::measure_kind(kind, dir, start->second, now, kind_access, kind_states));
+      result.run->kinds.push_back(audit::measure_kind(kind, dir, *start_files, now, kind_access, kind_states));
     }
   }
   result.followed = baseline.followed;

@@ -361,3 +361,32 @@ TEST_F(UserEnvTest, OwnerOptionGivesTheTreeToTheApplicationUser)
   });
   EXPECT_EQ(rc, 0);
 }
+
+TEST_F(UserEnvTest, TheInstallersAuditCountsACustomCacheOnceAndFollowsNoCopy)
+{
+  // exec --audit by the user who installed: the installed version's own
+  // directories, a custom cache counted as custom/hashcat only (not again
+  // as new files of "custom"), and no private copy named.
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  auto env = install::application_environment(root, install::UserAccessOptions{});
+  ASSERT_TRUE(env) << env.error().message();
+  auto baseline = install::read_audit_baseline(root);
+  ASSERT_TRUE(baseline) << baseline.error().message();
+  install::follow_directories(*baseline, env->directories);
+  ASSERT_TRUE(install::take_run_start(*baseline));
+  auto watch = audit::AccessWatch::start(baseline->kind_dirs);
+  ASSERT_TRUE(watch);
+  const fs::path xdg = as_map(env->settings).at("XDG_CACHE_HOME");
+  ASSERT_EQ(read_file((xdg / "hashcat/kernels/m0.kernel").string()).value_or(""), "hashcat kernel");
+  const auto record = (*watch)->stop();
+  auto made = install::audit_install(*baseline, &record, "");
+  ASSERT_TRUE(made && made->run);
+  EXPECT_EQ(made->usage.find("custom"), nullptr) << install::summary_line(*made);
+  EXPECT_EQ(made->run->find("custom"), nullptr) << install::summary_line(*made);
+  const auto* h = made->usage.find("custom/hashcat");
+  ASSERT_NE(h, nullptr) << install::summary_line(*made);
+  EXPECT_EQ(h->reused_files, 1u);
+  EXPECT_EQ(h->new_files, 0u);
+  EXPECT_TRUE(made->followed.empty()) << install::summary_line(*made);
+  EXPECT_EQ(install::summary_line(*made).find("private copies"), std::string::npos) << install::summary_line(*made);
+}
