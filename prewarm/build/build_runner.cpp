@@ -74,7 +74,7 @@ make_directory(const std::filesystem::path& dir)
   return {};
 }
 
-// Copies the regular files and directories of `from` into `to`. A file that
+// Copies the regular files, directories and links of `from` into `to`. A file that
 // already exists is kept: caches name entries by a key over what they hold,
 // and two jobs that compiled the same program may still write different
 // bytes (PoCL 3.1's program.bc and binaries differ between processes), so
@@ -111,8 +111,19 @@ merge_tree(const std::filesystem::path& from, const std::filesystem::path& to, s
         return fail(Errc::failed, fmt::format("{}: copying {} into the slice: {}", job_id, relative.string(),
                                               ec.message()));
       }
+    } else if (std::filesystem::is_symlink(status)) {
+      // A link inside a cache (checked by the job: it leads to a file of
+      // the same cache) is copied as a link; the first job's wins.
+      if (std::filesystem::exists(std::filesystem::symlink_status(target, ec))) {
+        continue;
+      }
+      std::filesystem::copy_symlink(it->path(), target, ec);
+      if (ec) {
+        return fail(Errc::failed, fmt::format("{}: copying the link {} into the slice: {}", job_id, relative.string(),
+                                              ec.message()));
+      }
     } else {
-      return fail(Errc::failed, fmt::format("{}: {} is neither a file nor a directory (links and special files "
+      return fail(Errc::failed, fmt::format("{}: {} is neither a file, a directory nor a link (special files "
                                             "cannot be packaged)",
                                             job_id, it->path().string()));
     }
@@ -181,7 +192,7 @@ BuildResult::to_json() const
     nlohmann::json job{{"id", r.job.id},
                        {"target", r.job.target},
                        {"model", r.job.model},
-                       {"precision", manifest::precision_name(r.job.precision)},
+                       {"precision", r.job.has_precision ? nlohmann::json(manifest::precision_name(r.job.precision)) : nlohmann::json()},
                        {"strategy", manifest::to_string(r.job.strategy)},
                        {"reason", r.job.reason},
                        {"state", to_string(r.state)},

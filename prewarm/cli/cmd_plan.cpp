@@ -67,7 +67,7 @@ run_plan(const PlanArgs& args)
       nlohmann::json entry{{"id", job.id},
                            {"target", job.target},
                            {"model", job.model},
-                           {"precision", manifest::precision_name(job.precision)},
+                           {"precision", job.has_precision ? nlohmann::json(manifest::precision_name(job.precision)) : nlohmann::json()},
                            {"strategy", manifest::to_string(job.strategy)},
                            {"reason", job.reason}};
       if (job.device) {

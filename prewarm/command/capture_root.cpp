@@ -142,7 +142,8 @@ move_tree(const fs::path& from, const fs::path& to)
                                           errno_message(errno)));
   }
   std::error_code ec;
-  fs::copy(from, to, fs::copy_options::recursive, ec);
+  // A cache's own links stay links (a slice carries them as they are).
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   if (ec) {
     return fail(Errc::failed, fmt::format("cannot copy {} to {}: {}", in_quotes(from.string()), in_quotes(to.string()),
                                           ec.message()));

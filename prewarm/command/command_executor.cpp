@@ -183,10 +183,12 @@ CommandExecutor::run(const jobs::JobContext& context)
   }
   CommandJobRequest request;
   request.job_id = job.id;
-  request.precision = std::string(manifest::precision_name(job.precision));
   PW_ASSIGN_CTX(request.workload, job.id, to_command_workload(*context.model.command));
   request.workload.environment.emplace("PREWARM_TARGET", job.target);
-  request.workload.environment.emplace("PREWARM_PRECISION", request.precision);
+  if (job.has_precision) {
+    request.precision = std::string(manifest::precision_name(job.precision));
+    request.workload.environment.emplace("PREWARM_PRECISION", request.precision);
+  }
   request.work_dir = context.work_dir / "capture";
   request.log_file = context.log_file;
   request.home = m_options.home;

@@ -5,8 +5,10 @@
 // of kinds that share their requirements, so that, say, a Triton cache still
 // installs on a host whose NVIDIA driver differs from the build host's.
 //
-// The program also sees PREWARM_TARGET (the registry name) and
-// PREWARM_PRECISION, so a warm-up script can pick the device a job is for.
+// The program also sees PREWARM_TARGET (the registry name) and, when its
+// command names "{precision}" (else it has no precision axis: one job per
+// target), PREWARM_PRECISION, so a warm-up script can pick the device a job
+// is for.
 #pragma once
 
 #include "jobs/executor.hpp"

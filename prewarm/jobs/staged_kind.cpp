@@ -3,9 +3,11 @@
 
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "bundle/entry_path.hpp"
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,17 +21,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One component as the bundle manifest grammar allows it: [A-Za-z0-9._+-]{1,255}.
+// One component as the bundle manifest grammar allows it: 1..255 bytes of
+// printable UTF-8 (bundle/bundle_manifest.hpp, COMPONENT).
 bool
 is_canonical_component(std::string_view name)
 {
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") {
-    return false;
+  return !name.empty() && name.size() <= 255 && name != "." && name != ".." && is_printable_utf8(name);
+}
+
+// Why the link at `relative` (holding `target`) under `root` cannot ship, or
+// "" when a slice carries it: the manifest's TARGET rule
+// (bundle::resolve_link_target), judged on a stand-in tree, and a regular
+// file at the end (never a directory, another link or nothing).
+std::string
+link_refusal(const fs::path& root, const std::string& relative, const std::string& target)
+{
+  constexpr std::string_view k_tree = "custom/tree/";
+  auto resolved = bundle::resolve_link_target(std::string(k_tree) + relative, target);
+  if (!resolved) {
+    const auto& why = resolved.error().message();
+    return why.substr(why.rfind(": ") + 2);
   }
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '+' ||
-           c == '-';
-  });
+  const auto inside = resolved->substr(k_tree.size());
+  struct stat st{};
+  if (::lstat((root / inside).c_str(), &st) != 0) {
+    return fmt::format("leads to nothing ({} does not exist in the cache)", in_quotes(inside));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return fmt::format("leads to {}, which is {} (a slice carries links to files of the same cache only)",
+                       in_quotes(inside), S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "another link" : "not a regular file");
+  }
+  return {};
 }
 
 } // namespace
@@ -88,26 +110,28 @@ clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookke
       }
       continue;
     }
+    if (!is_canonical_component(name)) {
+      result.refusals.push_back(fmt::format(
+        "{}: {} has a name that is not 1..255 bytes of printable UTF-8 (the bundle manifest's path grammar: "
+        "spaces, parentheses and any printable character are carried; control characters and invalid "
+        "UTF-8 are not)",
+        label, in_quotes(relative)));
+      continue;
+    }
     if (fs::is_symlink(status)) {
       const auto target = fs::read_symlink(it->path(), ec);
-      if (!ec && link_stays_inside(root, it->path(), target)) {
-        result.refusals.push_back(fmt::format(
-          "{}: {} is a symbolic link to {} inside the cache, which finds its entries through it; a slice "
-          "carries regular files and directories only, so the cache would ship without it and never hit",
-          label, in_quotes(relative), in_quotes(target.string())));
-        continue;
-      }
+      const auto why = ec ? fmt::format("cannot be read: {}", ec.message())
+                          : link_refusal(root, it->path().lexically_relative(root).generic_string(), target.string());
       ec.clear();
+      if (!why.empty()) {
+        result.refusals.push_back(fmt::format("{}: {} is a symbolic link to {} that no slice can carry: {}", label,
+                                              in_quotes(relative), in_quotes(target.string()), why));
+      }
+      continue; // shipped as a link entry
     }
     if (!fs::is_regular_file(status) && !fs::is_directory(status)) {
       non_regular.push_back(it->path());
       continue;
-    }
-    if (!is_canonical_component(name)) {
-      result.refusals.push_back(fmt::format(
-        "{}: {} has a name outside [A-Za-z0-9._+-] (the bundle manifest's path grammar; spaces, "
-        "parentheses and non-ASCII are not carried yet)",
-        label, in_quotes(relative)));
     }
   }
   for (const auto& path : doomed) {
@@ -115,12 +139,8 @@ clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookke
     ++result.bookkeeping_removed;
   }
   for (const auto& path : non_regular) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return fail(Errc::failed,
-                  fmt::format("cannot remove {}: {}", in_quotes(path.string()), errno_message(errno)));
-    }
-    result.warnings.push_back(fmt::format("{}: removed {} (a link leaving the cache, or not a regular file or "
-                                          "directory; a slice holds only files and directories)",
+    result.refusals.push_back(fmt::format("{}: {} is a socket, fifo or device (a slice carries files, "
+                                          "directories and links inside the cache only)",
                                           label, in_quotes(path.lexically_relative(root).string())));
   }
   return result;

@@ -30,14 +30,14 @@ struct CleanResult
 
 // Makes a staged tree packageable, or says why it cannot be:
 //   - bookkeeping (`is_bookkeeping`, may be null) is removed;
-//   - a symbolic link whose target stays inside the tree (relative, no
-//     escape) is part of the cache's structure (darktable finds each
-//     program's binary through one): a refusal, since a slice carries
-//     regular files and directories only and the cache would ship without it;
-//   - any other link (absolute, or leaving the tree), socket, fifo or device
-//     is removed with a warning: a slice must never carry a link the
-//     installer would have to trust, and such a link is no part of the cache;
-//   - a name outside the bundle grammar's [A-Za-z0-9._+-] is a refusal.
+//   - a symbolic link that leads to a regular file of the tree (relative, no
+//     climb out of it) is part of the cache's structure (darktable finds
+//     each program's binary through one) and ships as a link entry;
+//   - any other link (absolute, leaving the tree, to a directory, to another
+//     link, to nothing), socket, fifo or device is a refusal naming the file
+//     and the rule: the cache cannot ship as it is;
+//   - a name that is not 1..255 bytes of printable UTF-8 is a refusal
+//     (spaces, parentheses and non-ASCII letters are carried).
 // `label` names the tree in messages ("pocl", "custom cache clfft").
 Result<CleanResult> clean_staged_tree(std::string_view label,
                                       const std::filesystem::path& root,

@@ -45,6 +45,15 @@ CommandWorkload::argv_for(model::Precision precision) const
   return out;
 }
 
+bool
+CommandWorkload::uses_precision() const
+{
+  static constexpr std::string_view placeholder = "{precision}";
+  const auto names = [](std::string_view text) { return text.find(placeholder) != std::string_view::npos; };
+  return std::any_of(argv.begin(), argv.end(), names) || names(cwd.string()) ||
+         std::any_of(env.begin(), env.end(), [&](const auto& entry) { return names(entry.second); });
+}
+
 const ModelSpec*
 Manifest::find_model(std::string_view name) const
 {

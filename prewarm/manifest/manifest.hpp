@@ -9,7 +9,10 @@
 //       preset: PRESET                    one of preset | architecture | command
 //       architecture: ARCHITECTURE        inline, same fields as presets.hpp
 //       command:                          any program whose caches are captured
-//         argv: [PROGRAM, ARG...]         "{precision}" in an element is replaced
+//         argv: [PROGRAM, ARG...]         "{precision}" in an element is replaced;
+//                                         a command that names "{precision}" nowhere
+//                                         (argv, cwd, env values) has no precision
+//                                         axis: one job per target, id TARGET/MODEL
 //         cwd: DIR                        relative to the manifest's directory
 //         env: {NAME: VALUE}
 //         timeout: DURATION               "30m" (default 1h)
@@ -84,6 +87,10 @@ struct CommandWorkload
 
   // argv with every "{precision}" replaced.
   std::vector<std::string> argv_for(model::Precision precision) const;
+
+  // Whether "{precision}" appears in argv, cwd or an env value: only then
+  // does the command run once per precision of the manifest.
+  bool uses_precision() const;
 };
 
 enum class ModelSource { preset, architecture, command };

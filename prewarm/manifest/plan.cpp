@@ -236,12 +236,20 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
     }
     const TargetAssessment assessment = assess_target(*target, host);
     for (const auto& model : manifest.models) {
+      // A command that never names {precision} would run the same way once
+      // per precision: it gets one job, whose id names no precision.
+      const bool per_precision = !model.command || model.command->uses_precision();
       for (const auto precision : manifest.precisions) {
+        if (!per_precision && precision != manifest.precisions.front()) {
+          break;
+        }
         Job job;
         job.target = target->name;
         job.model = model.name;
         job.precision = precision;
-        job.id = fmt::format("{}/{}/{}", target->name, model.name, precision_name(precision));
+        job.has_precision = per_precision;
+        job.id = per_precision ? fmt::format("{}/{}/{}", target->name, model.name, precision_name(precision))
+                               : fmt::format("{}/{}", target->name, model.name);
         job.strategy = assessment.strategy;
         job.reason = assessment.reason;
         job.device = assessment.device;

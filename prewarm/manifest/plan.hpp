@@ -82,6 +82,9 @@ struct Job
   std::string target;
   std::string model;
   model::Precision precision = model::Precision::fp32;
+  // False for a command workload that never names "{precision}": one job per
+  // target, id "TARGET/MODEL", and `precision` means nothing.
+  bool has_precision = true;
   Strategy strategy = Strategy::skip;
   std::string reason;
   std::optional<HostDevice> device; // strategy run

@@ -168,6 +168,7 @@ write_bundle(const BundleSpec& spec, std::span<const PrivateKey> keys, const std
     slice.environment = input.environment;
     slice.directories = std::move(written.directories);
     slice.files = std::move(written.files);
+    slice.links = std::move(written.links);
     manifest.slices.push_back(std::move(slice));
   }
   bundle::normalize(manifest);

@@ -29,6 +29,10 @@ summarize_kinds(const bundle::Slice& slice)
     ++summary.file_count;
     summary.total_bytes += file.size;
   }
+  for (const auto& link : slice.links) {
+    const auto kind = std::string(bundle::kind_of(link.path));
+    ++kinds.try_emplace(kind, KindSummary{kind, 0, 0}).first->second.link_count;
+  }
   std::vector<KindSummary> out;
   for (auto& [name, summary] : kinds) {
     out.push_back(std::move(summary));
@@ -116,7 +120,8 @@ format_text(const BundleDescription& d)
       out += fmt::format("  requires {} {} {}\n", r.key, r.op, r.value);
     }
     for (const auto& k : d.slice_kinds[i]) {
-      out += fmt::format("  kind     {:<9} {} file{}, {}\n", k.kind, k.file_count, k.file_count == 1 ? "" : "s", human_bytes(k.total_bytes));
+      out += fmt::format("  kind     {:<9} {} file{}, {}{}\n", k.kind, k.file_count, k.file_count == 1 ? "" : "s", human_bytes(k.total_bytes),
+                         k.link_count == 0 ? "" : fmt::format(", {} link{}", k.link_count, k.link_count == 1 ? "" : "s"));
     }
     for (const auto& c : s.caches) {
       out += fmt::format("  cache    custom/{} located by ${}\n", c.name, c.variable);
@@ -177,7 +182,11 @@ format_json(const BundleDescription& d)
     }
     slice["kinds"] = ordered_json::array();
     for (const auto& k : d.slice_kinds[i]) {
-      slice["kinds"].push_back({{"kind", k.kind}, {"files", k.file_count}, {"bytes", k.total_bytes}});
+      ordered_json kind = {{"kind", k.kind}, {"files", k.file_count}, {"bytes", k.total_bytes}};
+      if (k.link_count > 0) {
+        kind["links"] = k.link_count;
+      }
+      slice["kinds"].push_back(std::move(kind));
     }
     j["slices"].push_back(std::move(slice));
   }

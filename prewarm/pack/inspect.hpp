@@ -26,6 +26,7 @@ struct KindSummary
   std::string kind;
   std::uint64_t file_count = 0;
   std::uint64_t total_bytes = 0;
+  std::uint64_t link_count = 0; // symbolic links inside the cache
 };
 
 struct BundleDescription

@@ -270,7 +270,10 @@ extract_copy(const Partial& partial,
     entry_times.insert(*entry_time);
   }
   std::error_code ec;
-  fs::copy(private_dir, staging, fs::copy_options::recursive | fs::copy_options::skip_existing, ec);
+  // copy_symlinks: a cache's links (verified against the signed manifest)
+  // stay links; following one would ship the target's bytes under its name.
+  fs::copy(private_dir, staging,
+           fs::copy_options::recursive | fs::copy_options::skip_existing | fs::copy_options::copy_symlinks, ec);
   if (ec) {
     return fail(Errc::failed,
                 fmt::format("{}: copying into the merge staging directory {}: {}", origin, staging.string(),

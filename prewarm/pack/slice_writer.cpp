@@ -2,6 +2,7 @@
 #include "pack/slice_writer.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "bundle/cache_kind.hpp"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <memory>
 #include <vector>
 
@@ -26,12 +28,28 @@ namespace {
 
 constexpr std::size_t k_copy_buffer = 256 * 1024;
 
+Result<std::string>
+read_link_at(int dirfd, const std::string& name, const std::filesystem::path& full)
+{
+  std::string target(PATH_MAX, '\0');
+  const ssize_t got = ::readlinkat(dirfd, name.c_str(), target.data(), target.size());
+  if (got < 0) {
+    return fail(Errc::failed, fmt::format("cannot read the link {}: {}", in_quotes(full.string()), errno_message(errno)));
+  }
+  if (static_cast<std::size_t>(got) >= target.size()) {
+    return fail(Errc::usage, fmt::format("cannot pack {}: link target longer than {} bytes", in_quotes(full.string()), PATH_MAX));
+  }
+  target.resize(static_cast<std::size_t>(got));
+  return target;
+}
+
 struct StagedEntry
 {
-  std::string path; // "<kind>/<rel>", '/'-separated
-  bool is_dir = false;
+  std::string path; // "<kind>/<rel>", '/'-separated, the name on disk
+  enum class Type { directory, file, link } type = Type::file;
   std::uint64_t size = 0;
   bool executable = false;
+  std::string target; // a link's target, as the link holds it
 };
 
 std::unexpected<Error>
@@ -40,57 +58,101 @@ refuse(const std::filesystem::path& where, std::string_view why)
   return fail(Errc::usage, fmt::format("cannot pack {}: {}", in_quotes(where.string()), why));
 }
 
-// Walks `root` without following symlinks and refuses anything a slice may
+constexpr std::size_t k_max_walk_depth = bundle::k_max_path_depth + 2;
+
+// Walks the directory `dirfd` (`rel` beneath the staging root) through
+// directory fds, never following a link, and refuses anything a slice may
 // not carry, naming the offending path (fail at build, never at install).
-Result<std::vector<StagedEntry>>
-collect_entries(const std::filesystem::path& root)
+Status
+collect_beneath(const std::filesystem::path& root, int dirfd, const std::string& rel, std::size_t depth,
+                std::vector<StagedEntry>& entries)
 {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto root_status = fs::symlink_status(root, ec);
-  if (ec || root_status.type() != fs::file_type::directory) {
-    return refuse(root, "not a directory");
+  if (depth > k_max_walk_depth) {
+    return refuse(root / rel, fmt::format("more than {} directories deep", k_max_walk_depth));
   }
   const bundle::ExtractLimits reader_limits; // what every runtime accepts by default
-  std::vector<StagedEntry> entries;
-  fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), ec.message()));
-  }
-  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), ec.message()));
-    }
-    const fs::path& full = it->path();
-    const std::string rel = full.lexically_relative(root).generic_string();
+  PW_ASSIGN(const auto names, list_directory(dirfd, rel.empty() ? root.string() : (root / rel).string()));
+  for (const auto& name : names) {
+    const auto path = join_relative(rel, name);
+    const auto full = root / path;
     struct stat st{};
-    if (::lstat(full.c_str(), &st) != 0) {
+    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       return fail(Errc::failed, fmt::format("cannot stat {}: {}", in_quotes(full.string()), errno_message(errno)));
     }
-    StagedEntry entry{rel, false, 0, false};
-    if (S_ISLNK(st.st_mode)) {
-      return refuse(full, "is a symbolic link (a slice carries regular files and directories only; copy the target in instead)");
-    }
+    StagedEntry entry;
+    entry.path = path;
     if (S_ISDIR(st.st_mode)) {
-      entry.is_dir = true;
+      entry.type = StagedEntry::Type::directory;
     } else if (S_ISREG(st.st_mode)) {
       entry.size = static_cast<std::uint64_t>(st.st_size);
       entry.executable = (st.st_mode & S_IXUSR) != 0;
       if (entry.size > reader_limits.max_file_bytes) {
         return refuse(full, fmt::format("{} bytes is over the per-file limit of {} that installers apply", entry.size, reader_limits.max_file_bytes));
       }
+    } else if (S_ISLNK(st.st_mode)) {
+      entry.type = StagedEntry::Type::link;
+      PW_ASSIGN(entry.target, read_link_at(dirfd, name, full));
+      if (auto resolved = bundle::resolve_link_target(path, entry.target); !resolved) {
+        return refuse(full, resolved.error().message());
+      }
     } else {
-      return refuse(full, "is a socket, fifo or device (a slice carries regular files and directories only)");
+      return refuse(full, "is a socket, fifo or device (a slice carries files, directories and links inside the cache only)");
     }
-    if (auto s = bundle::validate_entry_path(rel, entry.is_dir ? bundle::KindOnlyPath::allowed : bundle::KindOnlyPath::refused); !s) {
-      return refuse(full, s.error().message() + " (top-level directories must be cache kinds: programs, pocl, cuda, neo, sycl, triton, inductor)");
+    const auto kind_only = entry.type == StagedEntry::Type::directory ? bundle::KindOnlyPath::allowed : bundle::KindOnlyPath::refused;
+    if (auto s = bundle::validate_entry_path(path, kind_only); !s) {
+      return refuse(full, s.error().message() + " (top-level directories must be cache kinds: programs, pocl, cuda, neo, sycl, triton, inductor, custom)");
     }
+    const bool descend = entry.type == StagedEntry::Type::directory;
     entries.push_back(std::move(entry));
+    if (descend) {
+      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!child) {
+        return fail(Errc::failed, fmt::format("cannot open {}: {}", in_quotes(full.string()), errno_message(errno)));
+      }
+      PW_TRY(collect_beneath(root, child.get(), path, depth + 1, entries));
+    }
   }
+  return {};
+}
+
+// Every link must lead to a regular file of the staging tree, inside its own
+// cache: the same rule the manifest's validate() applies, told here with the
+// file named (a link to a directory, another link or nothing never ships).
+Status
+check_link_targets(const std::filesystem::path& root, const std::vector<StagedEntry>& entries)
+{
+  for (const auto& entry : entries) {
+    if (entry.type != StagedEntry::Type::link) {
+      continue;
+    }
+    PW_ASSIGN(const auto resolved, bundle::resolve_link_target(entry.path, entry.target));
+    const auto it = std::lower_bound(entries.begin(), entries.end(), resolved,
+                                     [](const StagedEntry& e, const std::string& p) { return e.path < p; });
+    if (it == entries.end() || it->path != resolved || it->type != StagedEntry::Type::file) {
+      const std::string_view what = it == entries.end() || it->path != resolved ? "nothing"
+                                    : it->type == StagedEntry::Type::directory ? "a directory"
+                                                                                : "another link";
+      return refuse(root / entry.path, fmt::format("is a symbolic link to {}, which is {} (a slice carries links to files of "
+                                                   "the same cache only)", in_quotes(entry.target), what));
+    }
+  }
+  return {};
+}
+
+Result<std::vector<StagedEntry>>
+collect_entries(const std::filesystem::path& root)
+{
+  UniqueFd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!top) {
+    return refuse(root, fmt::format("not a directory ({})", errno_message(errno)));
+  }
+  std::vector<StagedEntry> entries;
+  PW_TRY(collect_beneath(root, top.get(), "", 0, entries));
   if (entries.empty()) {
     return refuse(root, "the staging directory is empty");
   }
   std::sort(entries.begin(), entries.end(), [](const StagedEntry& a, const StagedEntry& b) { return a.path < b.path; });
+  PW_TRY(check_link_targets(root, entries));
   return entries;
 }
 
@@ -140,20 +202,32 @@ write_slice(const std::filesystem::path& staging_dir,
   const auto mtime = static_cast<time_t>(options.mtime.time_since_epoch().count());
   std::vector<char> buffer(k_copy_buffer);
   for (const auto& staged : entries) {
+    const bool is_dir = staged.type == StagedEntry::Type::directory;
+    const bool is_link = staged.type == StagedEntry::Type::link;
     EntryPtr entry(archive_entry_new(), &archive_entry_free);
-    archive_entry_set_pathname(entry.get(), staged.path.c_str());
-    archive_entry_set_filetype(entry.get(), staged.is_dir ? AE_IFDIR : AE_IFREG);
-    const unsigned mode = staged.is_dir || staged.executable ? 0755 : 0644;
+    // The manifest's spelling (encode_entry_path): tar names stay ASCII, so
+    // no locale's charset conversion can change a name between writer and
+    // reader, and each name has one spelling in the stream.
+    archive_entry_set_pathname(entry.get(), bundle::encode_entry_path(staged.path).c_str());
+    archive_entry_set_filetype(entry.get(), is_dir ? AE_IFDIR : is_link ? AE_IFLNK : AE_IFREG);
+    const unsigned mode = is_link ? 0777 : is_dir || staged.executable ? 0755 : 0644;
     archive_entry_set_perm(entry.get(), mode);
-    archive_entry_set_size(entry.get(), staged.is_dir ? 0 : static_cast<la_int64_t>(staged.size));
+    archive_entry_set_size(entry.get(), is_dir || is_link ? 0 : static_cast<la_int64_t>(staged.size));
+    if (is_link) {
+      archive_entry_set_symlink(entry.get(), bundle::encode_entry_path(staged.target).c_str());
+    }
     archive_entry_set_mtime(entry.get(), mtime, 0);
     archive_entry_set_uid(entry.get(), 0);
     archive_entry_set_gid(entry.get(), 0);
     if (archive_write_header(a.get(), entry.get()) != ARCHIVE_OK) {
       return fail(Errc::failed, fmt::format("cannot add {}: {}", in_quotes(staged.path), archive_message(a.get())));
     }
-    if (staged.is_dir) {
+    if (is_dir) {
       written.directories.push_back(staged.path);
+      continue;
+    }
+    if (is_link) {
+      written.links.push_back(bundle::LinkEntry{staged.path, staged.target});
       continue;
     }
     const auto source = staging_dir / staged.path;

@@ -8,13 +8,18 @@
 // ctime, libarchive pax_restricted + zstd at a fixed level and worker count.
 // Same inputs and time, same libarchive/zstd => byte-identical output.
 //
+// Names are the manifest's spelling (bundle::encode_entry_path): any
+// printable UTF-8 on disk, ASCII in the stream. A symbolic link is archived
+// as a link entry when its target is relative and leads to a regular file of
+// the same cache (bundle::resolve_link_target); the walk never follows one.
 // Refused at build time (so install never meets them), with the path named:
-// symlinks, sockets, fifos, devices, names outside the manifest charset,
+// other links (absolute, leaving the cache, to a directory, to a link, to
+// nothing), sockets, fifos, devices, names that are not printable UTF-8,
 // top-level entries that are not known cache kinds, files larger than the
 // reader's default per-file limit, too deep / too long paths.
 // Files with several hard links (nlink > 1) are archived as independent
-// regular files (content stored once per name): the reader accepts no link
-// entries, and caches that hard-link entries work with copies.
+// regular files (content stored once per name): the reader accepts no hard
+// link entries, and caches that hard-link entries work with copies.
 #pragma once
 
 #include "base/error.hpp"
@@ -44,6 +49,7 @@ struct WrittenSlice
 {
   std::vector<std::string> directories; // sorted, kinds included
   std::vector<bundle::FileEntry> files; // sorted by path
+  std::vector<bundle::LinkEntry> links; // sorted by path
   std::string payload_sha256;
   std::uint64_t payload_size = 0;
   std::uint64_t uncompressed_size = 0; // sum of file sizes

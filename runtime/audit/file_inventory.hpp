@@ -6,9 +6,9 @@
 //
 // Inventory file (ROOT/.prewarm/files, written by the installer):
 //   "prewarm-files 1" LF
-//   (KIND " " RELATIVE-PATH LF)*    sorted; paths hold no spaces or newlines
-//                                   (the bundle grammar's [A-Za-z0-9._+-]
-//                                   components joined by "/")
+//   (KIND " " RELATIVE-PATH LF)*    sorted; KIND holds no space, a path may
+//                                   (the bundle grammar's printable UTF-8
+//                                   components joined by "/"), never a newline
 #pragma once
 
 #include "base/error.hpp"
@@ -25,7 +25,8 @@ namespace prewarm::audit {
 using FileSet = std::set<std::string>; // relative paths, "/"-separated
 
 // Every regular file under `dir` (links and special files are not followed
-// or listed). A missing directory is an empty set.
+// or listed: a read through a cache's own link opens, and counts as a read
+// of, its target). A missing directory is an empty set.
 Result<FileSet> list_files(const std::filesystem::path& dir);
 
 // What a file was before a run: a file that was written during the run

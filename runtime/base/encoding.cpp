@@ -160,6 +160,54 @@ base64_decode(std::string_view text)
   return out;
 }
 
+bool
+is_printable_utf8(std::string_view text)
+{
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {
+      if (lead < 0x20 || lead == 0x7f) {
+        return false;
+      }
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    char32_t code = 0;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      length = 2;
+      code = lead & 0x1fu;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      code = lead & 0x0fu;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      code = lead & 0x07u;
+    } else {
+      return false; // a continuation byte first, an overlong 2-byte lead, or past U+10FFFF
+    }
+    if (i + length > text.size()) {
+      return false;
+    }
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xc0u) != 0x80u) {
+        return false;
+      }
+      code = (code << 6) | (next & 0x3fu);
+    }
+    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+    const bool surrogate = code >= 0xd800 && code <= 0xdfff;
+    const bool c1_control = code >= 0x80 && code <= 0x9f;
+    if (overlong || surrogate || c1_control || code > 0x10ffff) {
+      return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
 std::string
 in_quotes(std::string_view text)
 {

@@ -21,6 +21,11 @@ std::optional<std::string> base64_decode(std::string_view text);
 // \t, \r, \xHH.
 std::string in_quotes(std::string_view text);
 
+// Well-formed UTF-8 (no overlong form, surrogate or code point above
+// U+10FFFF) without a control character (C0, DEL, C1): a name an application
+// may give a cache entry and a terminal shows as it is.
+bool is_printable_utf8(std::string_view text);
+
 inline constexpr std::string_view k_whitespace = " \t\r\n\v\f";
 // `text` without the leading and trailing characters of `blank`.
 std::string_view trim(std::string_view text, std::string_view blank = k_whitespace);

@@ -80,6 +80,43 @@ validate_caches_and_environment(const Slice& slice)
   for (const auto& file : slice.files) {
     PW_TRY(check_declared(file.path));
   }
+  for (const auto& link : slice.links) {
+    PW_TRY(check_declared(link.path));
+  }
+  return {};
+}
+
+// Link lines: each a new name beside the dirs and files, in a listed
+// directory, and leading to a file of this slice inside its own tree. The
+// installer then creates it as it is and never follows it.
+Status
+validate_links(const Slice& slice, std::set<std::string, std::less<>>& folded, const std::set<std::string_view>& directories)
+{
+  const auto where = [&](std::string_view what) { return fmt::format("slice {}: {}", in_quotes(slice.id), what); };
+  const auto is_file = [&](std::string_view path) {
+    const auto it = std::lower_bound(slice.files.begin(), slice.files.end(), path,
+                                     [](const FileEntry& f, std::string_view p) { return f.path < p; });
+    return it != slice.files.end() && it->path == path;
+  };
+  for (std::size_t i = 0; i < slice.links.size(); ++i) {
+    const auto& link = slice.links[i];
+    PW_TRY_CTX(where("link"), validate_entry_path(link.path, KindOnlyPath::refused));
+    if (i > 0 && !(slice.links[i - 1].path < link.path)) {
+      return format_error(where(fmt::format("link {} is duplicated or out of order", in_quotes(link.path))));
+    }
+    if (!folded.insert(ascii_lower(link.path)).second) {
+      return format_error(where(fmt::format("link {} collides with another entry after ASCII case-fold", in_quotes(link.path))));
+    }
+    if (!directories.contains(parent_of(link.path))) {
+      return format_error(where(fmt::format("link {} has no dir line for its parent {}", in_quotes(link.path), in_quotes(parent_of(link.path)))));
+    }
+    PW_ASSIGN_CTX(const auto resolved, where("link"), resolve_link_target(link.path, link.target));
+    if (!is_file(resolved)) {
+      return fail(Errc::verify, where(fmt::format("link {} -> {}: {} is not a file line of this slice (a link leads to a file "
+                                                  "of its own cache: never to a directory, another link or nothing)",
+                                                  in_quotes(link.path), in_quotes(link.target), in_quotes(resolved))), "E_PATH");
+    }
+  }
   return {};
 }
 
@@ -120,7 +157,7 @@ validate_slice(const Slice& slice)
     }
   }
   PW_TRY(validate_caches_and_environment(slice));
-  const std::size_t entries = slice.directories.size() + slice.files.size();
+  const std::size_t entries = slice.directories.size() + slice.files.size() + slice.links.size();
   if (entries > k_max_entries_per_slice) {
     return format_error(where(fmt::format("{} entries (at most {})", entries, k_max_entries_per_slice)));
   }
@@ -128,7 +165,7 @@ validate_slice(const Slice& slice)
     return format_error(where("no entries"));
   }
   if (slice.entry_count != entries) {
-    return format_error(where(fmt::format("entry count {} differs from the {} dir and file lines", slice.entry_count, entries)));
+    return format_error(where(fmt::format("entry count {} differs from the {} dir, file and link lines", slice.entry_count, entries)));
   }
 
   // Every path once, also after ASCII case-fold: on a case-insensitive file
@@ -177,7 +214,7 @@ validate_slice(const Slice& slice)
   if (total != slice.uncompressed_size) {
     return format_error(where(fmt::format("uncompressed size {} differs from the sum of file sizes {}", slice.uncompressed_size, total)));
   }
-  return {};
+  return validate_links(slice, folded, directories);
 }
 
 } // namespace
@@ -214,10 +251,13 @@ serialize(const BundleManifest& manifest)
       line(fmt::format("env {} {}", setting.name, setting.value));
     }
     for (const auto& dir : slice.directories) {
-      line(fmt::format("dir {}", dir));
+      line(fmt::format("dir {}", encode_entry_path(dir)));
     }
     for (const auto& file : slice.files) {
-      line(fmt::format("file {} {} {:04o} {}", file.sha256, file.size, file.mode, file.path));
+      line(fmt::format("file {} {} {:04o} {}", file.sha256, file.size, file.mode, encode_entry_path(file.path)));
+    }
+    for (const auto& link : slice.links) {
+      line(fmt::format("link {} {}", encode_entry_path(link.path), encode_entry_path(link.target)));
     }
   }
   return out;
@@ -237,61 +277,9 @@ normalize(BundleManifest& manifest)
     std::sort(slice.directories.begin(), slice.directories.end());
     std::sort(slice.files.begin(), slice.files.end(),
               [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
-    slice.entry_count = slice.directories.size() + slice.files.size();
+    std::sort(slice.links.begin(), slice.links.end());
+    slice.entry_count = slice.directories.size() + slice.files.size() + slice.links.size();
   }
-}
-
-Status
-validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t max_length, std::size_t max_depth)
-{
-  const auto bad = [&](std::string_view why) {
-    return fail(Errc::verify, fmt::format("path {}: {}", in_quotes(path), why), "E_PATH");
-  };
-  if (path.empty()) {
-    return bad("empty");
-  }
-  if (path.size() > max_length) {
-    return bad(fmt::format("{} bytes long (at most {})", path.size(), max_length));
-  }
-  const auto kind = kind_of(path);
-  if (kind != k_custom_kind && !parse_cache_kind(kind)) {
-    return bad(fmt::format("does not start with a known cache kind ({} is not one)", in_quotes(kind)));
-  }
-  if (const auto custom = custom_cache_of(path); !custom.empty()) {
-    if (auto named = check_custom_cache_name(custom); !named) {
-      return bad(named.error().message());
-    }
-  }
-  if (kind.size() == path.size()) {
-    if (kind_only == KindOnlyPath::refused) {
-      return bad("names a cache kind directory, not a file in it");
-    }
-    return {};
-  }
-  std::string_view rest = path.substr(kind.size() + 1);
-  std::size_t depth = 0;
-  while (true) {
-    const auto slash = rest.find('/');
-    const auto component = rest.substr(0, slash);
-    ++depth;
-    if (component.empty()) {
-      return bad("empty component (\"//\" or a trailing \"/\")");
-    }
-    if (component == "." || component == "..") {
-      return bad(fmt::format("component {} is not allowed", in_quotes(component)));
-    }
-    if (!is_component(component)) {
-      return bad(fmt::format("component {} is not 1..255 of [A-Za-z0-9._+-]", in_quotes(component)));
-    }
-    if (slash == std::string_view::npos) {
-      break;
-    }
-    rest.remove_prefix(slash + 1);
-  }
-  if (depth > max_depth) {
-    return bad(fmt::format("{} components deep (at most {})", depth, max_depth));
-  }
-  return {};
 }
 
 Status
@@ -479,14 +467,48 @@ parse_env(std::size_t line_no, std::string_view rest, Slice& slice)
   return {};
 }
 
+// An encoded PATH or TARGET field, decoded.
+Result<std::string>
+decoded_field(std::size_t line_no, std::string_view what, std::string_view field)
+{
+  auto decoded = decode_entry_path(field);
+  if (!decoded) {
+    return line_error(line_no, fmt::format("{} {} is not percent-encoded as the grammar writes it (\"%\" and two uppercase "
+                                           "hex digits for each byte outside [A-Za-z0-9._+-/], and only for those)",
+                                           what, in_quotes(field.substr(0, 80))));
+  }
+  return std::move(*decoded);
+}
+
 // "dir PATH"
 Status
 parse_dir(std::size_t line_no, std::string_view rest, Slice& slice)
 {
-  if (auto s = validate_entry_path(rest, KindOnlyPath::allowed); !s) {
+  PW_ASSIGN(auto path, decoded_field(line_no, "path", rest));
+  if (auto s = validate_entry_path(path, KindOnlyPath::allowed); !s) {
     return line_error(line_no, s.error().message());
   }
-  slice.directories.emplace_back(rest);
+  slice.directories.push_back(std::move(path));
+  return {};
+}
+
+// "link PATH TARGET"
+Status
+parse_link(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  const auto fields = split_fields(rest, 2);
+  if (fields.size() != 2 || fields[1].find(' ') != std::string_view::npos) {
+    return line_error(line_no, "link line needs: PATH TARGET");
+  }
+  PW_ASSIGN(auto path, decoded_field(line_no, "path", fields[0]));
+  PW_ASSIGN(auto target, decoded_field(line_no, "target", fields[1]));
+  if (auto s = validate_entry_path(path, KindOnlyPath::refused); !s) {
+    return line_error(line_no, s.error().message());
+  }
+  if (auto resolved = resolve_link_target(path, target); !resolved) {
+    return fail(Error(Errc::verify, fmt::format("manifest:{}: {}", line_no, resolved.error().message()), "E_PATH"));
+  }
+  slice.links.push_back(LinkEntry{std::move(path), std::move(target)});
   return {};
 }
 
@@ -513,10 +535,11 @@ parse_file(std::size_t line_no, std::string_view rest, Slice& slice)
   } else {
     return line_error(line_no, fmt::format("file mode {} (only 0644 and 0755)", in_quotes(fields[2])));
   }
-  if (auto s = validate_entry_path(fields[3], KindOnlyPath::refused); !s) {
+  PW_ASSIGN(auto path, decoded_field(line_no, "path", fields[3]));
+  if (auto s = validate_entry_path(path, KindOnlyPath::refused); !s) {
     return line_error(line_no, s.error().message());
   }
-  slice.files.push_back(FileEntry{std::string(fields[3]), std::string(fields[0]), *size, mode});
+  slice.files.push_back(FileEntry{std::move(path), std::string(fields[0]), *size, mode});
   return {};
 }
 
@@ -528,13 +551,14 @@ struct SectionParser
   Status (*parse)(std::size_t line_no, std::string_view rest, Slice& slice);
   bool is_entry; // dir and file lines count against k_max_entries_per_slice
 };
-constexpr std::array<SectionParser, 6> k_sections{{
+constexpr std::array<SectionParser, 7> k_sections{{
   {"require", parse_require, false},
   {"job", parse_job, false},
   {"cache", parse_cache, false},
   {"env", parse_env, false},
   {"dir", parse_dir, true},
   {"file", parse_file, true},
+  {"link", parse_link, true},
 }};
 
 } // namespace
@@ -580,10 +604,10 @@ parse_slices(Lines& lines, BundleManifest& manifest)
     }
     const auto index = static_cast<std::size_t>(found - k_sections.begin());
     if (index < section) {
-      return line_error(line_no, fmt::format("{} line out of order (require, job, cache, env, dir, file)", in_quotes(keyword)));
+      return line_error(line_no, fmt::format("{} line out of order (require, job, cache, env, dir, file, link)", in_quotes(keyword)));
     }
     section = index;
-    if (found->is_entry && slice->directories.size() + slice->files.size() >= k_max_entries_per_slice) {
+    if (found->is_entry && slice->directories.size() + slice->files.size() + slice->links.size() >= k_max_entries_per_slice) {
       return line_error(line_no, fmt::format("more than {} entries in slice {}", k_max_entries_per_slice, in_quotes(slice->id)));
     }
     PW_TRY(found->parse(line_no, rest, *slice));
@@ -626,12 +650,6 @@ parse(std::string_view bytes)
   PW_TRY(validate(manifest));
   PW_TRY(check_canonical(manifest, bytes));
   return manifest;
-}
-
-std::string_view
-kind_of(std::string_view entry_path)
-{
-  return entry_path.substr(0, entry_path.find('/'));
 }
 
 } // namespace prewarm::bundle

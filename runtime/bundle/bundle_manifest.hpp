@@ -31,6 +31,7 @@
 //                   ("env " VAR " " VALUE LF)*         runtime environment, sorted by VAR
 //                   ("dir " PATH LF)*                  sorted
 //                   ("file " SHA256 " " U64 " " MODE " " PATH LF)*   sorted by path
+//                   ("link " PATH " " TARGET LF)*      sorted by path
 //   ID           := [a-z0-9][a-z0-9._-]{0,127}
 //   NAME         := [A-Za-z0-9][A-Za-z0-9._/-]{0,127}
 //   KEY          := [a-z0-9][a-z0-9.-]*                known keys only (requirement.hpp)
@@ -42,15 +43,29 @@
 //   CNAME        := [a-z0-9][a-z0-9._-]{0,63}          no built-in kind name (custom_cache.hpp)
 //   VAR          := [A-Za-z_][A-Za-z0-9_]{0,127}       not denied (runtime_variable.hpp)
 //   REL          := COMPONENT ("/" COMPONENT)*         depth <= 32, length <= 1024
-//   COMPONENT    := [A-Za-z0-9._+-]{1,255} except "." and ".."
+//   COMPONENT    := 1..255 bytes of printable UTF-8 (no control character,
+//                   no "/"), except "." and ".."
+//   TARGET       := ("../")* COMPONENT ("/" COMPONENT)*   relative to the
+//                   link's directory, length <= 1024; it must resolve
+//                   (lexically) to a file line of the same slice inside the
+//                   link's own tree (KIND, or custom/CNAME): no absolute
+//                   target, no climb out of the tree, no link to a directory,
+//                   to another link or to nothing
 //   SHA256       := 64 lowercase hex
+//
+// PATH and TARGET are written percent-encoded (encode_entry_path()): bytes of
+// [A-Za-z0-9._+-] and "/" as they are, every other byte as "%XX" (uppercase
+// hex), so that a line stays printable ASCII without spaces and a name has
+// one spelling ("AMD EPYC" is "AMD%20EPYC"). Every path of the bundles written
+// before links and other names were carried is its own encoding, so they read
+// as they did. The same spelling names the entries of the slice's tar stream.
 //
 // A custom cache VAR and an env VAR are distinct within a slice; `env` and
 // `exec` export a slice's env lines and cache variables only while that slice
 // is installed. A denied VAR fails parse() with E_DENIED_VARIABLE, so a
 // validly signed bundle cannot make the runtime export it.
 //
-// Entries count = dirs + files. A dir line exists for every directory that
+// Entries count = dirs + files + links. A dir line exists for every directory that
 // holds an entry (parents before children, by sort order), kinds included.
 #pragma once
 
@@ -58,6 +73,7 @@
 #include "base/time_format.hpp"
 #include "bundle/cache_kind.hpp"
 #include "bundle/custom_cache.hpp"
+#include "bundle/entry_path.hpp" // the PATH and TARGET rules
 
 #include <cstddef>
 #include <cstdint>
@@ -89,19 +105,29 @@ struct FileEntry
   auto operator<=>(const FileEntry&) const = default;
 };
 
+// A symbolic link inside a cache (darktable finds each OpenCL binary through
+// one): installed as a link, never followed by the installer.
+struct LinkEntry
+{
+  std::string path;   // "<kind>/<relative path>", as FileEntry::path
+  std::string target; // relative to the link's directory, as the link holds it
+  auto operator<=>(const LinkEntry&) const = default;
+};
+
 struct Slice
 {
   std::string id;
   std::string payload_sha256;
   std::uint64_t payload_size = 0;
   std::uint64_t uncompressed_size = 0; // sum of file sizes
-  std::uint64_t entry_count = 0;       // dirs + files
+  std::uint64_t entry_count = 0;       // dirs + files + links
   std::vector<Requirement> requirements;
   std::vector<std::string> jobs;
   std::vector<CustomCache> caches;     // sorted by name
   std::vector<EnvSetting> environment; // runtime_env, sorted by name
   std::vector<std::string> directories;
   std::vector<FileEntry> files;
+  std::vector<LinkEntry> links; // sorted by path
   auto operator<=>(const Slice&) const = default;
 };
 
@@ -143,8 +169,6 @@ inline constexpr std::size_t k_max_requirements_per_slice = 64;
 inline constexpr std::size_t k_max_jobs_per_slice = 4096;
 inline constexpr std::size_t k_max_caches_per_slice = 64;
 inline constexpr std::size_t k_max_environment_per_slice = 64;
-inline constexpr std::size_t k_max_path_length = 1024;
-inline constexpr std::size_t k_max_path_depth = 32; // components after KIND
 
 // Validation shared by parse() and the writer: names, paths (charset,
 // depth, length, unique after ASCII case-fold, parent dir listed), kinds,
@@ -152,20 +176,5 @@ inline constexpr std::size_t k_max_path_depth = 32; // components after KIND
 // uncompressed_size consistent with the lists, limits. Errc::verify
 // E_MANIFEST_FORMAT / E_UNKNOWN_REQUIREMENT; the message names slice and path.
 Status validate(const BundleManifest& manifest);
-
-// One entry path ("<kind>/<rel>", or "<kind>" for the kind's own directory)
-// against the PATH rule above: charset, no "."/".." or empty components,
-// known kind, length and depth. Errc::verify E_PATH naming the path and the
-// rule it breaks. `kind_only` allows the bare "<kind>" form (directories).
-// "custom/<name>/..." needs a well-formed custom cache name (whether the
-// slice declares it is validate()'s check).
-enum class KindOnlyPath { allowed, refused };
-Status validate_entry_path(std::string_view path,
-                           KindOnlyPath kind_only,
-                           std::size_t max_length = k_max_path_length,
-                           std::size_t max_depth = k_max_path_depth);
-
-// Cache kind of an entry path ("pocl/ab/cd" -> "pocl").
-std::string_view kind_of(std::string_view entry_path);
 
 } // namespace prewarm::bundle

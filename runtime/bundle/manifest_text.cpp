@@ -74,10 +74,78 @@ is_component(std::string_view text)
   if (text.empty() || text.size() > k_max_component || text == "." || text == "..") {
     return false;
   }
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '+' || c == '-';
-  });
+  return text.find('/') == std::string_view::npos && is_printable_utf8(text);
+}
+
+namespace {
+
+bool
+is_safe_path_byte(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '+' || c == '-';
+}
+
+int
+upper_hex_value(char c)
+{
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+} // namespace
+
+std::string
+encode_path(std::string_view path)
+{
+  static constexpr char k_digits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(path.size());
+  for (const char c : path) {
+    if (is_safe_path_byte(c) || c == '/') {
+      out.push_back(c);
+      continue;
+    }
+    const auto byte = static_cast<unsigned char>(c);
+    out.push_back('%');
+    out.push_back(k_digits[byte >> 4]);
+    out.push_back(k_digits[byte & 0x0f]);
+  }
+  return out;
+}
+
+std::optional<std::string>
+decode_path(std::string_view encoded)
+{
+  std::string out;
+  out.reserve(encoded.size());
+  for (std::size_t i = 0; i < encoded.size(); ++i) {
+    const char c = encoded[i];
+    if (is_safe_path_byte(c) || c == '/') {
+      out.push_back(c);
+      continue;
+    }
+    if (c != '%' || i + 2 >= encoded.size()) {
+      return std::nullopt;
+    }
+    const int high = upper_hex_value(encoded[i + 1]);
+    const int low = upper_hex_value(encoded[i + 2]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    const char byte = static_cast<char>((high << 4) | low);
+    if (is_safe_path_byte(byte) || byte == '/') {
+      return std::nullopt; // a second spelling of a byte written as itself
+    }
+    out.push_back(byte);
+    i += 2;
+  }
+  return out;
 }
 
 bool

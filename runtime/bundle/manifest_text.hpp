@@ -33,8 +33,20 @@ bool is_name(std::string_view text);
 // (the line rule), 1..1024 bytes.
 bool is_text(std::string_view text);
 
-// A path component: 1..255 of [A-Za-z0-9._+-], not "." or "..".
+// A path component: 1..255 bytes of printable UTF-8 (base/encoding.hpp)
+// without "/", not "." or "..".
 bool is_component(std::string_view text);
+
+// The one spelling of an entry path or link target on a manifest line (and
+// as a tar entry name): bytes of [A-Za-z0-9._+-] and "/" as they are, every
+// other byte as "%" and two uppercase hex digits. A path of the safe bytes
+// alone (every bundle written before names could hold others) is its own
+// encoding.
+std::string encode_path(std::string_view path);
+
+// The inverse, accepting only what encode_path() writes: no "%" without two
+// uppercase hex digits, no encoded safe byte or "/". nullopt otherwise.
+std::optional<std::string> decode_path(std::string_view encoded);
 
 // 64 lowercase hex digits.
 bool is_sha256(std::string_view text);

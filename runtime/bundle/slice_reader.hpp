@@ -6,10 +6,13 @@
 // Order: the payload's size and SHA-256 are checked against the signed
 // manifest FIRST; libarchive sees no byte of a payload that does not match.
 // Then libarchive reads tar + zstd only, from the same fd. Every entry must be
-// a regular file or directory with a canonical name listed in the Slice, seen
-// once, with the listed size and SHA-256. Files and directories are created
-// relative to directory fds (openat/mkdirat, O_NOFOLLOW, O_EXCL); no path-based
-// write. Modes come from the manifest (0644/0755 files, 0755 dirs); owners,
+// a regular file, directory or symbolic link with a canonical name
+// (encode_entry_path) listed in the Slice, seen once, with the listed size and
+// SHA-256, or for a link the listed target (which the manifest's validate()
+// has checked leads to a file of the slice inside the link's own cache).
+// Files, directories and links are created relative to directory fds
+// (openat/mkdirat/symlinkat, O_NOFOLLOW, O_EXCL); no path-based write, and no
+// link is ever followed. Modes come from the manifest (0644/0755 files, 0755 dirs); owners,
 // times, xattrs, ACLs in the archive are ignored (files get the install time,
 // so LRU-evicting caches keep them).
 //
@@ -21,7 +24,7 @@
 // Errors are Errc::verify with a code, except I/O on the staging side
 // (Errc::failed, E_IO):
 //   E_PAYLOAD_SIZE E_PAYLOAD_DIGEST E_PAYLOAD_CHANGED E_PAYLOAD_FORMAT E_TYPE E_PATH E_DUPLICATE
-//   E_ENTRY_NOT_IN_MANIFEST E_ENTRY_MISSING E_ENTRY_SIZE E_ENTRY_DIGEST E_LIMIT
+//   E_ENTRY_NOT_IN_MANIFEST E_ENTRY_MISSING E_ENTRY_SIZE E_ENTRY_DIGEST E_LINK_TARGET E_LIMIT
 #pragma once
 
 #include "base/directory_tree.hpp" // fsync_tree: the installer syncs the extracted tree
@@ -37,7 +40,7 @@ struct ExtractLimits
 {
   std::uint64_t max_payload_bytes = std::uint64_t{16} << 30;       // compressed
   std::uint64_t max_uncompressed_bytes = std::uint64_t{64} << 30;  // sum of file sizes
-  std::uint64_t max_entries = 1'000'000;                           // files + dirs
+  std::uint64_t max_entries = 1'000'000;                           // files + dirs + links
   std::uint64_t max_file_bytes = std::uint64_t{8} << 30;           // one file
   std::uint64_t max_path_length = 1024;                            // "<kind>/<rel>"
   std::uint64_t max_depth = 32;                                    // components

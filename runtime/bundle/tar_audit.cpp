@@ -152,11 +152,19 @@ type_name(char flag)
   }
 }
 
-// Pax records "LEN key=value\n"; returns the size override if present.
-Result<std::optional<std::uint64_t>>
-audit_pax_records(std::string_view data, std::string_view slice_id)
+struct PaxOverrides
 {
   std::optional<std::uint64_t> size;
+  bool linkpath = false; // allowed only before a symbolic link entry
+};
+
+// Pax records "LEN key=value\n": the size override and whether a link
+// target is given.
+Result<PaxOverrides>
+audit_pax_records(std::string_view data, std::string_view slice_id)
+{
+  PaxOverrides overrides;
+  auto& size = overrides.size;
   while (!data.empty()) {
     const auto space = data.find(' ');
     if (space == std::string_view::npos || space == 0 || space > 10) {
@@ -179,11 +187,14 @@ audit_pax_records(std::string_view data, std::string_view slice_id)
     }
     const auto key = record.substr(0, eq);
     const auto value = record.substr(eq + 1);
-    if (key == "linkpath" || key.starts_with("GNU.sparse") || key == "SCHILY.devmajor" || key == "SCHILY.devminor") {
-      return verify_error("E_TYPE", fmt::format("slice {}: pax record {} (links, sparse files and devices are not allowed)", in_quotes(slice_id), in_quotes(key)));
+    if (key.starts_with("GNU.sparse") || key == "SCHILY.devmajor" || key == "SCHILY.devminor") {
+      return verify_error("E_TYPE", fmt::format("slice {}: pax record {} (hard links, sparse files and devices are not allowed)", in_quotes(slice_id), in_quotes(key)));
     }
-    if (key == "path" && value.find('\0') != std::string_view::npos) {
-      return verify_error("E_PATH", fmt::format("slice {}: NUL byte inside a pax path", in_quotes(slice_id)));
+    if ((key == "path" || key == "linkpath") && value.find('\0') != std::string_view::npos) {
+      return verify_error("E_PATH", fmt::format("slice {}: NUL byte inside a pax {}", in_quotes(slice_id), key));
+    }
+    if (key == "linkpath") {
+      overrides.linkpath = true;
     }
     if (key == "size") {
       std::uint64_t v = 0;
@@ -197,7 +208,7 @@ audit_pax_records(std::string_view data, std::string_view slice_id)
     }
     data.remove_prefix(length);
   }
-  return size;
+  return overrides;
 }
 
 } // namespace
@@ -210,6 +221,7 @@ audit_tar_stream(TarBlockSource& source, std::string_view slice_id, const TarAud
   std::uint64_t headers = 0;
   std::uint64_t pax_size = 0;
   bool pax_has_size = false;
+  bool pax_has_linkpath = false;
   bool pending_pax = false;
   const auto where = [&](std::string_view what) { return fmt::format("slice {}: tar header {}: {}", in_quotes(slice_id), headers, what); };
   while (true) {
@@ -262,21 +274,30 @@ audit_tar_stream(TarBlockSource& source, std::string_view slice_id, const TarAud
         return verify_error("E_PAYLOAD_FORMAT", where("truncated pax header"));
       }
       PW_TRY(stream.skip((k_block - (*size_field % k_block)) % k_block));
-      PW_ASSIGN(const auto size_record, audit_pax_records(data, slice_id));
-      pax_has_size = size_record.has_value();
-      pax_size = size_record.value_or(0);
+      PW_ASSIGN(const auto overrides, audit_pax_records(data, slice_id));
+      pax_has_size = overrides.size.has_value();
+      pax_size = overrides.size.value_or(0);
+      pax_has_linkpath = overrides.linkpath;
       pending_pax = true;
       continue;
     }
-    if (flag != '0' && flag != '\0' && flag != '5') {
-      return verify_error("E_TYPE", where(fmt::format("{} entry (type '{}'); only regular files and directories are allowed",
+    if (flag != '0' && flag != '\0' && flag != '5' && flag != '2') {
+      return verify_error("E_TYPE", where(fmt::format("{} entry (type '{}'); only regular files, directories and symbolic links are allowed",
                                                        type_name(flag), flag >= 0x20 && flag < 0x7f ? std::string(1, flag) : "?")));
     }
     const std::uint64_t size = pax_has_size ? pax_size : *size_field;
+    const bool linkpath = pax_has_linkpath;
     pending_pax = false;
     pax_has_size = false;
+    pax_has_linkpath = false;
     if (flag == '5' && size != 0) {
       return verify_error("E_PAYLOAD_FORMAT", where("directory entry with data"));
+    }
+    if (flag == '2' && size != 0) {
+      return verify_error("E_PAYLOAD_FORMAT", where("symbolic link entry with data"));
+    }
+    if (linkpath && flag != '2') {
+      return verify_error("E_TYPE", where("pax link target before an entry that is not a symbolic link"));
     }
     if (size > limits.max_file_bytes) {
       return verify_error("E_LIMIT", where(fmt::format("entry of {} bytes (at most {})", size, limits.max_file_bytes)));

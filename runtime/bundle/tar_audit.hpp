@@ -33,7 +33,7 @@ public:
 struct TarAuditLimits
 {
   std::uint64_t max_stream_bytes = 0; // the whole decompressed stream
-  std::uint64_t max_entries = 0;      // files + directories
+  std::uint64_t max_entries = 0;      // files + directories + links
   std::uint64_t max_file_bytes = 0;   // one entry's data
 };
 

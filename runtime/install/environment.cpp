@@ -164,6 +164,7 @@ private:
         list.files.emplace(file.path, file);
       }
       list.directories.insert(list.directories.end(), slice.directories.begin(), slice.directories.end());
+      list.links.insert(list.links.end(), slice.links.begin(), slice.links.end());
     }
     return list;
   }

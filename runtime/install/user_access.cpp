@@ -147,8 +147,8 @@ copy_signed_file(int from_dir_fd, const std::string& name, const fs::path& to, c
   return {};
 }
 
-// The signed files and directories under `relative`, from the installed
-// version into `to`; nothing else the installed tree may hold.
+// The signed files, directories and links under `relative`, from the
+// installed version into `to`; nothing else the installed tree may hold.
 Status
 copy_signed_tree(int version_fd, std::string_view relative, const SignedFileList& list, const fs::path& to,
                  CopyCounts& counts)
@@ -179,6 +179,18 @@ copy_signed_tree(int version_fd, std::string_view relative, const SignedFileList
       continue; // not there (or not a directory): nothing to copy from
     }
     PW_TRY(copy_signed_file(parent->get(), std::string(leaf_of(path)), to / std::string(sub), entry, counts));
+  }
+  for (const auto& link : list.links) {
+    if (!link.path.starts_with(prefix)) {
+      continue;
+    }
+    // The signed target (validate() checked it leads to a signed file of the
+    // same cache), not whatever the installed link holds now.
+    const auto at = to / link.path.substr(prefix.size());
+    PW_TRY(make_dirs(parent_of(std::string_view(link.path).substr(prefix.size()))));
+    if (::symlink(link.target.c_str(), at.c_str()) != 0 && errno != EEXIST) {
+      return unusable(fmt::format("cannot create the link {}: {}", in_quotes(at.string()), errno_message(errno)));
+    }
   }
   return {};
 }

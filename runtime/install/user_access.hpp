@@ -86,6 +86,7 @@ struct SignedFileList
 {
   std::map<std::string, bundle::FileEntry> files;
   std::vector<std::string> directories;
+  std::vector<bundle::LinkEntry> links; // made again from the signed target, never read from disk
 };
 
 // What usable_cache() reads from: the installed version.

@@ -428,6 +428,7 @@ struct EvilArchive
   std::vector<std::string> dirs;
   std::vector<bundle::FileEntry> files;
   std::string code;        // expected error code (substring)
+  std::vector<bundle::LinkEntry> links = {};
 };
 
 std::vector<EvilArchive>
@@ -447,11 +448,41 @@ evil_archives()
                                  "pocl/./aa/k.bin", "pocl/aa/k.bin/", "pocl/aa/../", "", "pocl\\aa\\k.bin"}) {
     add("path " + evil, base().file(evil, k).file("pocl/aa/k.bin", k).finish(), "E_");
   }
+  // A link entry the signed manifest does not list.
   add("symlink to /etc", base().entry("pocl/aa/localetc", '2', {}, -1, "/etc").file("pocl/aa/k.bin", k).finish(),
-      "E_TYPE");
+      "E_ENTRY_NOT_IN_MANIFEST");
   add("symlink named ..", base().entry("pocl/..", '2', {}, -1, "/").file("pocl/aa/k.bin", k).finish(), "E_");
   add("symlink up and out", base().entry("pocl/aa/up", '2', {}, -1, "../../../outside").file("pocl/aa/k.bin", k).finish(),
-      "E_TYPE");
+      "E_ENTRY_NOT_IN_MANIFEST");
+  // Links the signed manifest lists: only one that leads to a file of its own
+  // cache is accepted, and only with the signed target.
+  const auto linked = [&](std::string name, std::string tar, bundle::LinkEntry link, std::string code) {
+    out.push_back({std::move(name), std::move(tar), dirs, listed, std::move(code), {std::move(link)}});
+  };
+  linked("signed link, other target in the payload",
+         base().file("pocl/aa/k.bin", k).entry("pocl/aa/l", '2', {}, 0, "../../../outside").finish(), {"pocl/aa/l", "k.bin"},
+         "E_LINK_TARGET");
+  linked("signed link, absolute target", base().file("pocl/aa/k.bin", k).entry("pocl/aa/l", '2', {}, 0, "/etc/passwd").finish(),
+         {"pocl/aa/l", "/etc/passwd"}, "E_PATH");
+  linked("signed link climbing out of its cache",
+         base().file("pocl/aa/k.bin", k).entry("pocl/aa/l", '2', {}, 0, "../../outside").finish(), {"pocl/aa/l", "../../outside"},
+         "E_PATH");
+  linked("signed link to a directory", base().file("pocl/aa/k.bin", k).entry("pocl/aa/l", '2', {}, 0, "..").finish(),
+         {"pocl/aa/l", ".."}, "E_PATH");
+  linked("signed link to nothing", base().file("pocl/aa/k.bin", k).entry("pocl/aa/l", '2', {}, 0, "gone").finish(),
+         {"pocl/aa/l", "gone"}, "E_PATH");
+  linked("signed link, a file in the payload", base().file("pocl/aa/k.bin", k).file("pocl/aa/l", k).finish(),
+         {"pocl/aa/l", "k.bin"}, "E_TYPE");
+  linked("signed link to a file of the cache", base().file("pocl/aa/k.bin", k).entry("pocl/aa/l", '2', {}, 0, "k.bin").finish(),
+         {"pocl/aa/l", "k.bin"}, "OK");
+  // Names beyond [A-Za-z0-9._+-]: the payload must spell them as the
+  // manifest does (percent-encoded), one spelling per name.
+  out.push_back({"name with a space, raw in the payload", base().file("pocl/aa/k.bin", k).file("pocl/aa/a b", k).finish(), dirs,
+                 {file_entry("pocl/aa/a b", k), file_entry("pocl/aa/k.bin", k)}, "E_PATH"});
+  out.push_back({"name other than signed", base().file("pocl/aa/a%20c", k).file("pocl/aa/k.bin", k).finish(), dirs,
+                 {file_entry("pocl/aa/a b", k), file_entry("pocl/aa/k.bin", k)}, "E_"});
+  out.push_back({"name with a space, encoded", base().file("pocl/aa/a%20b", k).file("pocl/aa/k.bin", k).finish(), dirs,
+                 {file_entry("pocl/aa/a b", k), file_entry("pocl/aa/k.bin", k)}, "OK"});
   add("hardlink /etc/passwd", base().entry("pocl/aa/k.bin", '1', {}, 0, "/etc/passwd").finish(), "E_TYPE");
   add("hardlink to earlier file",
       base().file("pocl/aa/k.bin", k).entry("pocl/aa/k2.bin", '1', {}, 0, "pocl/aa/k.bin").finish(), "E_TYPE");
@@ -524,11 +555,12 @@ Security::evil_archive_cases()
     replace_payload(bundle, "cpu", payload, [&](bundle::Slice& s) {
       s.directories = evil.dirs;
       s.files = evil.files;
+      s.links = evil.links;
       s.uncompressed_size = 0;
       for (const auto& f : s.files) {
         s.uncompressed_size += f.size;
       }
-      s.entry_count = s.directories.size() + s.files.size();
+      s.entry_count = s.directories.size() + s.files.size() + s.links.size();
     });
     const auto run = install(bundle);
     if (evil.code == "OK") {
@@ -539,6 +571,9 @@ Security::evil_archive_cases()
       EXPECT_EQ(st.st_mode & 07777, 0644u);
       ASSERT_EQ(::lstat((test::current_version(root) / "pocl").c_str(), &st), 0); // ROOT/pocl is a link to it
       EXPECT_EQ(st.st_mode & 07777, 0755u);
+      for (const auto& link : evil.links) {
+        EXPECT_EQ(fs::read_symlink(root / link.path), link.target);
+      }
       EXPECT_EQ(test::tree_hash(outside), outside_hash_before);
       // Back to the baseline for the next case (new root, same baseline).
       fs::remove_all(root);

@@ -40,11 +40,22 @@ TEST(FileInventory, RoundTrips)
   EXPECT_EQ(*parsed, inventory);
 }
 
+TEST(FileInventory, PathsMayHoldSpaces)
+{
+  // clFFT's device directory: the kind ends at the first space, the path
+  // takes the rest of the line.
+  const Inventory inventory{{"custom", {"clfft/pthread-skylake-avx512-AMD EPYC/fft (1).bin"}}};
+  const auto parsed = parse_inventory(serialize(inventory));
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(*parsed, inventory);
+}
+
 TEST(FileInventory, RejectsDamage)
 {
   EXPECT_FALSE(parse_inventory("").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl\n").has_value());
-  EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl a b\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 1\n a\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl \n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl a").has_value());
 }

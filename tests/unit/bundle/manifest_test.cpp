@@ -152,7 +152,8 @@ TEST(BundleManifest, RejectsBadRequirementValues)
 
 TEST(BundleManifest, RejectsBadPaths)
 {
-  for (const std::string bad : {"pocl/ab/../x", "pocl/./x", "pocl//x", "/pocl/x", "pocl/x/", "unknown/x", "pocl/a\\b", "pocl/a b"}) {
+  for (const std::string bad : {"pocl/ab/../x", "pocl/./x", "pocl//x", "/pocl/x", "pocl/x/", "unknown/x", "pocl/a\x01b",
+                                "pocl/caf\xc3", "pocl/\xff", "pocl/a\x7f", "pocl/\xc2\x85", "pocl/\xed\xa0\x80"}) {
     auto slice = sample_slice("a");
     slice.files.push_back(file_entry(bad, "x"));
     slice.uncompressed_size += 1;
@@ -224,6 +225,90 @@ TEST(BundleManifest, RejectsBadModeAndChannel)
 {
   expect_format_error(replace_once(sample_bytes(), " 0755 programs/p1.bin", " 4755 programs/p1.bin"));
   expect_format_error(replace_once(sample_bytes(), "channel test/unit", "channel -test"));
+}
+
+// Names as applications make them: clFFT's device directory, darktable's
+// links, parentheses and letters beyond ASCII.
+Slice
+slice_with_names_and_links()
+{
+  Slice s = sample_slice("names");
+  s.directories.push_back("pocl/pthread-skylake-avx512-AMD EPYC");
+  s.files.push_back(file_entry("pocl/pthread-skylake-avx512-AMD EPYC/fft (1).bin", "fft"));
+  s.files.push_back(file_entry("pocl/ab/caf\xc3\xa9 \xe6\xbc\xa2.bin", "utf"));
+  s.links = {LinkEntry{"pocl/ab/blur.cl.bin", "kernel.so"},
+             LinkEntry{"pocl/ab/up", "../pthread-skylake-avx512-AMD EPYC/fft (1).bin"}};
+  s.uncompressed_size += 6;
+  return s;
+}
+
+TEST(BundleManifest, NamesAndLinksRoundTripPercentEncoded)
+{
+  auto m = test::make_manifest({slice_with_names_and_links()});
+  ASSERT_TRUE(validate(m)) << validate(m).error().message();
+  const auto bytes = serialize(m);
+  EXPECT_NE(bytes.find("dir pocl/pthread-skylake-avx512-AMD%20EPYC\n"), std::string::npos) << bytes;
+  EXPECT_NE(bytes.find(" 0644 pocl/pthread-skylake-avx512-AMD%20EPYC/fft%20%281%29.bin\n"), std::string::npos) << bytes;
+  EXPECT_NE(bytes.find(" pocl/ab/caf%C3%A9%20%E6%BC%A2.bin\n"), std::string::npos) << bytes;
+  EXPECT_NE(bytes.find("link pocl/ab/blur.cl.bin kernel.so\nlink pocl/ab/up ../pthread-skylake-avx512-AMD%20EPYC/fft%20%281%29.bin\n"),
+            std::string::npos) << bytes;
+  const auto parsed = parse(bytes);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->slices[0], m.slices[0]);
+  EXPECT_EQ(parsed->slices[0].entry_count, 10u);
+  EXPECT_EQ(serialize(*parsed), bytes);
+  // A manifest without such names is the bytes it always was.
+  EXPECT_EQ(sample_bytes().find('%'), std::string::npos);
+}
+
+TEST(BundleManifest, PercentEncodingHasOneSpelling)
+{
+  for (const std::string name : {"a b", "(x)", "%", "caf\xc3\xa9", "x+y-z_1.2", "\xff\x01"}) {
+    const auto encoded = encode_entry_path(name);
+    EXPECT_EQ(encoded.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-/%"),
+              std::string::npos) << encoded;
+    EXPECT_EQ(decode_entry_path(encoded), name) << encoded;
+  }
+  EXPECT_EQ(encode_entry_path("a b/%"), "a%20b/%25");
+  for (const std::string bad : {"%2a", "%41", "%2F", "%2", "%", "a b", "%GG", "caf\xc3\xa9"}) {
+    EXPECT_FALSE(decode_entry_path(bad)) << bad;
+  }
+  // A second spelling on a manifest line is refused, not read as the same name.
+  const auto bytes = serialize(test::make_manifest({slice_with_names_and_links()}));
+  expect_format_error(replace_once(bytes, "AMD%20EPYC\n", "AMD%20%45PYC\n"));
+  expect_format_error(replace_once(bytes, "link pocl/ab/blur.cl.bin kernel.so", "link pocl/ab/blur.cl.bin kernel%2Eso"));
+}
+
+TEST(BundleManifest, RefusesLinksThatLeaveTheirCacheOrLeadNowhere)
+{
+  const auto refused = [](LinkEntry link, std::string_view why) {
+    auto slice = slice_with_names_and_links();
+    slice.links.push_back(std::move(link));
+    std::sort(slice.links.begin(), slice.links.end());
+    auto m = test::make_manifest({slice});
+    const auto s = validate(m);
+    ASSERT_FALSE(s) << why;
+    EXPECT_EQ(s.error().code(), "E_PATH") << s.error().message();
+    EXPECT_NE(s.error().message().find(why), std::string::npos) << s.error().message();
+    const auto parsed = parse(serialize(m));
+    ASSERT_FALSE(parsed) << why;
+    EXPECT_EQ(parsed.error().category(), Errc::verify);
+  };
+  refused({"pocl/ab/abs", "/etc/passwd"}, "absolute target");
+  refused({"pocl/ab/esc", "../../programs/p1.bin"}, "climbs out of \"pocl\"");
+  refused({"pocl/ab/esc2", "../../../x"}, "climbs out of");
+  refused({"pocl/ab/dir", "../ab"}, "not a file line of this slice");
+  refused({"pocl/ab/chain", "blur.cl.bin"}, "not a file line of this slice");
+  refused({"pocl/ab/none", "missing.bin"}, "not a file line of this slice");
+  refused({"pocl/ab/dot", "./kernel.so"}, "component");
+  refused({"pocl/ab/mid", "x/../kernel.so"}, "after a name");
+  refused({"pocl/ab/empty", ""}, "empty target");
+  // A link's name collides like any entry's.
+  auto slice = slice_with_names_and_links();
+  slice.links.insert(slice.links.begin(), LinkEntry{"pocl/ab/KERNEL.so", "kernel.so"});
+  const auto s = validate(test::make_manifest({slice}));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("case-fold"), std::string::npos) << s.error().message();
 }
 
 TEST(BundleManifest, KindOf)

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace prewarm::bundle {
 namespace {
@@ -162,12 +164,74 @@ TEST_F(SliceReaderTest, BackslashAndNonAsciiNames)
   }
 }
 
-TEST_F(SliceReaderTest, SymlinkEntry)
+TEST_F(SliceReaderTest, SymlinkEntryNotInTheManifest)
 {
   const auto payload = test::zstd_compress(
     RawTar().dir("pocl").entry("pocl/etc", '2', {}, 0, "/etc").file("pocl/etc/passwd", "x").finish());
-  expect_code(extract(payload, {"pocl"}, {file_entry("pocl/x", "x")}), "E_TYPE");
+  expect_code(extract(payload, {"pocl"}, {file_entry("pocl/x", "x")}), "E_ENTRY_NOT_IN_MANIFEST");
   EXPECT_TRUE(fs::is_empty(m_staging));
+}
+
+TEST_F(SliceReaderTest, LinksAndNamesAsTheManifestStatesThem)
+{
+  const std::string device = "pocl/pthread-skylake-avx512-AMD EPYC";
+  const auto payload = test::zstd_compress(RawTar()
+                                             .dir("pocl")
+                                             .file("pocl/0123abcd", "binary")
+                                             .entry("pocl/blur.cl.bin", '2', {}, 0, "0123abcd", 0777)
+                                             .dir("pocl/pthread-skylake-avx512-AMD%20EPYC")
+                                             .file("pocl/pthread-skylake-avx512-AMD%20EPYC/fft%20%281%29.bin", "fft")
+                                             .entry("pocl/pthread-skylake-avx512-AMD%20EPYC/up", '2', {}, 0, "../0123abcd", 0777)
+                                             .finish());
+  auto slice = test::make_slice("s", payload, {"pocl", device},
+                                {file_entry("pocl/0123abcd", "binary"), file_entry(device + "/fft (1).bin", "fft")});
+  slice.links = {{"pocl/blur.cl.bin", "0123abcd"}, {device + "/up", "../0123abcd"}};
+  slice = test::signed_round_trip(slice);
+  test::write_bytes(dir() / "links.tar.zst", payload);
+  UniqueFd fd(::open((dir() / "links.tar.zst").c_str(), O_RDONLY | O_CLOEXEC));
+  const auto status = extract_slice(fd.get(), slice, m_staging_fd.get());
+  ASSERT_TRUE(status) << status.error().message();
+  EXPECT_EQ(fs::read_symlink(m_staging / "pocl/blur.cl.bin"), "0123abcd");
+  EXPECT_EQ(fs::read_symlink(m_staging / device / "up"), "../0123abcd");
+  // Read through the link as the application does (the installer never follows it).
+  std::ifstream through(m_staging / "pocl/blur.cl.bin");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(through), {}), "binary");
+  EXPECT_EQ(*read_file((m_staging / device / "fft (1).bin").string()), "fft");
+  EXPECT_TRUE(fsync_tree(m_staging_fd.get()));
+}
+
+TEST_F(SliceReaderTest, LinkTargetOtherThanSigned)
+{
+  const auto payload = test::zstd_compress(
+    RawTar().dir("pocl").file("pocl/a", "x").file("pocl/b", "y").entry("pocl/l", '2', {}, 0, "b", 0777).finish());
+  auto slice = test::make_slice("s", payload, {"pocl"}, {file_entry("pocl/a", "x"), file_entry("pocl/b", "y")});
+  slice.links = {{"pocl/l", "a"}};
+  slice = test::signed_round_trip(slice);
+  test::write_bytes(dir() / "other.tar.zst", payload);
+  UniqueFd fd(::open((dir() / "other.tar.zst").c_str(), O_RDONLY | O_CLOEXEC));
+  expect_code(extract_slice(fd.get(), slice, m_staging_fd.get()), "E_LINK_TARGET");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(m_staging / "pocl/l")));
+  // A link listed but a file in the payload, and the other way round.
+  const auto as_file = test::zstd_compress(RawTar().dir("pocl").file("pocl/a", "x").file("pocl/l", "x").finish());
+  auto listed_link = test::make_slice("s", as_file, {"pocl"}, {file_entry("pocl/a", "x")});
+  listed_link.links = {{"pocl/l", "a"}};
+  listed_link = test::signed_round_trip(listed_link);
+  test::write_bytes(dir() / "as_file.tar.zst", as_file);
+  UniqueFd fd2(::open((dir() / "as_file.tar.zst").c_str(), O_RDONLY | O_CLOEXEC));
+  fs::remove_all(m_staging / "pocl");
+  expect_code(extract_slice(fd2.get(), listed_link, m_staging_fd.get()), "E_TYPE");
+  const auto as_link = test::zstd_compress(RawTar().dir("pocl").file("pocl/a", "x").entry("pocl/l", '2', {}, 0, "a").finish());
+  fs::remove_all(m_staging / "pocl");
+  expect_code(extract(as_link, {"pocl"}, {file_entry("pocl/a", "x"), file_entry("pocl/l", "")}), "E_TYPE");
+}
+
+TEST_F(SliceReaderTest, NameNotInTheWritersSpelling)
+{
+  // The manifest names "pocl/a b"; the stream must spell it "pocl/a%20b".
+  const auto payload = test::zstd_compress(RawTar().dir("pocl").file("pocl/a b", "x").finish());
+  expect_code(extract(payload, {"pocl"}, {file_entry("pocl/a b", "x")}), "E_PATH");
+  const auto lower = test::zstd_compress(RawTar().dir("pocl").file("pocl/caf%c3%a9", "x").finish());
+  expect_code(extract(lower, {"pocl"}, {file_entry("pocl/caf\xc3\xa9", "x")}), "E_PATH");
 }
 
 TEST_F(SliceReaderTest, HardlinkEntry)
@@ -187,10 +251,13 @@ TEST_F(SliceReaderTest, DevicesFifosSparseVolumeAndGlobalPax)
   // A global pax header: libarchive 3.6.2 would skip it silently.
   const auto global = test::zstd_compress(RawTar().pax('g', {{"comment", "hi"}}).dir("pocl").file("pocl/x", "x").finish());
   expect_code(extract(global, {"pocl"}, {file_entry("pocl/x", "x")}), "E_TYPE");
-  // A pax linkpath record on a regular file.
+  // A pax linkpath record on a regular file (a symbolic link may have one).
   const auto linkpath = test::zstd_compress(
     RawTar().dir("pocl").pax('x', {{"linkpath", "/etc/passwd"}}).file("pocl/x", "x").finish());
   expect_code(extract(linkpath, {"pocl"}, {file_entry("pocl/x", "x")}), "E_TYPE");
+  // A symbolic link entry carrying data.
+  const auto link_data = test::zstd_compress(RawTar().dir("pocl").entry("pocl/x", '2', "data", -1, "y").finish());
+  expect_code(extract(link_data, {"pocl"}, {file_entry("pocl/x", "")}), "E_PAYLOAD_FORMAT");
 }
 
 TEST_F(SliceReaderTest, PaxPathOverridingTheUstarName)

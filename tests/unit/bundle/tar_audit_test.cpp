@@ -78,6 +78,22 @@ TEST(TarAudit, RefusesWhatTheTarReaderHides)
             "E_TYPE");
 }
 
+TEST(TarAudit, PassesSymbolicLinksWithoutData)
+{
+  // Whether a link is the signed one is the extraction's check; the audit
+  // sees that it holds no data, and a pax link target only on a link.
+  EXPECT_EQ(code_of(audit_tar_bytes(RawTar().dir("pocl").file("pocl/k", "k").entry("pocl/l", '2', {}, 0, "k").finish(), "s",
+                                    limits())),
+            "ok");
+  EXPECT_EQ(code_of(audit_tar_bytes(RawTar().dir("pocl").pax('x', {{"linkpath", std::string(120, 'k')}}).entry("pocl/l", '2', {}, 0, "k").finish(),
+                                    "s", limits())),
+            "ok");
+  EXPECT_EQ(code_of(audit_tar_bytes(RawTar().dir("pocl").entry("pocl/l", '2', "data", -1, "k").finish(), "s", limits())),
+            "E_PAYLOAD_FORMAT");
+  EXPECT_EQ(code_of(audit_tar_bytes(RawTar().dir("pocl").entry("pocl/h", '1', {}, 0, "pocl").finish(), "s", limits())),
+            "E_TYPE");
+}
+
 TEST(TarAudit, RefusesTruncatedAndOversizedStreams)
 {
   const auto tar = RawTar().dir("pocl").file("pocl/k.bin", "kernel").finish();

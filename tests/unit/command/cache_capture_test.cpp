@@ -171,9 +171,11 @@ TEST(CacheCapture, CollectCleansBookkeepingAndMeasuresEachKind)
   const auto* t = summary->find(CacheKind::triton);
   EXPECT_EQ(t->files, 1u);
   EXPECT_EQ(t->bytes, 7u);
-  EXPECT_FALSE(fs::exists(fs::symlink_status(triton / "KEY" / "link")));
-  EXPECT_FALSE(fs::exists(fs::symlink_status(triton / "fifo")));
-  EXPECT_TRUE(any_contains(summary->warnings, "triton: removed \"KEY/link\""));
+  // What no slice can carry is refused by name and rule (the job then fails
+  // before its proof), never dropped from the cache in silence.
+  EXPECT_TRUE(any_contains(summary->refusals, "triton: \"KEY/link\" is a symbolic link to \"/etc/passwd\" that no slice can carry"));
+  EXPECT_TRUE(any_contains(summary->refusals, "absolute target"));
+  EXPECT_TRUE(any_contains(summary->refusals, "triton: \"fifo\" is a socket, fifo or device"));
   EXPECT_EQ(summary->find(CacheKind::cuda)->files, 0u);
   EXPECT_EQ(summary->total_files(), 5u);
   EXPECT_EQ(summary->total_bytes(), 170u);

@@ -215,7 +215,8 @@ TEST(Plan, JobsAreTargetTimesModelTimesPrecisionSortedById)
   const auto m = manifest_for("[arc-b580, cpu, arc-a380]", "[int8, fp32]", true);
   auto plan = make_plan(m, testing::registry(), host);
   ASSERT_TRUE(plan) << plan.error().message();
-  EXPECT_EQ(plan->total_jobs, 3u * 2u * 2u);
+  // The command names no {precision}: one job per target, not per precision.
+  EXPECT_EQ(plan->total_jobs, 3u * 2u + 3u);
   ASSERT_EQ(plan->jobs.size(), plan->total_jobs);
   std::vector<std::string> ids;
   for (const auto& job : plan->jobs) {
@@ -229,14 +230,39 @@ TEST(Plan, JobsAreTargetTimesModelTimesPrecisionSortedById)
     by_id[job.id] = &job;
   }
   EXPECT_EQ(by_id.at("cpu/qwen/int8")->strategy, Strategy::run);
-  EXPECT_EQ(by_id.at("cpu/script/fp32")->strategy, Strategy::run);
+  EXPECT_EQ(by_id.at("cpu/script")->strategy, Strategy::run);
+  EXPECT_FALSE(by_id.at("cpu/script")->has_precision);
+  EXPECT_TRUE(by_id.at("cpu/qwen/int8")->has_precision);
   EXPECT_EQ(by_id.at("arc-a380/qwen/fp32")->strategy, Strategy::aot);
-  EXPECT_EQ(by_id.at("arc-a380/script/fp32")->strategy, Strategy::skip); // commands cannot compile ahead
-  EXPECT_THAT(by_id.at("arc-a380/script/fp32")->reason, HasSubstr("command workload runs only on the device"));
+  EXPECT_EQ(by_id.at("arc-a380/script")->strategy, Strategy::skip); // commands cannot compile ahead
+  EXPECT_THAT(by_id.at("arc-a380/script")->reason, HasSubstr("command workload runs only on the device"));
   EXPECT_EQ(by_id.at("arc-b580/qwen/fp32")->strategy, Strategy::skip);
-  EXPECT_EQ(plan->count(Strategy::run), 4u);
+  EXPECT_EQ(plan->count(Strategy::run), 3u);
   EXPECT_EQ(plan->count(Strategy::aot), 2u);
-  EXPECT_EQ(plan->count(Strategy::skip), 6u);
+  EXPECT_EQ(plan->count(Strategy::skip), 4u);
+}
+
+TEST(Plan, ACommandHasAPrecisionAxisOnlyWhereItNamesPrecision)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  const auto plan_of = [&](const std::string& command) {
+    auto m = testing::parse("version: 1\nmodels:\n  - name: app\n    command: " + command +
+                            "\nprecisions: [fp16, fp32, int8]\ntargets: [cpu]\n");
+    EXPECT_TRUE(m) << m.error().message();
+    auto plan = make_plan(*m, testing::registry(), host);
+    EXPECT_TRUE(plan) << plan.error().message();
+    std::vector<std::string> ids;
+    for (const auto& job : plan->jobs) {
+      ids.push_back(job.id);
+    }
+    return ids;
+  };
+  EXPECT_EQ(plan_of("{argv: [./app]}"), (std::vector<std::string>{"cpu/app"}));
+  EXPECT_EQ(plan_of("{argv: [./app, \"--dtype={precision}\"]}"),
+            (std::vector<std::string>{"cpu/app/fp16", "cpu/app/fp32", "cpu/app/int8"}));
+  EXPECT_EQ(plan_of("{argv: [./app], env: {DTYPE: \"{precision}\"}}").size(), 3u);
+  EXPECT_EQ(plan_of("{argv: [./app], cwd: \"runs/{precision}\"}").size(), 3u);
 }
 
 TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
@@ -253,7 +279,7 @@ TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
   auto plan = make_plan(*named, testing::registry(), host);
   ASSERT_TRUE(plan) << plan.error().message();
   ASSERT_EQ(plan->jobs.size(), 2u);
-  EXPECT_EQ(plan->jobs[0].id, "arc-a380/app/fp32");
+  EXPECT_EQ(plan->jobs[0].id, "arc-a380/app");
   EXPECT_EQ(plan->jobs[0].strategy, Strategy::aot);
   EXPECT_THAT(plan->jobs[0].reason, HasSubstr("for the programs the command builds"));
   EXPECT_EQ(plan->jobs[1].strategy, Strategy::skip); // ocloc does not know bmg: still a skip
@@ -293,7 +319,7 @@ TEST(Shard, ShardsPartitionTheJobsDisjointlyAndCompletely)
   for (const auto& job : all->jobs) {
     everything.insert(job.id);
   }
-  ASSERT_EQ(everything.size(), 5u * 2u * 3u);
+  ASSERT_EQ(everything.size(), 5u * (3u + 1u)); // qwen per precision; the command names no {precision}
   // The command workload runs on the device itself, so arc-a380, arc-a770,
   // dg1 and h100 each need their own runner: 2 or 3 shards cannot keep every
   // shard on one runner.

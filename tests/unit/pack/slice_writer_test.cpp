@@ -189,15 +189,53 @@ TEST_F(SliceWriterTest, RefusesWhatInstallWouldReject)
     }
     return r ? std::string() : r.error().message();
   };
-  EXPECT_NE(refused("symlink", [](const fs::path& r) { fs::create_symlink("/etc/passwd", r / "pocl" / "link"); }).find("symbolic link"), std::string::npos);
+  EXPECT_NE(refused("symlink", [](const fs::path& r) { fs::create_symlink("/etc/passwd", r / "pocl" / "link"); }).find("absolute target"), std::string::npos);
+  EXPECT_NE(refused("escape", [](const fs::path& r) { fs::create_symlink("../../x", r / "pocl" / "link"); }).find("climbs out of"), std::string::npos);
+  EXPECT_NE(refused("to-dir", [](const fs::path& r) {
+              fs::create_directories(r / "pocl" / "d");
+              fs::create_symlink("d", r / "pocl" / "link");
+            }).find("which is a directory"), std::string::npos);
+  EXPECT_NE(refused("to-link", [](const fs::path& r) {
+              fs::create_symlink("ok", r / "pocl" / "first");
+              fs::create_symlink("first", r / "pocl" / "second");
+            }).find("which is another link"), std::string::npos);
+  EXPECT_NE(refused("dangling", [](const fs::path& r) { fs::create_symlink("gone", r / "pocl" / "link"); }).find("which is nothing"), std::string::npos);
   EXPECT_NE(refused("fifo", [](const fs::path& r) { ASSERT_EQ(::mkfifo((r / "pocl" / "fifo").c_str(), 0644), 0); }).find("fifo"), std::string::npos);
   EXPECT_NE(refused("kind", [](const fs::path& r) { fs::create_directories(r / "vulkan"); }).find("vulkan"), std::string::npos);
-  EXPECT_NE(refused("name", [](const fs::path& r) { test::write_bytes(r / "pocl" / "caf\xc3\xa9", "x"); }).find("component"), std::string::npos);
-  EXPECT_NE(refused("space", [](const fs::path& r) { test::write_bytes(r / "pocl" / "a b", "x"); }).find("a b"), std::string::npos);
+  EXPECT_NE(refused("name", [](const fs::path& r) { test::write_bytes(r / "pocl" / "caf\xc3", "x"); }).find("printable UTF-8"), std::string::npos);
+  EXPECT_NE(refused("control", [](const fs::path& r) { test::write_bytes(r / "pocl" / "a\x01", "x"); }).find("printable UTF-8"), std::string::npos);
   refused("toplevel-file", [](const fs::path& r) { test::write_bytes(r / "triton", "x"); });
   EXPECT_FALSE(write_slice(dir() / "missing", dir() / "missing.tar.zst", fixed_options()));
   fs::create_directories(dir() / "empty");
   EXPECT_FALSE(write_slice(dir() / "empty", dir() / "empty.tar.zst", fixed_options()));
+}
+
+// darktable's links and clFFT's device directory, archived as they are:
+// names in the manifest's spelling, a link as a link entry.
+TEST_F(SliceWriterTest, CarriesLinksAndPrintableNames)
+{
+  const auto root = dir() / "names";
+  const auto device = root / "pocl" / "pthread-skylake-avx512-AMD EPYC";
+  fs::create_directories(device);
+  test::write_bytes(device / "fft (1).bin", "fft");
+  test::write_bytes(root / "pocl" / "0123abcd", "binary");
+  test::write_bytes(root / "pocl" / "caf\xc3\xa9", "utf");
+  fs::create_symlink("0123abcd", root / "pocl" / "blur.cl.bin");
+  fs::create_symlink("../0123abcd", device / "up");
+  const auto written = write_slice(root, dir() / "names.tar.zst", fixed_options());
+  ASSERT_TRUE(written) << written.error().message();
+  EXPECT_EQ(written->links, (std::vector<bundle::LinkEntry>{{"pocl/blur.cl.bin", "0123abcd"},
+                                                             {"pocl/pthread-skylake-avx512-AMD EPYC/up", "../0123abcd"}}));
+  EXPECT_EQ(written->files.size(), 3u);
+  EXPECT_NE(std::find(written->directories.begin(), written->directories.end(), "pocl/pthread-skylake-avx512-AMD EPYC"),
+            written->directories.end());
+  std::vector<std::string> names;
+  for (const auto& e : list_archive(dir() / "names.tar.zst")) {
+    names.push_back(e.name);
+  }
+  EXPECT_NE(std::find(names.begin(), names.end(), "pocl/pthread-skylake-avx512-AMD%20EPYC/fft%20%281%29.bin"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "pocl/caf%C3%A9"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "pocl/blur.cl.bin"), names.end());
 }
 
 TEST_F(SliceWriterTest, HardLinkedFilesBecomeIndependentCopies)
