@@ -41,7 +41,7 @@ PACKAGES=(
   python3 python3-venv python3-pyopencl python3-numpy python3-matplotlib
   buildah debootstrap uidmap fuse-overlayfs
   strace clang-15 bc openssl help2man time
-  hashcat clpeak libclblast-dev
+  hashcat clpeak libclblast-dev clfft-client
   libcurl4-openssl-dev docker-registry skopeo apache2-utils curl
 )
 

@@ -6,10 +6,10 @@
 //   PREWARM_LAYER_AUDIT_LOG=FILE       JSON lines, one per program build (hit or miss);
 //                                      written in serve and audit mode when set
 //   PREWARM_LAYER_LOG=1                operator lines on stderr ("prewarm-layer: ...")
-//   PREWARM_LAYER_CAPTURE=build,release  when record mode reads program binaries
-//                                      (default: both, except after build on PoCL;
-//                                      release includes context release and exit;
-//                                      see program_capture.hpp)
+//   PREWARM_LAYER_CAPTURE=build,release,exit  when record mode reads program binaries
+//                                      (default: all three, except after build on PoCL;
+//                                      release includes context release; exit: the
+//                                      programs still alive; see program_capture.hpp)
 // record: every program the application builds from source or IL is built
 //   as usual, and its binaries are written to the store (after the build, at
 //   its last clReleaseProgram, and at exit for programs still alive).
@@ -33,11 +33,11 @@ struct LayerSettings
   std::string audit_log;   // empty: no audit file
   bool capture_after_build = true;
   bool capture_at_release = true;
-  // Opt-in (PREWARM_LAYER_CAPTURE=...,exit): on PoCL 3.1 (Debian 12) a
-  // capture at exit crashed the application intermittently when PoCL's own
-  // cache was cold (SIGSEGV in about half the runs, the second build meeting
-  // a driver already being torn down), and a capture must never cost a run.
-  bool capture_at_exit = false;
+  // At exit, for programs still alive (OpenCV's): from the main thread's
+  // first step in exit(), before any atexit handler (program_capture.hpp).
+  // An atexit handler crashed PoCL 3.1 applications in about half the runs
+  // with a cold PoCL cache (LLVM's lazily made statics already destroyed).
+  bool capture_at_exit = true;
   bool capture_explicit = false; // PREWARM_LAYER_CAPTURE was set: no per-driver default
 
   bool serves() const { return mode == LayerMode::serve || mode == LayerMode::audit; }

@@ -99,10 +99,10 @@ start_layer()
     // Registered at the first OpenCL call, which for most loaders comes
     // after the ICDs (and PoCL's LLVM) were loaded, so it runs before their
     // teardown: from then on no release is captured. The capture at exit
-    // (program_capture.hpp) is registered later, at the first recorded
-    // build, and so runs before this.
+    // (program_capture.hpp) runs earlier still, first thing in exit().
     std::atexit(mark_exiting);
     (void)settings();
+    start_exit_watch();
   });
 }
 

@@ -13,23 +13,67 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <mutex>
+
+#include <unistd.h>
 
 namespace prewarm::layer {
 namespace {
 
 std::atomic<bool> g_exiting{false};
+std::atomic<bool> g_armed{false};
+std::atomic<bool> g_main_watched{false};
+
+bool
+on_main_thread()
+{
+  return gettid() == getpid();
+}
 
 void
 capture_at_exit()
 {
-  if (!g_exiting.load() && settings().records()) {
+  if (g_armed.load() && !g_exiting.load() && settings().records()) {
     for (const auto& [program, tracked] : ProgramTable::instance().recorded_in(nullptr)) {
       write_records(program, tracked, k_at_exit);
     }
   }
   g_exiting.store(true);
+}
+
+// glibc's exit() destroys the calling thread's thread_local objects before
+// it runs a single atexit handler (stdlib/exit.c, __run_exit_handlers): this
+// object's destructor in the main thread is the first thing exit() does, when
+// every library is still whole. An atexit handler is not: a function-local
+// static that LLVM constructs after the handler was registered (at the
+// kernels' first enqueue, in PoCL's worker thread: the EVT tables of
+// llvm::SDNode::getValueTypeList) is destroyed before it, and reading a cold
+// program's binary at exit runs LLVM's code generator over the freed tables
+// (SIGSEGV in about half the runs on PoCL 3.1; the binary query compiles the
+// work-group functions PoCL has not yet cached).
+struct ExitWatch
+{
+  ExitWatch() { g_main_watched.store(true); }
+  ExitWatch(const ExitWatch&) = delete;
+  ExitWatch& operator=(const ExitWatch&) = delete;
+  ~ExitWatch()
+  {
+    // The main thread's thread_local objects end with exit(), or with the
+    // main thread's pthread_exit (the process lives on: nothing is captured
+    // then, the releases still are).
+    if (on_main_thread()) {
+      capture_at_exit();
+    }
+  }
+};
+
+void
+watch_main_thread()
+{
+  if (on_main_thread()) {
+    thread_local ExitWatch watch;
+    (void)watch;
+  }
 }
 
 } // namespace
@@ -47,13 +91,27 @@ mark_exiting()
 }
 
 void
+start_exit_watch()
+{
+  if (settings().records() && settings().capture_at_exit) {
+    watch_main_thread();
+  }
+}
+
+void
 arm_exit_capture()
 {
   if (!settings().capture_at_exit) {
     return;
   }
-  static std::once_flag once;
-  std::call_once(once, [] { std::atexit(capture_at_exit); });
+  g_armed.store(true);
+  watch_main_thread();
+  if (!g_main_watched.load()) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      operator_line("the main thread has made no OpenCL call: programs still alive at exit are not captured (their release is)");
+    });
+  }
 }
 
 bool

@@ -20,10 +20,12 @@
 // Programs an application keeps until exit (OpenCV's program cache, CLBlast's)
 // are captured twice over: at the application's clReleaseContext, its last
 // word before exit in most programs, for the context's programs still alive,
-// and at exit, by a handler registered at the first recorded build. Exit
-// handlers run in the reverse order of registration, so that one runs before
-// the destructors of everything loaded earlier, PoCL and its LLVM included;
-// a release that comes after it (from a static destructor that runs later,
+// and at exit, by the destructor of a thread_local object of the main thread,
+// which glibc's exit() runs before any atexit handler and any static
+// destructor, so that PoCL and its LLVM are whole (an atexit handler was not
+// safe: program_capture.cpp). Nothing is captured at exit when the main
+// thread made no OpenCL call, when another thread calls exit(), or at
+// _exit/quick_exit. A release that comes later (from a static destructor,
 // when PoCL's LLVM may be torn down: a measured crash) is never captured.
 //
 // Nothing is stored for a program whose included files changed between its
@@ -64,8 +66,11 @@ void write_records(cl_program program, const TrackedProgram& tracked, CapturePoi
 // this compile succeeded, and what the application was told.
 void write_compile_records(cl_program program, const TrackedProgram& tracked);
 
-// Registers the exit capture (once; call after a recorded build).
+// The exit capture covers the programs recorded from now on (call after a
+// recorded build); start_exit_watch() at the layer's start, so that a main
+// thread that only initialised OpenCL is watched too.
 void arm_exit_capture();
+void start_exit_watch();
 
 // Exit has begun (the capture at exit ran, or the process is past the
 // point where the driver can be trusted): no capture any more.

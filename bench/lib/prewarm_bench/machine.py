@@ -66,7 +66,7 @@ def describe(repo, tools):
     for name, path in tools.items():
         info["versions"][name] = _out([str(path), "--version"]) or "?"
     for pkg in ("pocl-opencl-icd", "ocl-icd-libopencl1", "intel-opencl-icd", "clpeak", "hashcat", "libclblast1",
-                "python3-pyopencl", "docker-registry", "zstd", "tar"):
+                "python3-pyopencl", "ffmpeg", "python3-opencv", "clfft-client", "darktable", "docker-registry", "zstd", "tar"):
         v = _out(["dpkg-query", "-W", "-f=${Version}", pkg])
         if v:
             info["versions"][pkg] = v

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # A real OpenCL program this project did not write, bundled on PoCL:
-#   real_program_test.sh clpeak|clblast|clblast-layer|pyopencl|hashcat|hashcat-layer
+#   real_program_test.sh clpeak|clblast|clblast-layer|pyopencl|hashcat|hashcat-layer|clfft
 # Each case: `prewarm build` of a command workload (kinds: pocl) and its hit
 # proof line ("pocl: N reused, 0 new", or a miss with its cause), install,
 # `prewarm-runtime exec --audit` of the application (what it reused and what
@@ -29,11 +29,17 @@
 #             nothing at exec: every work-group function in its (empty)
 #             cache afterwards came out of the stored binary, including the
 #             ones generated at the first enqueue
+#   clfft     clFFT's client with its own cache (CLFFT_CACHE_PATH: a
+#             directory named after the device, with spaces and
+#             parentheses) as a custom cache: verify: require, installed at
+#             another path, exec --audit reuses both caches, compiles
+#             nothing, the proof's counts equal the audit's, the client's
+#             check passes
 # Timings (cold vs exec vs warm vs the layer) are bench/run --only third_party,
 # not here. Env: PREWARM, PREWARM_RUNTIME, EXAMPLES, CLBLAST_CLIENT.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
-program=${1:?usage: real_program_test.sh clpeak|clblast|clblast-layer|pyopencl|hashcat|hashcat-layer}
+program=${1:?usage: real_program_test.sh clpeak|clblast|clblast-layer|pyopencl|hashcat|hashcat-layer|clfft}
 [ -n "${PREWARM:-}" ] && [ -n "${PREWARM_RUNTIME:-}" ] || skip "prewarm or prewarm-runtime not built"
 require_opencl_device
 make_scratch "real-$program"
@@ -243,6 +249,49 @@ hashcat-layer)
   done
   ls "$SCRATCH/xdg-cache/hashcat/kernels/"*.kernel > /dev/null || fail "hashcat wrote no kernel cache from the served programs"
   pocl_compiled_nothing "$SCRATCH/pocl-exec" "$SCRATCH/hashcat-layer.root/programs"
+  ;;
+clfft)
+  command -v clFFT-client > /dev/null || skip "clfft-client not installed"
+  # clFFT keeps the kernels it generates in its own cache, CLFFT_CACHE_PATH,
+  # under a directory named after the device: spaces and parentheses
+  # ("pthread-skylake-avx512-Intel(R) Xeon(R) Processor").
+  clfft_argv=(clFFT-client -c -x 1024 -y 64 -p 1)
+  step "clFFT's client with its own cache (custom, CLFFT_CACHE_PATH) and PoCL's: build with verify: require"
+  cat > "$SCRATCH/clfft.yaml" <<YAML
+version: 1
+models:
+  - name: clfft
+    command:
+      argv: [clFFT-client, -c, -x, "1024", -y, "64", -p, "1"]
+      caches:
+        - name: clfft
+          variable: CLFFT_CACHE_PATH
+      kinds: [pocl]
+      verify: require
+      timeout: 10m
+precisions: [fp32]
+targets: [cpu]
+YAML
+  "$PREWARM" build "$SCRATCH/clfft.yaml" --key "$SCRATCH/test_only_real.key" --out "$SCRATCH/clfft.bundle" \
+    --json "$SCRATCH/clfft.json" > "$SCRATCH/clfft.out" 2> "$SCRATCH/clfft.err" || { cat "$SCRATCH/clfft.err" >&2; fail "build failed"; }
+  proof=$(grep -ho "hit proof[A-Z ]*: custom/clfft: [0-9]* reused, [0-9]* new; pocl: [0-9]* reused, [0-9]* new" "$SCRATCH/clfft.out" "$SCRATCH/clfft.err" | head -1)
+  [[ "$proof" =~ custom/clfft:\ ([0-9]+)\ reused,\ 0\ new\;\ pocl:\ ([0-9]+)\ reused,\ 0\ new ]] \
+    || { cat "$SCRATCH/clfft.err" >&2; fail "no hit proof 'custom/clfft: N reused, 0 new; pocl: M reused, 0 new' (got '$proof')"; }
+  [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "the proof reused nothing of clFFT's own cache"
+  echo "clfft: $proof"
+  install_root clfft
+  step "exec --audit on a fresh install at another path: the proof's counts, and the client's check passes"
+  "$PREWARM_RUNTIME" exec --root "$SCRATCH/clfft.root" --audit "$SCRATCH/clfft.audit.json" -- "${clfft_argv[@]}" \
+    > "$SCRATCH/clfft.app.out" 2> "$SCRATCH/clfft.app.err" || { cat "$SCRATCH/clfft.app.err" >&2; fail "clFFT failed under exec --audit"; }
+  grep -q "Client Test \*\*\*\*\*PASS\*\*\*\*\*" "$SCRATCH/clfft.app.out" || fail "the client's check did not pass under exec"
+  grep "audit:" "$SCRATCH/clfft.app.err"
+  for kind in custom/clfft pocl; do
+    reused=$(audit_field "$SCRATCH/clfft.audit.json" "$kind" reused_files)
+    new=$(audit_field "$SCRATCH/clfft.audit.json" "$kind" new_files)
+    [ "$new" = 0 ] || fail "$kind: the application compiled $new files anew"
+    [[ "$proof" =~ $kind:\ $reused\ reused ]] || fail "$kind: exec --audit measured $reused reused; the proof said '$proof'"
+  done
+  echo "clfft: proof = audit"
   ;;
 hashcat)
   command -v hashcat > /dev/null || skip "hashcat not installed"

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Every case, in the order bench/run runs them (cheap and independent first)."""
+from .apps import Apps
 from .build_time import BuildTime
 from .bundle_size import BundleSize
 from .first_result import FirstResult
@@ -15,6 +16,7 @@ from .torch_compile_cpu import TorchCompileCpu
 ALL_CASES = [
     FirstResult(),
     ThirdParty(),
+    Apps(),
     RuntimeOverhead(),
     InstallThroughput(),
     BuildTime(),
