@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the shell integration tests. Source it; it defines:
 #   step, fail, pass, skip, make_scratch, expect_exit, assert_stderr_contains,
-#   tree_hash, flip_byte, assert_no_staging, require_opencl_device
+#   tree_hash, flip_byte, assert_no_staging, require_opencl_device, require_intel_root
 LAST_STDERR=""
 
 step() { echo "== $*"; }
@@ -60,4 +60,15 @@ assert_no_staging() {
 require_opencl_device() {
   command -v clinfo > /dev/null || skip "clinfo not installed"
   clinfo -l 2>/dev/null | grep -q Device || skip "no OpenCL device (install pocl-opencl-icd)"
+}
+
+# require_intel_root [ocloc]: sets ROOT to the Intel root (PREWARM_INTEL_ROOT,
+# else setup.sh's default) or skips the test; with "ocloc", also its ocloc on
+# host paths.
+require_intel_root() {
+  ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
+  [ -f "$ROOT/.complete" ] || skip "no Intel root at $ROOT (make it with ./setup.sh intel-root)"
+  if [ "${1:-}" = ocloc ]; then
+    [ -x "$ROOT/host-bin/ocloc" ] || skip "no $ROOT/host-bin/ocloc (the root's ocloc on host paths)"
+  fi
 }

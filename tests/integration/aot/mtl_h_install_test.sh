@@ -14,9 +14,7 @@ set -euo pipefail
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}" "${CL_REPLAY:?}"
 source "$(dirname "$0")/../lib.sh"
 
-ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
-[ -f "$ROOT/.complete" ] || skip "no Intel root at $ROOT (make it with ./setup.sh intel-root)"
-[ -x "$ROOT/host-bin/ocloc" ] || skip "no $ROOT/host-bin/ocloc (the root's ocloc on host paths)"
+require_intel_root ocloc
 export PREWARM_INTEL_ROOT=$ROOT PREWARM_CL_REPLAY=$CL_REPLAY
 unset PREWARM_OCLOC
 make_scratch mtl-h-install

@@ -20,9 +20,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 WARMUP=$(cd "$(dirname "$0")" && pwd)/sycl_warmup.py
 
-ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
+require_intel_root
 VENV=$ROOT/opt/prewarm-sycl
-[ -f "$ROOT/.complete" ] || skip "no Intel root at $ROOT (make it with ./setup.sh intel-root)"
 [ -f "$VENV/.complete" ] || skip "no SYCL environment $VENV (make it with ./setup.sh intel-sycl)"
 export PREWARM_INTEL_ROOT=$ROOT
 unset PREWARM_OCLOC

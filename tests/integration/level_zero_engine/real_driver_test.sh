@@ -19,9 +19,7 @@ set -euo pipefail
 : "${PREWARM:?}"
 source "$(dirname "$0")/../lib.sh"
 
-ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
-[ -f "$ROOT/.complete" ] || skip "no Intel root at $ROOT (make it with ./setup.sh intel-root)"
-[ -x "$ROOT/host-bin/ocloc" ] || skip "no $ROOT/host-bin/ocloc (the root's ocloc on host paths)"
+require_intel_root ocloc
 make_scratch ze-real-driver
 cd "$SCRATCH"
 mkdir neo
