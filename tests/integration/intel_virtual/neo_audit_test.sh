@@ -9,6 +9,7 @@
 #   - the same slice installed anyway (--ignore-requirement) on a host posing
 #     as another GPU (an A380, acm-g11): NEO's key differs, every build misses,
 #     and the audit names the .cl_cache entries NEO wrote as new;
+#   - one program not in the cache among cached ones: 1 new, the rest reused;
 #   - NEO's bookkeeping (stats, config.file) and key traces (BinaryCacheTrace)
 #     never count as entries.
 # Not verifiable here (no Intel GPU): that a real card gives the same verdicts.
@@ -58,14 +59,14 @@ mkdir vendors && echo "$ROOT/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so"
 
 # The application on the virtual device (product, PCI id), with the installed
 # caches' environment and NEO's statistics and key traces on, audited.
-run_app() { # root product pci-id host-json
+run_app() { # root product pci-id host-json [program list]
   (cd "$programs" && env -u LD_LIBRARY_PATH PREWARM_HOST_DEVICES="$SCRATCH/$4" \
      OCL_ICD_VENDORS="$SCRATCH/vendors" NEO_CACHE_STATS=1 BinaryCacheTrace=1 \
      NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 HardwareInfoOverride=1x5x4 UseBindlessMode=0 \
      ProductFamilyOverride="$2" ForceDeviceId="$3" \
      "$PREWARM_RUNTIME" exec --root "$SCRATCH/$1" --audit "$SCRATCH/$1.exec.json" -- \
      "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu" \
-     "$CL_REPLAY" programs.list) > "$1.out" 2> "$1.err" || { cat "$1.out" "$1.err"; fail "the application on the virtual device"; }
+     "$CL_REPLAY" "${5:-programs.list}") > "$1.out" 2> "$1.err" || { cat "$1.out" "$1.err"; fail "the application on the virtual device"; }
   PREWARM_HOST_DEVICES="$SCRATCH/$4" "$PREWARM_RUNTIME" status --root "$1" --audit --json > "$1.status.json" \
     || fail "status --audit --json"
   PREWARM_HOST_DEVICES="$SCRATCH/$4" "$PREWARM_RUNTIME" status --root "$1" --audit > "$1.status.txt" || fail "status --audit"
@@ -115,4 +116,15 @@ echo "miss: $built programs built, NEO stats $hits hits / $misses misses; audit 
 [ "$misses" -eq "$built" ] && [ "$hits" -eq 0 ] || fail "NEO was expected to miss: $hits hits, $misses misses"
 [ "$new" -eq "$built" ] && [ "$new_entries" -eq "$built" ] && [ "$exec_hit" = False ] && [ "$status_hit" = False ] \
   || { cat miss.exec.json; fail "the audit of a NEO miss: $new new files, $new_entries entries for $built builds"; }
+
+step "the A770 again, one program not in the cache: 1 new entry, the others reused"
+awk -F'\t' 'NR == 1 {print; printf "%s\t%s -DNEO_AUDIT_NOT_CACHED=1\n", $1, $2; next} {print}' \
+  "$programs/programs.list" > "$programs/mixed.list"
+rm -f "$(find hit -name stats | head -1)" # NEO adds its counters up over processes
+run_app hit acm-g10 56a0 a770.json mixed.list
+read -r built reused new new_entries hits misses exec_hit status_hit < <(verdict hit)
+echo "mixed: $built programs built, NEO stats $hits hits / $misses misses; audit $reused reused, $new new"
+[ "$misses" -eq 1 ] && [ "$hits" -eq $((built - 1)) ] || fail "NEO: $hits hits, $misses misses for $built (1 new)"
+[ "$reused" -eq "$installed" ] && [ "$new" -eq 1 ] && [ "$new_entries" -eq 1 ] && [ "$exec_hit" = False ] \
+  || { cat hit.exec.json; fail "the audit of one miss among hits: $reused reused, $new new"; }
 pass
