@@ -94,15 +94,14 @@ is_inductor_tree(std::string_view kind)
 
 // NEO writes these beside its entries on a hit as on a miss: config.file
 // (the running total size, rewritten on every store and recomputed when
-// missing), stats (NEO_CACHE_STATS=1 counters, rewritten by every process),
+// missing), stats (NEO_CACHE_STATS=1 counters, added to by every process),
 // <hash>.trace / <hash>.input (BinaryCacheTrace=1: the key inputs, written on
 // every lookup), and the mkstemp temporaries an entry is staged in
 // (cl_cache.XXXXXX and friends) — none of them is a compiled program.
 bool
 is_neo_bookkeeping(std::string_view name)
 {
-  if (name == "config.file" || name == "stats" || name.ends_with(".trace") || name.ends_with(".input") ||
-      name.ends_with(".lock")) {
+  if (name == "config.file" || name == "stats" || name.ends_with(".trace") || name.ends_with(".input")) {
     return true;
   }
   for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {

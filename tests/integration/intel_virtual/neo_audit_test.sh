@@ -13,7 +13,7 @@
 #   - NEO's bookkeeping (stats, config.file) and key traces (BinaryCacheTrace)
 #     never count as entries.
 # Not verifiable here (no Intel GPU): that a real card gives the same verdicts.
-# Cost: ~10-15 s (one recorded build for arc-a770, three virtual runs).
+# Cost: ~7 s (one recorded build for arc-a770, three virtual runs).
 set -euo pipefail
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}" "${CL_REPLAY:?}" "${APP:?}"
 source "$(dirname "$0")/../lib.sh"

@@ -88,8 +88,8 @@ TEST(CacheUsage, NeoMissNamesEachNewProgram)
   Scratch s;
   const FileSet before = {"a/b/1111111111111111.cl_cache", "config.file"};
   auto after = before;
-  after.insert({"a/b/2222222222222222.cl_cache", "a/b/3333333333333333.cl_cache", "stats",
-                "a/b/2222222222222222.trace"});
+  after.insert(
+    {"a/b/2222222222222222.cl_cache", "a/b/3333333333333333.cl_cache", "stats", "a/b/2222222222222222.trace"});
   KindAccess access;
   access.opened = {"config.file", "stats"};
   access.written = {"config.file", "stats"};
