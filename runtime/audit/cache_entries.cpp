@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -91,6 +92,26 @@ is_inductor_tree(std::string_view kind)
   return kind == "inductor" || kind == "dynamo";
 }
 
+// NEO writes these beside its entries on a hit as on a miss: config.file
+// (the running total size, rewritten on every store and recomputed when
+// missing), stats (NEO_CACHE_STATS=1 counters, added to by every process),
+// <hash>.trace / <hash>.input (BinaryCacheTrace=1: the key inputs, written on
+// every lookup), and the mkstemp temporaries an entry is staged in
+// (cl_cache.XXXXXX and friends) — none of them is a compiled program.
+bool
+is_neo_bookkeeping(std::string_view name)
+{
+  if (name == "config.file" || name == "stats" || name.ends_with(".trace") || name.ends_with(".input")) {
+    return true;
+  }
+  for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {
+    if (name.starts_with(stem) && name.size() == stem.size() + 6) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 std::string
@@ -122,7 +143,10 @@ entry_of(std::string_view kind, std::string_view relative_path)
     }
     return std::string(relative_path);
   }
-  if (kind == "cuda") {
+  // NEO: one file <hash>.cl_cache / .l0_cache / .ocloc_cache is one program;
+  // the directories above it only spread files (NEO_CACHE_DIR/<d>/<d>/), so
+  // two programs under one directory are two entries.
+  if (kind == "cuda" || kind == "neo") {
     return std::string(relative_path);
   }
   return first(parts, 1);
@@ -150,7 +174,7 @@ is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
     return name.ends_with(".lock");
   }
   if (kind == "neo") {
-    return name == "config.file" || name == "stats";
+    return is_neo_bookkeeping(name);
   }
   return false;
 }
@@ -204,6 +228,14 @@ entry_label(std::string_view kind, const fs::path& kind_dir, std::string_view en
   }
   if (kind == "programs") {
     return fmt::format("key {}", entry.substr(0, 16));
+  }
+  if (kind == "neo") {
+    const auto name = fs::path(entry).filename().string();
+    const auto dot = name.rfind('.');
+    const auto api = name.ends_with(".cl_cache")   ? "OpenCL program"
+                     : name.ends_with(".l0_cache") ? "Level Zero module"
+                                                   : "program";
+    return fmt::format("{} {}", api, name.substr(0, std::min<std::size_t>(dot, 16)));
   }
   return std::string(entry);
 }

@@ -65,6 +65,43 @@ TEST(CacheEntries, ProgramStoreKeys)
   EXPECT_EQ(entry_label("programs", s.dir, key), "key aaaaaaaaaaaaaaaa");
 }
 
+// NEO 26.27's layout (measured on the virtual device): NEO_CACHE_DIR/<d>/<d>/
+// <16 hex>.cl_cache per program; config.file, stats, key traces and mkstemp
+// temporaries beside them on a hit as on a miss.
+TEST(CacheEntries, NeoEntriesAreFilesAndItsBookkeepingIsNot)
+{
+  EXPECT_EQ(entry_of("neo", "a/b/0123456789abcdef.cl_cache"), "a/b/0123456789abcdef.cl_cache");
+  EXPECT_NE(entry_of("neo", "a/b/0123456789abcdef.cl_cache"), entry_of("neo", "a/b/fedcba9876543210.cl_cache"))
+    << "two programs under one directory are two entries";
+  Scratch s;
+  EXPECT_EQ(entry_label("neo", s.dir, "a/b/0123456789abcdef.cl_cache"), "OpenCL program 0123456789abcdef");
+  EXPECT_EQ(entry_label("neo", s.dir, "a/b/0123456789abcdef.l0_cache"), "Level Zero module 0123456789abcdef");
+  for (const char* path : {"config.file", "stats", "a/b/0123456789abcdef.trace", "a/b/0123456789abcdef.input",
+                           "a/b/cl_cache.Xa81qZ", "l0_cache.000abc"}) {
+    EXPECT_TRUE(is_bookkeeping_path("neo", path)) << path;
+  }
+  EXPECT_FALSE(is_bookkeeping_path("neo", "a/b/0123456789abcdef.cl_cache"));
+}
+
+TEST(CacheUsage, NeoMissNamesEachNewProgram)
+{
+  Scratch s;
+  const FileSet before = {"a/b/1111111111111111.cl_cache", "config.file"};
+  auto after = before;
+  after.insert(
+    {"a/b/2222222222222222.cl_cache", "a/b/3333333333333333.cl_cache", "stats", "a/b/2222222222222222.trace"});
+  KindAccess access;
+  access.opened = {"config.file", "stats"};
+  access.written = {"config.file", "stats"};
+  const auto usage = measure_kind("neo", s.dir, before, after, &access);
+  EXPECT_EQ(usage.files_before, 1u);
+  EXPECT_EQ(usage.new_files, 2u);
+  EXPECT_EQ(usage.reused_files, 0u);
+  ASSERT_EQ(usage.new_entries.size(), 2u);
+  EXPECT_EQ(usage.new_entries[0].label, "OpenCL program 2222222222222222");
+  EXPECT_FALSE(usage.hit());
+}
+
 TEST(CacheEntries, UnknownKindsGroupByFirstComponent)
 {
   EXPECT_EQ(entry_of("hashcat", "kernels/m00000_a3-pure.kernel"), "kernels");
