@@ -18,8 +18,7 @@ set -euo pipefail
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}" "${CL_REPLAY:?}" "${APP:?}"
 source "$(dirname "$0")/../lib.sh"
 require_opencl_device
-ROOT=${PREWARM_INTEL_ROOT:-/var/cache/prewarm/intel-sid}
-[ -f "$ROOT/.complete" ] || skip "no Intel root at $ROOT (make it with ./setup.sh intel-root)"
+require_intel_root
 command -v ocloc >/dev/null || [ -n "${PREWARM_OCLOC:-}" ] || skip "no ocloc for the AOT half (intel-opencl-icd)"
 export PREWARM_INTEL_ROOT=$ROOT PREWARM_CL_REPLAY=$CL_REPLAY
 make_scratch intel-neo-audit
