@@ -134,7 +134,9 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
       continue;
     }
     const bool written = access->written.contains(file) && after.contains(file);
-    const bool rewritten = written && changed();
+    // Against an install's states a file an earlier run rewrote is new since
+    // install too, as status --audit counts it, though this run only read it.
+    const bool rewritten = (written || (states_settled && state != nullptr && after.contains(file))) && changed();
     if (rewritten) {
       ++usage.new_files;
       ++usage.rewritten_files;

@@ -103,6 +103,31 @@ TEST_F(InstallAuditTest, FileWithTheSameBytesIsNotCounted)
   EXPECT_EQ(usage.rewritten_files, 0u);
 }
 
+// exec --audit's since-install part: a file an earlier run rewrote counts as
+// new since install though this run only read it; this run's own count does
+// not (its start state is the rewritten file).
+TEST_F(InstallAuditTest, WatchedRunCountsAnEarlierRewriteSinceInstall)
+{
+  rewrite("ab/kernel.bin", "POCL KERNEL");
+  auto baseline = install::read_audit_baseline(root);
+  ASSERT_TRUE(baseline) << baseline.error().message();
+  ASSERT_TRUE(install::take_run_start(*baseline));
+  audit::AccessRecord access;
+  access.kinds["pocl"].opened = {"ab/kernel.bin", "ab/kernel.meta"};
+  auto made = install::audit_install(*baseline, &access, "");
+  ASSERT_TRUE(made) << made.error().message();
+  const auto* since_install = made->usage.find("pocl");
+  ASSERT_NE(since_install, nullptr);
+  EXPECT_EQ(since_install->new_files, 1u);
+  EXPECT_EQ(since_install->rewritten_files, 1u);
+  EXPECT_EQ(since_install->reused_files, 1u);
+  ASSERT_TRUE(made->run);
+  const auto* this_run = made->run->find("pocl");
+  ASSERT_NE(this_run, nullptr);
+  EXPECT_EQ(this_run->new_files, 0u);
+  EXPECT_EQ(this_run->reused_files, 2u);
+}
+
 // An install made before lists held states: read as before, a rewrite is not
 // seen, a file added still is.
 TEST_F(InstallAuditTest, OldFormatListStillWorksWithoutStates)
