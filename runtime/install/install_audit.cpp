@@ -122,6 +122,10 @@ follow_directories(AuditBaseline& baseline, const std::map<std::string, fs::path
     }
     it->second = dir;
     baseline.followed[relative] = dir;
+    // A private copy is not the installed tree: its mtimes are the copy's
+    // and its Triton group files name the copy, so the install's states
+    // would count them as rewritten. Audited as before states existed.
+    baseline.install_states.erase(relative);
   }
 }
 
