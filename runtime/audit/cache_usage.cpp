@@ -56,8 +56,8 @@ KindUsage::summary() const
     return fmt::format("{}: untouched ({} files, none read or changed)", kind, files_before);
   }
   if (reused_files || !layer_hits) {
-    text = fmt::format("{}: {} reused, {} new", kind, reused_files ? fmt::format("{}", *reused_files) : "?",
-                       new_files);
+    text = fmt::format("{}: {} reused, {} new{}", kind, reused_files ? fmt::format("{}", *reused_files) : "?",
+                       new_files, rewritten_files > 0 ? fmt::format(" ({} rewritten)", rewritten_files) : "");
   }
   if (layer_hits) {
     text += fmt::format("{}{}{} programs served, {} built", text.empty() ? kind : "", text.empty() ? ": " : ", ",
@@ -102,7 +102,7 @@ UsageReport::summary() const
 
 KindUsage
 measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& before, const FileSet& after,
-             const KindAccess* access, const FileStates* before_states)
+             const KindAccess* access, const FileStates* before_states, bool states_settled)
 {
   KindUsage usage;
   usage.kind = std::move(kind);
@@ -122,20 +122,24 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
         state = &it->second;
       }
     }
-    const auto changed = [&] { return state == nullptr || file_changed(dir, file, *state); };
+    const auto changed = [&] { return state == nullptr || file_changed(dir, file, *state, states_settled); };
     if (access == nullptr) {
       // Not watched: only a change measured against a state counts.
-      if (state != nullptr && after.contains(file) && file_changed(dir, file, *state)) {
+      if (state != nullptr && after.contains(file) && file_changed(dir, file, *state, states_settled)) {
         ++usage.new_files;
+        ++usage.rewritten_files;
         usage.new_file_paths.push_back(file);
         new_entries.insert(entry_of(usage.kind, file));
       }
       continue;
     }
     const bool written = access->written.contains(file) && after.contains(file);
-    const bool rewritten = written && changed();
+    // Against an install's states a file an earlier run rewrote is new since
+    // install too, as status --audit counts it, though this run only read it.
+    const bool rewritten = (written || (states_settled && state != nullptr && after.contains(file))) && changed();
     if (rewritten) {
       ++usage.new_files;
+      ++usage.rewritten_files;
       usage.new_file_paths.push_back(file);
       new_entries.insert(entry_of(usage.kind, file));
     } else if (written || access->opened.contains(file)) {
@@ -210,6 +214,7 @@ to_json(const KindUsage& usage)
     {"files_before", usage.files_before},
     {"reused_files", optional_number(usage.reused_files)},
     {"new_files", usage.new_files},
+    {"rewritten_files", usage.rewritten_files},
     {"unused_files", optional_number(usage.unused_files)},
     {"hit", usage.hit()},
     {"untouched", usage.untouched()},

@@ -25,6 +25,7 @@
 // JSON (exec --audit, status --audit, the builder's hit proof):
 //   {"complete": bool, "kinds": [{"kind", "files_before", "reused_files"
 //    (number or null), "new_files", "unused_files" (number or null),
+//    "rewritten_files" (of new_files: there before, content changed),
 //    "hit": bool, "untouched": bool,
 //    "reused_entries": [label...], "new_entries": [label...],
 //    "layer_hits", "layer_misses" (kind "programs" with a layer log)}]}
@@ -59,6 +60,7 @@ struct KindUsage
   std::uint64_t files_before = 0;
   std::optional<std::uint64_t> reused_files; // nullopt: not measured
   std::uint64_t new_files = 0;
+  std::uint64_t rewritten_files = 0; // of new_files: there before, content changed
   std::optional<std::uint64_t> unused_files;
   std::vector<NamedEntry> reused_entries;
   std::vector<NamedEntry> new_entries;
@@ -94,7 +96,8 @@ KindUsage measure_kind(std::string kind,
                        const FileSet& before,
                        const FileSet& after,
                        const KindAccess* access,
-                       const FileStates* before_states = nullptr);
+                       const FileStates* before_states = nullptr,
+                       bool states_settled = false); // file_changed()'s `settled`
 
 // Adds the layer's program events to kind "programs" (created if absent).
 void add_layer_events(UsageReport& report, const LayerAuditLog& log);

@@ -10,7 +10,10 @@
 
 #include <sys/stat.h>
 
+#include <array>
+#include <charconv>
 #include <limits>
+#include <optional>
 #include <system_error>
 
 namespace prewarm::audit {
@@ -18,8 +21,40 @@ namespace prewarm::audit {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr std::string_view k_header = "prewarm-files 1";
+constexpr std::string_view k_header_v1 = "prewarm-files 1";
+constexpr std::string_view k_header_v2 = "prewarm-files 2";
+
+// Splits the first space-separated field off `rest` into `field`.
+bool
+take_field(std::string_view& rest, std::string_view& field)
+{
+  const auto space = rest.find(' ');
+  if (space == 0 || space == std::string_view::npos) {
+    return false;
+  }
+  field = rest.substr(0, space);
+  rest.remove_prefix(space + 1);
+  return true;
 }
+
+template <typename T>
+std::optional<T>
+to_number(std::string_view text)
+{
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool
+is_hex_digest(std::string_view text)
+{
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+} // namespace
 
 Result<FileSet>
 list_files(const fs::path& dir)
@@ -80,35 +115,60 @@ snapshot_files(const fs::path& dir, std::uint64_t hash_up_to)
   return states;
 }
 
-bool
-file_changed(const fs::path& dir, const std::string& relative, const FileState& before)
+Result<FileState>
+snapshot_one(const fs::path& dir, const std::string& relative)
 {
-  const auto now = state_of(dir / relative, before.sha256.empty() ? 0 : std::numeric_limits<std::uint64_t>::max());
+  return state_of(dir / relative, std::numeric_limits<std::uint64_t>::max());
+}
+
+bool
+file_changed(const fs::path& dir, const std::string& relative, const FileState& before, bool settled)
+{
+  // Size and mtime first: hashing only what moved keeps an audit of a large
+  // install to a stat per file.
+  const auto now = state_of(dir / relative, 0);
   if (!now || now->size != before.size) {
     return true;
   }
+  if (settled && now->mtime_ns == before.mtime_ns) {
+    return false;
+  }
   if (!before.sha256.empty()) {
-    return now->sha256 != before.sha256;
+    const auto hashed = state_of(dir / relative, std::numeric_limits<std::uint64_t>::max());
+    return !hashed || hashed->size != before.size || hashed->sha256 != before.sha256;
   }
   return now->mtime_ns != before.mtime_ns;
 }
 
 std::string
-serialize(const Inventory& inventory)
+serialize(const Inventory& inventory, const InventoryStates* states)
 {
-  std::string text = fmt::format("{}\n", k_header);
+  std::string text = fmt::format("{}\n", states != nullptr ? k_header_v2 : k_header_v1);
+  static const FileStates no_states;
   for (const auto& [kind, files] : inventory) {
+    if (states == nullptr) {
+      for (const auto& file : files) {
+        text += fmt::format("{} {}\n", kind, file);
+      }
+      continue;
+    }
+    const auto kind_states = states->find(kind);
+    const auto& of_kind = kind_states == states->end() ? no_states : kind_states->second;
     for (const auto& file : files) {
-      text += fmt::format("{} {}\n", kind, file);
+      const auto it = of_kind.find(file);
+      const FileState state = it == of_kind.end() ? FileState{} : it->second;
+      text += fmt::format("{} {} {} {} {}\n", kind, state.size, state.mtime_ns,
+                          state.sha256.empty() ? std::string("-") : state.sha256, file);
     }
   }
   return text;
 }
 
 Result<Inventory>
-parse_inventory(std::string_view text)
+parse_inventory(std::string_view text, InventoryStates* states)
 {
   Inventory inventory;
+  bool with_states = false;
   std::size_t line_number = 0;
   while (!text.empty()) {
     const auto end = text.find('\n');
@@ -119,9 +179,35 @@ parse_inventory(std::string_view text)
     text.remove_prefix(end + 1);
     ++line_number;
     if (line_number == 1) {
-      if (line != k_header) {
-        return fail(Errc::failed, fmt::format("file inventory: expected {}, got {}", in_quotes(k_header),
-                                              in_quotes(line)));
+      if (line != k_header_v1 && line != k_header_v2) {
+        return fail(Errc::failed, fmt::format("file inventory: expected {} or {}, got {}", in_quotes(k_header_v2),
+                                              in_quotes(k_header_v1), in_quotes(line)));
+      }
+      with_states = line == k_header_v2;
+      continue;
+    }
+    if (with_states) {
+      // KIND SIZE MTIME SHA256: four fields without spaces; PATH the rest.
+      auto rest = line;
+      std::array<std::string_view, 4> fields{};
+      bool ok = true;
+      for (auto& field : fields) {
+        ok = ok && take_field(rest, field);
+      }
+      const auto size_value = to_number<std::uint64_t>(fields[1]);
+      const auto mtime_value = to_number<std::int64_t>(fields[2]);
+      if (!ok || rest.empty() || !size_value || !mtime_value || (fields[3] != "-" && !is_hex_digest(fields[3]))) {
+        return fail(Errc::failed, fmt::format("file inventory: line {}: expected 'KIND SIZE MTIME SHA256 PATH', got {}",
+                                              line_number, in_quotes(line)));
+      }
+      FileState state;
+      state.size = *size_value;
+      state.mtime_ns = *mtime_value;
+      state.sha256 = fields[3] == "-" ? std::string() : std::string(fields[3]);
+      const std::string kind(fields[0]);
+      inventory[kind].insert(std::string(rest));
+      if (states != nullptr) {
+        (*states)[kind].insert_or_assign(std::string(rest), std::move(state));
       }
       continue;
     }

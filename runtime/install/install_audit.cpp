@@ -37,6 +37,8 @@ split_custom_caches(AuditBaseline& baseline)
   baseline.kind_dirs.erase(dir);
   auto files = std::move(baseline.files[custom]);
   baseline.files.erase(custom);
+  auto states = std::move(baseline.install_states[custom]);
+  baseline.install_states.erase(custom);
   // A cache that holds no file still has its directory.
   std::error_code ec;
   for (fs::directory_iterator it(custom_dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -55,6 +57,9 @@ split_custom_caches(AuditBaseline& baseline)
     const auto kind = custom + "/" + file.substr(0, slash);
     baseline.kind_dirs.try_emplace(kind, custom_dir / file.substr(0, slash));
     baseline.files[kind].insert(file.substr(slash + 1));
+    if (const auto state = states.find(file); state != states.end()) {
+      baseline.install_states[kind].insert_or_assign(file.substr(slash + 1), state->second);
+    }
   }
 }
 
@@ -90,7 +95,7 @@ read_audit_baseline(const fs::path& root, const InstalledMarker& marker, const f
     PW_ASSIGN_CTX(const auto text, fmt::format("file list {}", in_quotes(list_path.string())),
                   read_file(list_path.string()));
     PW_ASSIGN_CTX(baseline.files, fmt::format("file list {}", in_quotes(list_path.string())),
-                  audit::parse_inventory(text));
+                  audit::parse_inventory(text, &baseline.install_states));
     baseline.from_install = true;
   } else {
     for (const auto& [kind, dir] : baseline.kind_dirs) {
@@ -117,6 +122,10 @@ follow_directories(AuditBaseline& baseline, const std::map<std::string, fs::path
     }
     it->second = dir;
     baseline.followed[relative] = dir;
+    // A private copy is not the installed tree: its mtimes are the copy's
+    // and its Triton group files name the copy, so the install's states
+    // would count them as rewritten. Audited as before states existed.
+    baseline.install_states.erase(relative);
   }
 }
 
@@ -151,8 +160,14 @@ audit_install(const AuditBaseline& baseline, const audit::AccessRecord* access, 
     }
     const auto states = baseline.states_at_start.find(kind);
     const audit::FileStates* kind_states = states == baseline.states_at_start.end() ? nullptr : &states->second;
-    result.usage.kinds.push_back(audit::measure_kind(
-      kind, dir, before == baseline.files.end() ? none : before->second, now, kind_access, kind_states));
+    // Since install: against the install's states where the list has them
+    // (a rewrite by any earlier run shows), else against this run's start.
+    const auto installed = baseline.install_states.find(kind);
+    const bool has_install_states = installed != baseline.install_states.end();
+    result.usage.kinds.push_back(audit::measure_kind(kind, dir, before == baseline.files.end() ? none : before->second,
+                                                     now, kind_access,
+                                                     has_install_states ? &installed->second : kind_states,
+                                                     has_install_states));
     if (const auto start = baseline.at_start.find(kind); start != baseline.at_start.end()) {
       if (!result.run) {
         result.run.emplace();

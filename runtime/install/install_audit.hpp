@@ -6,7 +6,10 @@
 // compiled anew since install; an install made before file lists existed
 // falls back to the files present when the audit began (`baseline`
 // "start"). Reuse is known only for a watched run (`exec --audit`); `status
-// --audit` reports new files only. Events of the OpenCL layer
+// --audit` reports new files only. A list that records each file's state
+// at install (size, mtime, digest) also makes a file rewritten since install
+// with other bytes count as new ("N rewritten"): size and mtime decide
+// first, and only a file whose mtime moved is hashed. Events of the OpenCL layer
 // (PREWARM_LAYER_AUDIT_LOG, audit/layer_audit_log.hpp) join as kind
 // "programs" when that file exists.
 //
@@ -49,6 +52,10 @@ struct AuditBaseline
   std::filesystem::path root;
   std::map<std::string, std::filesystem::path> kind_dirs; // kind -> VERSION/<kind>
   audit::Inventory files;
+  // Each file's state at install (format 2 lists); empty for older lists
+  // and for a baseline listed now. With them, a file rewritten with other
+  // bytes since install counts as new ("rewritten").
+  audit::InventoryStates install_states;
   bool from_install = false; // the install's list; false: listed now
   std::string installed_at;  // from the marker ("" when unknown)
   std::map<std::string, std::filesystem::path> followed; // kind -> private copy watched instead

@@ -583,7 +583,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   new_marker.kinds = std::move(staged.counts);
   new_marker.version = id;
   PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker,
-                           audit::serialize(staged.inventory), options.verify.policy.allowed_environment,
+                           audit::serialize(staged.inventory, &staged.states), options.verify.policy.allowed_environment,
                            std::move(state), report.commits));
   report.version = id;
   end_phase("commit");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <map>
 #include <set>
 
 namespace prewarm::install {
@@ -103,6 +104,37 @@ prepare_kind(int staging_fd, const SliceSelection& selection, const fs::path& ve
   return InstalledKind{kind, counts.files, counts.bytes};
 }
 
+// Each staged file's state for the install's file list. The digest comes
+// from the signed manifest, which extraction checked file by file, so the
+// install hashes nothing again; only a file the install changed (a Triton
+// group file pointed at this version) or one whose size differs from the
+// manifest is hashed.
+Result<audit::FileStates>
+installed_states(const fs::path& kind_dir, const SliceSelection& selection, const std::string& kind)
+{
+  PW_ASSIGN(auto states, audit::snapshot_files(kind_dir, 0));
+  std::map<std::string_view, const bundle::FileEntry*, std::less<>> declared;
+  for (const auto& s : selection.selected) {
+    for (const auto& file : s.slice->files) {
+      if (file.path.size() > kind.size() && file.path.starts_with(kind) && file.path[kind.size()] == '/') {
+        declared.emplace(std::string_view(file.path).substr(kind.size() + 1), &file);
+      }
+    }
+  }
+  const bool groups = audit::kind_holds_triton_groups(kind);
+  for (auto& [relative, state] : states) {
+    const auto it = declared.find(relative);
+    const bool relocated = groups && audit::is_triton_group_file(fs::path(relative).filename().string());
+    if (it != declared.end() && it->second->size == state.size && !relocated) {
+      state.sha256 = it->second->sha256;
+      continue;
+    }
+    PW_ASSIGN(const auto hashed, audit::snapshot_one(kind_dir, relative));
+    state = hashed;
+  }
+  return states;
+}
+
 } // namespace
 
 Status
@@ -133,6 +165,7 @@ prepare_staged_version(int staging_fd, const fs::path& staging, const SliceSelec
   // compare with to tell reused from compiled anew since install.
   for (const auto& kind : staged.kinds) {
     PW_ASSIGN(staged.inventory[kind], audit::list_files(staging / kind));
+    PW_ASSIGN(staged.states[kind], installed_states(staging / kind, selection, kind));
   }
   // Owners come from the policy, never from the archive (whose uids the
   // reader ignores): files are the installer's until then.

@@ -30,6 +30,7 @@ struct StagedVersion
   std::vector<std::string> kinds;    // the kinds to commit, sorted
   std::vector<InstalledKind> counts; // files and bytes of each, for the marker
   audit::Inventory inventory;        // every installed file, per kind
+  audit::InventoryStates states;     // their size, mtime and digest as installed
 };
 
 // How staged files reach the disk before they are renamed into place.

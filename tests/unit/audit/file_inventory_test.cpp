@@ -53,9 +53,68 @@ TEST(FileInventory, PathsMayHoldSpaces)
 TEST(FileInventory, RejectsDamage)
 {
   EXPECT_FALSE(parse_inventory("").has_value());
-  EXPECT_FALSE(parse_inventory("prewarm-files 2\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 3\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl a\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl 1 2 - \n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl x 2 - a\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl 1 2 abc a\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 1\n a\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl \n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 1\npocl a").has_value());
+}
+
+TEST(FileInventory, StatesRoundTripWithSpacesInPaths)
+{
+  const Inventory inventory{{"custom", {"clfft/AMD EPYC/fft (1).bin", "x"}}, {"pocl", {"ab/k.so"}}};
+  const InventoryStates states{
+    {"custom", {{"clfft/AMD EPYC/fft (1).bin", {3, 1700000000123456789, std::string(64, 'a')}}, {"x", {0, 5, ""}}}},
+    {"pocl", {{"ab/k.so", {7, -1, std::string(64, 'f')}}}}};
+  const auto text = serialize(inventory, &states);
+  EXPECT_TRUE(text.starts_with("prewarm-files 2\n")) << text;
+  InventoryStates parsed_states;
+  const auto parsed = parse_inventory(text, &parsed_states);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(*parsed, inventory);
+  EXPECT_EQ(parsed_states, states);
+}
+
+TEST(FileInventory, OldFormatHasNoStates)
+{
+  InventoryStates states;
+  const auto parsed = parse_inventory("prewarm-files 1\npocl ab/k.so\n", &states);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(*parsed, (Inventory{{"pocl", {"ab/k.so"}}}));
+  EXPECT_TRUE(states.empty());
+}
+
+// An install's state (settled): other bytes of the same size are a change,
+// the same bytes written again are not, though the mtime moved.
+TEST(FileInventory, SettledStateComparesContentOnlyWhenTheMtimeMoved)
+{
+  Scratch s;
+  write_file(s.dir / "a/k.bin", "kernel");
+  const auto installed = snapshot_one(s.dir, "a/k.bin");
+  ASSERT_TRUE(installed) << installed.error().message();
+  EXPECT_FALSE(installed->sha256.empty());
+  EXPECT_FALSE(file_changed(s.dir, "a/k.bin", *installed, true));
+
+  const auto later = [&] {
+    fs::last_write_time(s.dir / "a/k.bin", fs::last_write_time(s.dir / "a/k.bin") + std::chrono::seconds(5));
+  };
+  write_file(s.dir / "a/k.bin", "kernel");
+  later();
+  EXPECT_FALSE(file_changed(s.dir, "a/k.bin", *installed, true));
+  write_file(s.dir / "a/k.bin", "KERNEL");
+  later();
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
+  write_file(s.dir / "a/k.bin", "kernel!");
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
+
+  // Without a digest an install state can only go by size and mtime.
+  auto undigested = *installed;
+  undigested.sha256.clear();
+  write_file(s.dir / "a/k.bin", "kernel");
+  later();
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", undigested, true));
 }

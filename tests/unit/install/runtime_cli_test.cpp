@@ -138,6 +138,35 @@ TEST_F(RuntimeCli, InstallEnvExecStatus)
   EXPECT_NE(other.out.find("was made for vendor == cpu"), std::string::npos) << other.out;
 }
 
+// status --audit since install: a file an earlier run rewrote with other
+// bytes under the same name is new ("rewritten"); one rewritten with the
+// same bytes is not. The install's list records each file's state.
+TEST_F(RuntimeCli, StatusAuditCountsAFileRewrittenSinceInstall)
+{
+  const auto root = dir.path() / "root";
+  const auto bundle =
+    factory.write("two", 1, {{"cpu", {{"pocl/ab/k.bin", "kernel"}, {"pocl/cd/j.bin", "other"}}, requires_cpu()}});
+  auto installed =
+    runtime(dir.path(), "install " + bundle.string() + " --trust " + pub.string() + " --root " + root.string(), host_env);
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  const auto version = test::current_version(root);
+  EXPECT_TRUE(slurp(version / ".files").starts_with("prewarm-files 2\n")) << slurp(version / ".files");
+
+  auto clean = runtime(dir.path(), "status --audit --root " + root.string(), host_env);
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_NE(clean.out.find("pocl: ? reused, 0 new"), std::string::npos) << clean.out;
+
+  // Same length, other bytes (a recompiled entry); the same bytes again.
+  std::ofstream(version / "pocl/ab/k.bin", std::ios::trunc) << "KERNEL";
+  std::ofstream(version / "pocl/cd/j.bin", std::ios::trunc) << "other";
+  auto rewritten = runtime(dir.path(), "status --audit --json --root " + root.string(), host_env);
+  ASSERT_EQ(rewritten.exit_code, 0) << rewritten.err;
+  EXPECT_NE(rewritten.out.find("\"rewritten_files\": 1"), std::string::npos) << rewritten.out;
+  EXPECT_NE(rewritten.out.find("\"new_files\": 1"), std::string::npos) << rewritten.out;
+  auto text = runtime(dir.path(), "status --audit --root " + root.string(), host_env);
+  EXPECT_NE(text.out.find("pocl: ? reused, 1 new (1 rewritten)"), std::string::npos) << text.out;
+}
+
 // A repeated install on the host it was made on is done without probing the
 // host (the marker holds its fingerprint); an ICD file added since makes it
 // probe in full, and the next one is a no-op without the probe again. The
