@@ -122,7 +122,8 @@ entry_of(std::string_view kind, std::string_view relative_path)
     }
     return std::string(relative_path);
   }
-  if (kind == "cuda") {
+  if (kind == "cuda" || kind == "pycache") {
+    // pycache: one .pyc per module, under a mirror of its source's path.
     return std::string(relative_path);
   }
   return first(parts, 1);
