@@ -60,7 +60,7 @@ grep -q "framework.python" "$SCRATCH/inspect.txt" || { cat "$SCRATCH/inspect.txt
 step "install -> exec --audit: bytecode reused, nothing compiled, same output"
 "$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "$SCRATCH/test_only_pyc.pub" --root "$SCRATCH/root" \
   > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "install failed"; }
-find "$SCRATCH/root/pycache" -name 'helper.*.pyc' | grep -q . || fail "the local module's bytecode is not installed"
+find -L "$SCRATCH/root/pycache" -name "helper.*.pyc" | grep -q . || { find "$SCRATCH/root" -maxdepth 3 | head >&2; cat "$SCRATCH/install.err" >&2; fail "the local module bytecode is not installed"; }
 "$PREWARM_RUNTIME" env --root "$SCRATCH/root" | grep -q "PYTHONPYCACHEPREFIX=.*pycache" || fail "env does not export PYTHONPYCACHEPREFIX"
 "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" --audit "$SCRATCH/exec.audit.json" -- "$PYTHON" "$SCRATCH/app/main.py" \
   > "$SCRATCH/installed.out" 2> "$SCRATCH/installed.err" || { cat "$SCRATCH/installed.err" >&2; fail "exec failed"; }
