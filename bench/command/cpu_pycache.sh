@@ -42,7 +42,7 @@ YAML
 "$PREWARM" build "$work/m.yaml" --key "$work/k.key" --out "$work/bundle" > /dev/null 2> "$OUT/build.err"
 grep -o "hit proof: [^;]*" "$OUT/build.err" | sort -u
 "$PREWARM_RUNTIME" install "$work/bundle" --trust "$work/k.pub" --root "$work/root" > /dev/null 2>&1
-echo "pycache installed: $(find "$work/root/pycache" -name '*.pyc' | wc -l) files, $(du -sh "$work/root/pycache" | cut -f1)"
+echo "pycache installed: $(find -L "$work/root/pycache" -name '*.pyc' | wc -l) files, $(du -shL "$work/root/pycache" | cut -f1)"
 for i in $(seq 1 "$RUNS"); do
   rm -rf "$work/empty"; mkdir "$work/empty"
   echo "cold $i $(PYTHONPYCACHEPREFIX="$work/empty" "$PYTHON" "$work/tiny.py")" | tee -a "$OUT/samples.txt"
