@@ -11,6 +11,8 @@
 #   inductor   prewarm build (triton, inductor, cuda; --capture-root) ->
 #              install -> exec, on a fresh copy of the root at the same path
 #   dynamo     the same with kinds triton, dynamo, cuda
+#   dynpyc     the same with kinds triton, dynamo, cuda, pycache (Python's
+#              bytecode too: the image compiles every module it imports)
 #   eager      no torch.compile: the first eager forward (CUDA context, cuBLAS:
 #              what any process pays), once per configuration
 # Modes interleaved round by round; every run checks compiled vs eager.
@@ -62,7 +64,8 @@ record() { # MODE ROUND JSONFILE WALL
     "$@" "$arch" "$p" >> "$samples"
 }
 build_kind() { # KIND: prewarm build (a capture root), install, and a pristine copy of the installed root
-  local kind=$1 root="$work/root-$1-$arch-$p" t
+  local kind=$1 root="$work/root-$1-$arch-$p" t kinds
+  case $kind in dynpyc) kinds="triton, dynamo, cuda, pycache" ;; *) kinds="triton, $kind, cuda" ;; esac
   cat > "$work/$kind-$arch-$p.yaml" <<YAML
 version: 1
 models:
@@ -70,7 +73,7 @@ models:
     command:
       argv: [$PYTHON, $SCRIPT, $(printf '"%s", ' "${MODEL[@]}")--precision, "{precision}"]
       timeout: 30m
-      kinds: [triton, $kind, cuda]
+      kinds: [$kinds]
 precisions: [$p]
 targets: [$target]
 YAML
@@ -97,7 +100,7 @@ rounds() { # SUFFIX [COMMAND PREFIX...]: RUNS rounds of MODES, recorded as MODE+
               "$@" env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" > "$log.json" 2> "$log.err" || rc=$? ;;
         megacache) rm -rf "$work/mega"; "$@" env $(fresh "$work/mega") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
                      --load-megacache "$work/mega-$arch-$p.bin" > "$log.json" 2> "$log.err" || rc=$? ;;
-        inductor|dynamo) root="$work/root-$mode-$arch-$p"; rm -rf "$root"; cp -a "$work/pristine-$mode-$arch-$p" "$root" || continue
+        inductor|dynamo|dynpyc) root="$work/root-$mode-$arch-$p"; rm -rf "$root"; cp -a "$work/pristine-$mode-$arch-$p" "$root" || continue
               pwr exec --root "$root" --audit "$log.audit.json" -- "$@" "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
                 > "$log.json" 2> "$log.err" || rc=$? ;;
       esac
@@ -118,7 +121,7 @@ for config in $CONFIGS; do
     record cold 0 "$log.json" "$(elapsed "$t")"
   else note "fill $arch $p failed: $(tail -3 "$log.err")"; continue; fi
   # The builds run side by side (their times are not figures), then the eager baseline alone.
-  for kind in inductor dynamo; do
+  for kind in inductor dynamo dynpyc; do
     case " $MODES " in *" $kind "*) build_kind "$kind" & ;; esac
   done
   wait

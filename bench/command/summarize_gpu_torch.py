@@ -10,7 +10,7 @@ import json
 import statistics
 import sys
 
-BASE_MODES = ("eager", "cold", "warm", "megacache", "inductor", "dynamo")
+BASE_MODES = ("eager", "cold", "warm", "megacache", "inductor", "dynamo", "dynpyc")
 # MODE+pyc: the same with Python's bytecode cached (gpu_torch_dynamo.sh PYCACHE=1).
 MODES = BASE_MODES + tuple(m + "+pyc" for m in BASE_MODES)
 
@@ -39,7 +39,7 @@ def main(paths):
             print(f"| {rs[0]['model']} | {key[1]} | {mode} | {len(rs)} | {fc:.2f} | "
                   f"{statistics.median(r['compile_s'] for r in rs):.2f} | {ft:.2f} | "
                   f"{statistics.median(r['import_s'] for r in rs):.2f} | {traced} | {loaded} |")
-        pairs = (("dynamo", "warm"), ("inductor", "warm"), ("megacache", "warm"), ("dynamo", "cold"))
+        pairs = (("dynpyc", "warm"), ("dynpyc", "dynamo"), ("dynamo", "warm"), ("inductor", "warm"), ("megacache", "warm"), ("dynamo", "cold"))
         for a, b in pairs + tuple((a + "+pyc", b + "+pyc") for a, b in pairs) + (("dynamo+pyc", "warm"),):
             if a in med and b in med:
                 ratios.append(f"{key[0]} {key[1]}: {a}/{b}: first compiled call {med[a][0] / med[b][0]:.2f}, "

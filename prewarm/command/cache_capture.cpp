@@ -189,6 +189,14 @@ environment_traps(const Environment& environment, std::span<const CacheKind> kin
                       "cache; unset it where the bundle is used");
     }
   }
+  if (selected(kinds, CacheKind::pycache)) {
+    if (const auto* v = value_of("PYTHONDONTWRITEBYTECODE"); v != nullptr && !v->empty()) {
+      traps.push_back(fmt::format("PYTHONDONTWRITEBYTECODE={} is dropped for the capture of pycache (Python would "
+                                  "write no bytecode); the application may keep it: it still reads the installed "
+                                  "bytecode",
+                                  in_quotes(*v)));
+    }
+  }
   for (const auto kind : {CacheKind::inductor, CacheKind::dynamo}) {
     if (!selected(kinds, kind)) {
       continue;
@@ -295,6 +303,11 @@ CacheCapture::child_environment(const Environment& base) const
     for (auto& setting : bundle::cache_environment(kind, staging_dir(kind), 0)) {
       env[setting.name] = std::move(setting.value);
     }
+  }
+  if (selected(m_kinds, CacheKind::pycache)) {
+    // Set to anything non-empty it stops Python writing any bytecode, so the
+    // capture would stay empty; only the capture's run drops it.
+    env.erase("PYTHONDONTWRITEBYTECODE");
   }
   if (selected(m_kinds, CacheKind::dynamo) && m_options.dynamo_save == DynamoSave::at_exit) {
     add_precompile_hook(env, m_home.parent_path() / k_precompile_hook_dir);

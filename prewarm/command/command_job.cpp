@@ -315,7 +315,7 @@ run_command_job(const CommandJobRequest& request)
 namespace {
 
 // The kinds a workload captures: those it names, or every known kind but
-// dynamo when it names none (and does not ask for custom caches only).
+// dynamo and pycache when it names none (and does not ask for custom caches only).
 std::pair<std::vector<CacheKind>, KindSelection>
 kinds_to_capture(const CommandWorkload& workload)
 {
@@ -325,8 +325,10 @@ kinds_to_capture(const CommandWorkload& workload)
   if (all_known) {
     // Every kind but dynamo: it is opt-in (precompile changes how PyTorch
     // runs and drops some of Dynamo's guards), and it holds inductor's cache.
+    // Nor pycache: it is opt-in too (it is not a kernel cache, and it makes
+    // the capture write bytecode the program's image may not want).
     for (const auto kind : bundle::all_cache_kinds()) {
-      if (kind != CacheKind::dynamo) {
+      if (kind != CacheKind::dynamo && kind != CacheKind::pycache) {
         kinds.push_back(kind);
       }
     }
@@ -470,7 +472,7 @@ run_command_job_timed(const CommandJobRequest& request)
   IdentityFacts facts;
   const bool wants_frameworks =
     selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor) ||
-    selected(capture.kinds(), CacheKind::dynamo);
+    selected(capture.kinds(), CacheKind::dynamo) || selected(capture.kinds(), CacheKind::pycache);
   if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.

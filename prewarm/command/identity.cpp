@@ -129,6 +129,19 @@ identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements 
       require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_sm, what_for);
     }
     break;
+  case CacheKind::pycache:
+    // Bytecode depends on the Python version only (its magic number and the
+    // cpython-3XY in each name); no device, no framework.
+    if (frameworks == FrameworkRequirements::required) {
+      if (const auto it = facts.frameworks.find("framework.python"); it != facts.frameworks.end()) {
+        identity.requirements.push_back(Requirement{"framework.python", "==", it->second});
+      } else {
+        identity.warnings.push_back("pycache: no Python version known (the command is not a Python interpreter, "
+                                    "or the probe failed); the slice does not check it (Python itself ignores "
+                                    "bytecode of another version)");
+      }
+    }
+    break;
   case CacheKind::pocl: {
     const auto devices = select_devices(facts.opencl_devices, is_pocl);
     if (devices.empty()) {

@@ -77,7 +77,7 @@ std::vector<std::string>
 known_cache_kind_names()
 {
   // Mirrors CacheKind in runtime/bundle/cache_kind.hpp (DESIGN.md "Cache kinds").
-  return {"programs", "pocl", "cuda", "neo", "sycl", "triton", "inductor", "dynamo"};
+  return {"programs", "pocl", "cuda", "neo", "sycl", "triton", "inductor", "dynamo", "pycache"};
 }
 
 namespace {

@@ -145,8 +145,9 @@ entry_of(std::string_view kind, std::string_view relative_path)
   }
   // NEO: one file <hash>.cl_cache / .l0_cache / .ocloc_cache is one program;
   // the directories above it only spread files (NEO_CACHE_DIR/<d>/<d>/), so
-  // two programs under one directory are two entries.
-  if (kind == "cuda" || kind == "neo") {
+  // two programs under one directory are two entries. pycache: one .pyc per
+  // module, under a mirror of its source's path.
+  if (kind == "cuda" || kind == "neo" || kind == "pycache") {
     return std::string(relative_path);
   }
   return first(parts, 1);

@@ -42,7 +42,7 @@ is_sycl_bookkeeping(std::string_view name)
 // Why each variable and each bookkeeping name: kernel-caches.md §2 (NEO),
 // §4 (SYCL), §5 (CUDA), §6 (PoCL), §7 (Triton), §8 (Inductor), §17 (install
 // hygiene).
-constexpr std::array<CacheKindRules, 8> k_rules = {{
+constexpr std::array<CacheKindRules, 9> k_rules = {{
   {CacheKind::programs, "programs",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
    nullptr, nullptr},
@@ -114,11 +114,28 @@ constexpr std::array<CacheKindRules, 8> k_rules = {{
              {"TORCH_CACHING_PRECOMPILE", "1"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr},
+  // Python's compiled modules. Images often set PYTHONDONTWRITEBYTECODE=1 and
+  // ship no __pycache__, so every process compiles the source of all it
+  // imports (PyTorch's compiler stack: seconds per process). With
+  // PYTHONPYCACHEPREFIX Python reads and writes every .pyc under one tree
+  // that mirrors the sources' absolute paths, so the application is not
+  // changed and nothing is written beside the sources. This variable is safe
+  // to export: it only locates a cache. Python checks each .pyc against its
+  // source (modification time and size, or the hash for hash-based .pyc) and
+  // compiles the source again when it differs, so a changed module never runs
+  // old bytecode; the slice requires the Python version because the .pyc
+  // names (cpython-3XY) and magic number are per version. Installed
+  // read-only, Python cannot add to it and silently does not. The capture
+  // removes PYTHONDONTWRITEBYTECODE for the program (cache_capture.cpp).
+  {CacheKind::pycache, "pycache",
+   [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PYTHONPYCACHEPREFIX", dir}}; }, "",
+   // Python writes <name>.pyc.<id> and renames it: a leftover is a crash's.
+   [](std::string_view name) { return name.find(".pyc.") != std::string_view::npos; }, nullptr},
 }};
 
 constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
                                 CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
-                                CacheKind::inductor, CacheKind::dynamo};
+                                CacheKind::inductor, CacheKind::dynamo, CacheKind::pycache};
 
 } // namespace
 

@@ -29,6 +29,7 @@ enum class CacheKind {
   triton,   // Triton (TRITON_CACHE_DIR)
   inductor, // PyTorch Inductor / FX graph cache (TORCHINDUCTOR_CACHE_DIR)
   dynamo,   // the inductor cache plus Dynamo's precompiled frames (TORCH_CACHING_PRECOMPILE=1)
+  pycache,  // Python bytecode of the modules the program imports (PYTHONPYCACHEPREFIX)
 };
 
 // The directory name of a kind, also its name in manifests and CLIs.

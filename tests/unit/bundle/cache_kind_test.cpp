@@ -21,7 +21,7 @@ env_map(CacheKind kind)
 
 TEST(CacheKind, NamesRoundTrip)
 {
-  EXPECT_EQ(all_cache_kinds().size(), 8u);
+  EXPECT_EQ(all_cache_kinds().size(), 9u);
   for (const auto kind : all_cache_kinds()) {
     const auto parsed = parse_cache_kind(to_string(kind));
     ASSERT_TRUE(parsed);
@@ -61,6 +61,8 @@ TEST(CacheKind, EnvironmentPerKind)
                                           {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
                                           {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
                                           {"TORCH_CACHING_PRECOMPILE", "1"}}));
+  // pycache: Python's bytecode tree, one variable.
+  EXPECT_EQ(env_map(CacheKind::pycache), (std::map<std::string, std::string>{{"PYTHONPYCACHEPREFIX", "/cache/x"}}));
 }
 
 // One row per kind, found by kind and by name; the rules the builder's
@@ -112,6 +114,9 @@ TEST(CacheKind, CaptureBookkeepingPerKind)
   EXPECT_TRUE(is_bookkeeping(CacheKind::inductor, "abc.lock"));
   EXPECT_TRUE(is_bookkeeping(CacheKind::dynamo, "abc.lock"));
   EXPECT_FALSE(is_bookkeeping(CacheKind::dynamo, "entry"));
+  // Python writes <module>.pyc.<id> and renames it into place.
+  EXPECT_TRUE(is_bookkeeping(CacheKind::pycache, "json.cpython-312.pyc.140230"));
+  EXPECT_FALSE(is_bookkeeping(CacheKind::pycache, "json.cpython-312.pyc"));
   EXPECT_FALSE(is_bookkeeping(CacheKind::cuda, "index"));
   EXPECT_FALSE(is_bookkeeping(CacheKind::cuda, "config.file"));
 }
