@@ -17,28 +17,8 @@
 set -euo pipefail
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}" "${CL_REPLAY:?}" "${APP:?}"
 source "$(dirname "$0")/../lib.sh"
-require_opencl_device
-require_intel_root
-command -v ocloc >/dev/null || [ -n "${PREWARM_OCLOC:-}" ] || skip "no ocloc for the AOT half (intel-opencl-icd)"
-export PREWARM_INTEL_ROOT=$ROOT PREWARM_CL_REPLAY=$CL_REPLAY
-make_scratch intel-neo-audit
-cd "$SCRATCH"
-export POCL_CACHE_DIR="$SCRATCH/pocl"
-
-cat > manifest.yaml <<YAML
-version: 1
-models:
-  - name: layer-app
-    command:
-      argv: [sh, -c, "$APP build"]
-      timeout: 5m
-      kinds: [programs]
-precisions: [fp32]
-targets: [arc-a770]
-bundle:
-  channel: default
-  expires: 90d
-YAML
+source "$(dirname "$0")/recorded_setup.sh"
+recorded_setup intel-neo-audit
 
 step "build: the A770's NEO slice from the recorded programs"
 "$PREWARM" keygen --out keys/test_only_neo_audit >/dev/null

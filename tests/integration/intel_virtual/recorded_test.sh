@@ -13,28 +13,8 @@
 set -euo pipefail
 : "${PREWARM:?}" "${CL_REPLAY:?}" "${APP:?}"
 source "$(dirname "$0")/../lib.sh"
-require_opencl_device
-require_intel_root
-command -v ocloc >/dev/null || [ -n "${PREWARM_OCLOC:-}" ] || skip "no ocloc for the AOT half (intel-opencl-icd)"
-export PREWARM_INTEL_ROOT=$ROOT PREWARM_CL_REPLAY=$CL_REPLAY
-make_scratch intel-virtual-recorded
-cd "$SCRATCH"
-export POCL_CACHE_DIR="$SCRATCH/pocl"
-
-cat > manifest.yaml <<YAML
-version: 1
-models:
-  - name: layer-app
-    command:
-      argv: [sh, -c, "$APP build"]
-      timeout: 5m
-      kinds: [programs]
-precisions: [fp32]
-targets: [arc-a770]
-bundle:
-  channel: default
-  expires: 90d
-YAML
+source "$(dirname "$0")/recorded_setup.sh"
+recorded_setup intel-virtual-recorded
 
 step "build: the recorded programs, compiled ahead of time and built on the virtual A770"
 "$PREWARM" keygen --out keys/test_only_recorded >/dev/null
