@@ -9,13 +9,14 @@
 # runs under variables that may matter (VARIANTS). Not a benchmark: the
 # figures are single processes; gpu_torch_dynamo.sh takes the medians.
 # Prepare on the build host: bench/command/make_gpu_carry.sh BUILD_DIR; carry .carry/gpu.
-# Env: PRECISION (bf16), ARCH (qwen2), MODEL_ARGS, OUT, PYTHON,
+# Env: PRECISION (bf16), ARCH (qwen2), MODEL_ARGS, OUT, PYTHON, KINDS ("triton, dynamo, cuda"),
 #      VARIANTS ("NAME:VAR=VALUE,VAR=VALUE ..." run through the bundle),
 #      BUDGET (s: no variant or Mega-Cache run starts after it).
 # Writes OUT/diag.log (one JSON line a run), OUT/diag.tar.gz (profiles), OUT/env.txt.
 set -uo pipefail
 PRECISION=${PRECISION:-bf16}
 ARCH=${ARCH:-qwen2}
+KINDS=${KINDS:-"triton, dynamo, cuda"}
 PYTHON=${PYTHON:-python3}
 VARIANTS=${VARIANTS:-"threads1:TORCHINDUCTOR_COMPILE_THREADS=1"}
 read -r -a MODEL <<< "${MODEL_ARGS:---layers 24 --hidden 896 --heads 14 --kv-heads 2 --vocab 151936 --prompt 64 --decode 1}"
@@ -67,7 +68,7 @@ models:
     command:
       argv: [$PYTHON, $SCRIPT, $(printf '"%s", ' "${MODEL[@]}")--arch, $ARCH, --precision, "{precision}"]
       timeout: 30m
-      kinds: [triton, dynamo, cuda]
+      kinds: [$KINDS]
 precisions: [$PRECISION]
 targets: [$target]
 YAML
