@@ -381,6 +381,14 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
         k.kind, k.files_before, kind ? cache_variable(*kind) : std::string("its variable")));
       continue;
     }
+    if (k.traced_graphs.value_or(0) > 0) {
+      causes.push_back(fmt::format(
+        "{}: the re-run traced {} graph{} (AOTAutograd looked up): Dynamo used no precompiled frame for {}: none "
+        "was saved for that frame, PyTorch rejected the saved one (changed source, another torch) or its guards "
+        "failed (the warm-up's output says which with TORCH_LOGS=recompiles; \"Failed to load entry from dynamo "
+        "cache\" names a rejection)",
+        k.kind, *k.traced_graphs, *k.traced_graphs == 1 ? "" : "s", *k.traced_graphs == 1 ? "it" : "them"));
+    }
     if (k.hit()) {
       continue;
     }

@@ -154,6 +154,12 @@ entry_of(std::string_view kind, std::string_view relative_path)
 }
 
 bool
+is_traced_graph_entry(std::string_view kind, std::string_view entry)
+{
+  return kind == "dynamo" && entry.starts_with("aotautograd/");
+}
+
+bool
 is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
 {
   const auto parts = components(relative_path);
@@ -216,8 +222,9 @@ entry_label(std::string_view kind, const fs::path& kind_dir, std::string_view en
     if (!parts.empty() && parts[0] == "fxgraph" && parts.size() == 3) {
       return fmt::format("graph {}", parts[2]);
     }
-    if (!parts.empty() && parts[0] == "aotautograd" && parts.size() == 3) {
-      return fmt::format("aotautograd {}", parts[2]);
+    // aotautograd/<key> (torch 2.11) or aotautograd/<k[1:3]>/<key> (older).
+    if (!parts.empty() && parts[0] == "aotautograd" && (parts.size() == 2 || parts.size() == 3)) {
+      return fmt::format("aotautograd {}", parts.back());
     }
     return std::string(entry);
   }

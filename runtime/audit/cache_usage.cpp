@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace prewarm::audit {
@@ -58,6 +59,9 @@ KindUsage::summary() const
   if (reused_files || !layer_hits) {
     text = fmt::format("{}: {} reused, {} new{}", kind, reused_files ? fmt::format("{}", *reused_files) : "?",
                        new_files, rewritten_files > 0 ? fmt::format(" ({} rewritten)", rewritten_files) : "");
+  }
+  if (traced_graphs.value_or(0) > 0) {
+    text += fmt::format(", Dynamo traced {} graph{}", *traced_graphs, *traced_graphs == 1 ? "" : "s");
   }
   if (layer_hits) {
     text += fmt::format("{}{}{} programs served, {} built", text.empty() ? kind : "", text.empty() ? ": " : ", ",
@@ -161,6 +165,14 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
     usage.reused_files = reused;
     usage.unused_files = unused;
   }
+  if (usage.kind == "dynamo") {
+    std::set<std::string> traced;
+    for (const auto* entries : {&reused_entries, &new_entries}) {
+      std::ranges::copy_if(*entries, std::inserter(traced, traced.end()),
+                           [&](const std::string& entry) { return is_traced_graph_entry(usage.kind, entry); });
+    }
+    usage.traced_graphs = traced.size();
+  }
   usage.reused_entries = named(usage.kind, dir, reused_entries);
   usage.new_entries = named(usage.kind, dir, new_entries);
   return usage;
@@ -221,6 +233,9 @@ to_json(const KindUsage& usage)
     {"reused_entries", entries(usage.reused_entries)},
     {"new_entries", entries(usage.new_entries)},
   };
+  if (usage.traced_graphs) {
+    out["traced_graphs"] = *usage.traced_graphs;
+  }
   if (usage.layer_hits) {
     out["layer_hits"] = *usage.layer_hits;
     out["layer_misses"] = usage.layer_misses.value_or(0);

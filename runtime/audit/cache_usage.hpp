@@ -17,6 +17,10 @@
 // A kind whose files were neither read nor changed by a watched run is
 // "untouched": the application did not use that cache at all, which says
 // nothing about whether it would hit, so it is never a miss.
+//   traced    (kind dynamo) AOTAutograd entries looked up or written: graphs
+//             Dynamo traced in the run instead of loading a precompiled frame
+//             (cache_entries.hpp is_traced_graph_entry); a lower bound where
+//             the run was not watched
 // Bookkeeping (cache_entries.hpp) counts as none of these. Entries (programs,
 // kernels, graphs) are named as cache_entries.hpp describes; an entry is
 // "new" when any of its files is new (a PoCL program that gained a kernel
@@ -26,7 +30,7 @@
 //   {"complete": bool, "kinds": [{"kind", "files_before", "reused_files"
 //    (number or null), "new_files", "unused_files" (number or null),
 //    "rewritten_files" (of new_files: there before, content changed),
-//    "hit": bool, "untouched": bool,
+//    "hit": bool, "untouched": bool, "traced_graphs" (kind dynamo only),
 //    "reused_entries": [label...], "new_entries": [label...],
 //    "layer_hits", "layer_misses" (kind "programs" with a layer log)}]}
 #pragma once
@@ -62,6 +66,7 @@ struct KindUsage
   std::uint64_t new_files = 0;
   std::uint64_t rewritten_files = 0; // of new_files: there before, content changed
   std::optional<std::uint64_t> unused_files;
+  std::optional<std::uint64_t> traced_graphs; // kind dynamo: graphs Dynamo traced in the run
   std::vector<NamedEntry> reused_entries;
   std::vector<NamedEntry> new_entries;
   std::vector<std::string> new_file_paths; // relative, for diagnosis
@@ -73,7 +78,8 @@ struct KindUsage
   bool hit() const;
   // Watched, files were there, and none was read or changed, no layer event.
   bool untouched() const;
-  // "pocl: 96 reused, 0 new" (+ " (program ab12 [k1, k2], ...)" when new).
+  // "pocl: 96 reused, 0 new" (+ " (program ab12 [k1, k2], ...)" when new;
+  // + ", Dynamo traced 1 graph" where it did).
   std::string summary() const;
 };
 
