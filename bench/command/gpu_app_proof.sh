@@ -28,34 +28,18 @@ CAPTURE_ROOT=${CAPTURE_ROOT:-0}
 RUNS=${RUNS:-5}
 PYTHON=${PYTHON:-python3}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-carry="$repo/.carry/gpu"
-OUT=${OUT:-$repo/out/gpu_app_proof}
-mkdir -p "$OUT/logs"
-work=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-gpu-apps.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-samples="$OUT/samples.jsonl"
-: > "$samples"
-ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
-
-note() { echo "== $*" | tee -a "$OUT/summary.log" >&2; }
-die() { echo "gpu_app_proof: $*" | tee -a "$OUT/summary.log" >&2; exit 1; }
-
-command -v nvidia-smi > /dev/null || die "no nvidia-smi: run this on the GPU machine"
+gpu_bench=gpu_app_proof # the shared preamble: OUT, work, samples, note, die, gpu_bench_env
 # shellcheck source=bench/command/gpu_carry.sh
 source "$repo/bench/command/gpu_carry.sh"
-{
-  echo "date: $(date -u +%FT%TZ)"
-  echo "target: $target (pci.device_id $pci)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
+app_versions() {
   for app in $APPS; do
     case $app in
       jax) "$PYTHON" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__, jax.devices())' 2>&1 ;;
       cupy) "$PYTHON" -c 'import cupy; print("cupy", cupy.__version__)' 2>&1 ;;
     esac
   done
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt" >&2
-pw keygen --out "$work/test_only_gpu" > /dev/null 2>&1 || die "prewarm keygen failed"
+}
+gpu_bench_env app_versions
 
 variable() { case $1 in jax) echo JAX_COMPILATION_CACHE_DIR ;; cupy) echo CUPY_CACHE_DIR ;; esac; }
 script() { echo "$repo/bench/command/$1_app.py"; }

@@ -27,31 +27,15 @@ LAYERS=${LAYERS:-2}
 HIDDEN=${HIDDEN:-256}
 PYTHON=${PYTHON:-python3}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-carry="$repo/.carry/gpu"
-OUT=${OUT:-$repo/out/gpu_hit_proof}
 SCRIPT="$repo/bench/command/qwen2_compile_warmup.py"
-mkdir -p "$OUT/logs"
-work=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-gpu-hit-proof.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-samples="$OUT/samples.jsonl"
-: > "$samples"
-ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
-
-note() { echo "== $*" | tee -a "$OUT/summary.log" >&2; }
-die() { echo "gpu_hit_proof: $*" | tee -a "$OUT/summary.log" >&2; exit 1; }
-
-command -v nvidia-smi > /dev/null || die "no nvidia-smi: run this on the GPU machine"
+gpu_bench=gpu_hit_proof # the shared preamble: OUT, work, samples, note, die, gpu_bench_env
 # shellcheck source=bench/command/gpu_carry.sh
 source "$repo/bench/command/gpu_carry.sh"
-{
-  echo "date: $(date -u +%FT%TZ)"
-  echo "target: $target (pci.device_id $pci)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
+model_versions() {
   "$PYTHON" -c 'import torch, triton, transformers, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "transformers", transformers.__version__)' 2>&1
   echo "model: Qwen2ForCausalLM random weights, layers $LAYERS, hidden $HIDDEN"
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt" >&2
-pw keygen --out "$work/test_only_gpu" > /dev/null 2>&1 || die "prewarm keygen failed"
+}
+gpu_bench_env model_versions
 
 # record PRECISION MODE RUN JSONFILE WALL_S [EXTRA_JSON]
 record() {

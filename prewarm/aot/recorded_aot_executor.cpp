@@ -29,7 +29,10 @@ RecordedAotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec
 RecordedAotExecutor::Recording&
 RecordedAotExecutor::recording_for(const jobs::JobContext& context)
 {
-  const auto precision = std::string(manifest::precision_name(context.job.precision));
+  // A job without a precision axis (its command never names "{precision}")
+  // runs as the command executor runs it: no precision, no PREWARM_PRECISION.
+  const auto precision =
+    context.job.has_precision ? std::string(manifest::precision_name(context.job.precision)) : std::string();
   Recording* recording = nullptr;
   std::size_t index = 0;
   {
@@ -50,7 +53,8 @@ RecordedAotExecutor::recording_for(const jobs::JobContext& context)
           m_scratch.emplace(std::move(scratch));
         }
       }
-      const auto work_dir = m_scratch->path() / fmt::format("{}-{}", index, precision);
+      const auto work_dir =
+        m_scratch->path() / (precision.empty() ? fmt::format("{}", index) : fmt::format("{}-{}", index, precision));
       std::error_code ec;
       fs::create_directories(work_dir, ec);
       if (ec) {
@@ -66,7 +70,9 @@ RecordedAotExecutor::recording_for(const jobs::JobContext& context)
       request.workload.custom_caches.clear();
       request.workload.verify = command::VerifyMode::off;
       request.workload.environment.emplace("PREWARM_TARGET", context.job.target);
-      request.workload.environment.emplace("PREWARM_PRECISION", precision);
+      if (context.job.has_precision) {
+        request.workload.environment.emplace("PREWARM_PRECISION", precision);
+      }
       request.work_dir = work_dir;
       request.log_file = context.log_file_or("recording.log");
       PW_ASSIGN(auto result, command::run_command_job(request));

@@ -138,7 +138,8 @@ make_parent_directories(const std::filesystem::path& file)
   return {};
 }
 
-// The --json report, the summary, and the bundle from the jobs' slices.
+// The --json report (also when a failed job stops the build), the summary,
+// and the bundle from the jobs' slices.
 Status
 write_outputs(const BuildRequest& request, const BuildResult& result, const std::vector<pack::PrivateKey>& keys,
               const std::string& log_dir_shown)
@@ -147,6 +148,10 @@ write_outputs(const BuildRequest& request, const BuildResult& result, const std:
     const auto what = fmt::format("writing the report {}", request.json_file);
     PW_TRY_CTX(what, make_parent_directories(request.json_file));
     PW_TRY_CTX(what, write_file_atomic(request.json_file, result.to_json() + "\n", 0644, Durability::none));
+  }
+  // A CI user reads the report for the failed job, so it is written first.
+  if (const auto stop = result.stop_error()) {
+    return fail(Errc::failed, *stop);
   }
   log::info("{}", result.summary());
   log::info("job logs: {}/", log_dir_shown);

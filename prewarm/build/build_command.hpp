@@ -8,7 +8,8 @@
 //   -> check the outputs, the capture root, the keys, the expiry
 //   -> probe the host, make the executors (builtin, command, aot, recorded aot)
 //   -> run the jobs (build/build_runner.hpp) into a staging directory
-//   -> write the --json report, then sign and write the bundle
+//   -> write the --json report (also when a failed job stops the build),
+//      then sign and write the bundle
 //      (pack/bundle_writer.hpp) while the staging directory is alive.
 #pragma once
 

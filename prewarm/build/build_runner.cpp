@@ -97,6 +97,21 @@ job_report_line(const JobRecord& record, std::size_t position, std::size_t total
 
 } // namespace
 
+std::optional<std::string>
+BuildResult::stop_error() const
+{
+  if (on_failure != FailurePolicy::stop) {
+    return std::nullopt;
+  }
+  const auto failed_job =
+    std::find_if(records.begin(), records.end(), [](const JobRecord& r) { return r.state == JobState::failed; });
+  if (failed_job == records.end()) {
+    return std::nullopt;
+  }
+  return fmt::format("job {} failed: {} (no bundle written; --keep-going packages the other jobs)",
+                     failed_job->job.id, failed_job->error);
+}
+
 std::string
 BuildResult::summary() const
 {
@@ -346,6 +361,7 @@ run_build(const BuildOptions& options,
           std::vector<std::unique_ptr<jobs::Executor>>& executors)
 {
   BuildResult result;
+  result.on_failure = options.on_failure;
   PW_ASSIGN(result.plan, manifest::make_plan(inputs.manifest, inputs.registry, host, options.shard));
   PW_ASSIGN(auto staging, TempDir::create("prewarm-build-"));
   result.staging = std::make_unique<TempDir>(std::move(staging));
@@ -365,11 +381,9 @@ run_build(const BuildOptions& options,
     result.failed += record.state == JobState::failed ? 1 : 0;
   }
   if (result.failed > 0 && options.on_failure == FailurePolicy::stop) {
-    const auto failed = std::find_if(result.records.begin(), result.records.end(),
-                                     [](const JobRecord& r) { return r.state == JobState::failed; });
-    return fail(Errc::failed, fmt::format("job {} failed: {} (no bundle written; --keep-going packages the other "
-                                          "jobs)",
-                                          failed->job.id, failed->error));
+    // Nothing to package, but the records stand: the caller writes the
+    // --json report (which job failed and why) before failing the build.
+    return result;
   }
 
   PW_ASSIGN(auto slices, collect_slices(result.records, root));

@@ -74,16 +74,21 @@ struct BuildResult
   std::unique_ptr<TempDir> staging;
   pack::BundleSpec spec;          // slices point into `staging`
   std::size_t failed = 0;
+  FailurePolicy on_failure = FailurePolicy::stop;
 
+  // Under FailurePolicy::stop with a failed job: why the build stops (the
+  // first failed job and its error); the spec is then empty.
+  std::optional<std::string> stop_error() const;
   std::string summary() const;    // "8 jobs: 2 run, 4 aot, 2 skipped; 0 failed; 3 slices"
   std::string to_json() const;    // per-job report for --json
 };
 
 // Runs the plan's jobs on the one job pool (jobs/job_pool.hpp); the bundle's
-// header was decided before (build/bundle_header.hpp). Errors: a job failed and the policy is stop
-// (Errc::failed naming the job; nothing to package), or staging I/O. With
-// keep_going, failures are recorded in the result (result.failed) and the
-// rest is packaged.
+// header was decided before (build/bundle_header.hpp). Errors: interruption
+// or staging I/O. A failed job is recorded in the result (result.failed):
+// with keep_going the rest is packaged; with stop nothing is (the spec is
+// empty and stop_error() says why), so that the caller can still write the
+// --json report before failing the build.
 Result<BuildResult> run_build(const BuildOptions& options,
                               const BuildInputs& inputs,
                               const BundleHeader& header,

@@ -95,7 +95,7 @@ collect_custom_caches(const fs::path& staging_root, const std::vector<CustomCach
     if (!cache.subdir.empty()) {
       PW_ASSIGN(capture.outside_subdir_removed, keep_only_subdir(dir, cache.subdir));
     }
-    PW_ASSIGN(auto cleaned, jobs::clean_staged_tree(fmt::format("custom cache {}", cache.name), dir, nullptr));
+    PW_ASSIGN(auto cleaned, jobs::clean_staged_tree(fmt::format("{}/{}", bundle::k_custom_kind, cache.name), dir, nullptr));
     warnings.insert(warnings.end(), cleaned.warnings.begin(), cleaned.warnings.end());
     refusals.insert(refusals.end(), cleaned.refusals.begin(), cleaned.refusals.end());
     PW_ASSIGN(const auto counts, jobs::count_staged_files(dir));

@@ -4,6 +4,7 @@
 #include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "bundle/custom_cache.hpp"
 #include "bundle/entry_path.hpp"
 
 #include <fmt/format.h>
@@ -56,11 +57,20 @@ link_refusal(const fs::path& root, const std::string& relative, const std::strin
   return {};
 }
 
+// The tree as messages name it: "pocl", "custom cache clfft".
+std::string
+tree_label(std::string_view tree)
+{
+  const auto prefix = std::string(bundle::k_custom_kind) + "/";
+  return tree.starts_with(prefix) ? fmt::format("custom cache {}", tree.substr(prefix.size())) : std::string(tree);
+}
+
 } // namespace
 
 Result<CleanResult>
-clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookkeeping)(std::string_view name))
+clean_staged_tree(std::string_view tree, const fs::path& root, bool (*is_bookkeeping)(std::string_view name))
 {
+  const auto label = tree_label(tree);
   CleanResult result;
   std::vector<fs::path> doomed;
   std::vector<fs::path> non_regular;
@@ -81,6 +91,12 @@ clean_staged_tree(std::string_view label, const fs::path& root, bool (*is_bookke
         "UTF-8 are not)",
         label, in_quotes(relative)));
       return WalkNext::descend;
+    }
+    // What the slice writer would refuse after every job ran, told now.
+    if (auto limits = bundle::check_entry_path_limits(fmt::format("{}/{}", tree, relative)); !limits) {
+      result.refusals.push_back(fmt::format("{}: {} cannot ship: {}", label, in_quotes(relative),
+                                            limits.error().message()));
+      return WalkNext::skip;
     }
     if (entry.is_symlink()) {
       const auto target = fs::read_symlink(path, ec);

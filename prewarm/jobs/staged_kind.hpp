@@ -37,9 +37,14 @@ struct CleanResult
 //     link, to nothing), socket, fifo or device is a refusal naming the file
 //     and the rule: the cache cannot ship as it is;
 //   - a name that is not 1..255 bytes of printable UTF-8 is a refusal
-//     (spaces, parentheses and non-ASCII letters are carried).
-// `label` names the tree in messages ("pocl", "custom cache clfft").
-Result<CleanResult> clean_staged_tree(std::string_view label,
+//     (spaces, parentheses and non-ASCII letters are carried);
+//   - an entry whose path in the slice ("<tree>/<relative>") is over the
+//     PATH rule's length or depth (bundle::check_entry_path_limits, which
+//     the slice writer applies too) is a refusal; nothing below it is looked
+//     at.
+// `tree` is the tree's name in a slice ("pocl", "custom/clfft"); messages
+// name it "pocl", "custom cache clfft".
+Result<CleanResult> clean_staged_tree(std::string_view tree,
                                       const std::filesystem::path& root,
                                       bool (*is_bookkeeping)(std::string_view name));
 

@@ -39,16 +39,12 @@ create_staged_kinds(const fs::path& staging, std::span<const CacheKind> kinds, E
 Result<TreeCounts>
 count_staged_files(const fs::path& root)
 {
-  TreeCounts counts;
-  const auto walked = for_each_entry(root, [&](const TreeEntry& entry) -> Result<WalkNext> {
-    if (entry.is_regular_file()) {
-      ++counts.files;
-      counts.bytes += static_cast<std::uint64_t>(entry.stat.st_size);
-    }
-    return WalkNext::descend;
-  });
-  if (!walked) {
-    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), walked.error().message()));
+  // Opened here: base's count takes a missing directory for an empty one,
+  // and a staged tree that is not there is an error.
+  const auto dir = open_root_directory(root);
+  auto counts = dir ? count_tree(dir->get(), "") : Result<TreeCounts>(fail(dir.error()));
+  if (!counts) {
+    return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(root.string()), counts.error().message()));
   }
   return counts;
 }

@@ -209,8 +209,8 @@ for_each_entry(int dirfd, std::string_view relative, const EntryVisitor& visit)
   return {};
 }
 
-Status
-for_each_entry(const std::filesystem::path& root, const EntryVisitor& visit)
+Result<UniqueFd>
+open_root_directory(const std::filesystem::path& root)
 {
   UniqueFd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!top) {
@@ -221,6 +221,13 @@ for_each_entry(const std::filesystem::path& root, const EntryVisitor& visit)
     }
     return fail(tree_io_error("cannot open", root.string(), e));
   }
+  return top;
+}
+
+Status
+for_each_entry(const std::filesystem::path& root, const EntryVisitor& visit)
+{
+  PW_ASSIGN(const auto top, open_root_directory(root));
   PW_TRY(visit_entries(top.get(), "", root.string(), visit));
   return {};
 }

@@ -37,6 +37,10 @@ std::string_view leaf_of(std::string_view relative);
 // O_DIRECTORY|O_NOFOLLOW. "" opens `base_fd` itself again.
 Result<UniqueFd> open_directory_beneath(int base_fd, std::string_view relative);
 
+// Opens the directory at `root` by path, once (O_DIRECTORY|O_NOFOLLOW): a
+// symlink or non-directory is E_TARGET_UNSAFE, anything else E_IO.
+Result<UniqueFd> open_root_directory(const std::filesystem::path& root);
+
 // The names in a directory, without "." and "..", sorted. `where` names it
 // in messages.
 Result<std::vector<std::string>> list_directory(int dirfd, std::string_view where);

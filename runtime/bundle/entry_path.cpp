@@ -8,12 +8,29 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
 namespace prewarm::bundle {
 
 using manifest_text::is_component;
+
+Status
+check_entry_path_limits(std::string_view path, std::size_t max_length, std::size_t max_depth)
+{
+  if (path.size() > max_length) {
+    return fail(Errc::verify, fmt::format("path {}: {} bytes long (at most {})", in_quotes(path), path.size(), max_length),
+                "E_PATH");
+  }
+  // Components after KIND: one per separator ("//" is the component rule's).
+  const auto depth = static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
+  if (depth > max_depth) {
+    return fail(Errc::verify, fmt::format("path {}: {} components deep (at most {})", in_quotes(path), depth, max_depth),
+                "E_PATH");
+  }
+  return {};
+}
 
 Status
 validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t max_length, std::size_t max_depth)
@@ -24,9 +41,8 @@ validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t m
   if (path.empty()) {
     return bad("empty");
   }
-  if (path.size() > max_length) {
-    return bad(fmt::format("{} bytes long (at most {})", path.size(), max_length));
-  }
+  // First: it bounds the work below.
+  PW_TRY(check_entry_path_limits(path, max_length, max_depth));
   const auto kind = kind_of(path);
   if (kind != k_custom_kind && !parse_cache_kind(kind)) {
     return bad(fmt::format("does not start with a known cache kind ({} is not one)", in_quotes(kind)));
@@ -43,11 +59,9 @@ validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t m
     return {};
   }
   std::string_view rest = path.substr(kind.size() + 1);
-  std::size_t depth = 0;
   while (true) {
     const auto slash = rest.find('/');
     const auto component = rest.substr(0, slash);
-    ++depth;
     if (component.empty()) {
       return bad("empty component (\"//\" or a trailing \"/\")");
     }
@@ -61,9 +75,6 @@ validate_entry_path(std::string_view path, KindOnlyPath kind_only, std::size_t m
       break;
     }
     rest.remove_prefix(slash + 1);
-  }
-  if (depth > max_depth) {
-    return bad(fmt::format("{} components deep (at most {})", depth, max_depth));
   }
   return {};
 }

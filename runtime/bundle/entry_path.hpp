@@ -30,6 +30,15 @@ Status validate_entry_path(std::string_view path,
                            std::size_t max_length = k_max_path_length,
                            std::size_t max_depth = k_max_path_depth);
 
+// The PATH rule's size limits alone: at most `max_length` bytes, at most
+// `max_depth` components after KIND ("pocl/a/b" is 2 deep). Errc::verify
+// E_PATH naming the path and the limit. validate_entry_path() applies it; the
+// builder applies it to a captured tree when the job ends, where the rest of
+// the rule is told in its own words (jobs/staged_kind.hpp).
+Status check_entry_path_limits(std::string_view path,
+                               std::size_t max_length = k_max_path_length,
+                               std::size_t max_depth = k_max_path_depth);
+
 // Cache kind of an entry path ("pocl/ab/cd" -> "pocl").
 std::string_view kind_of(std::string_view entry_path);
 

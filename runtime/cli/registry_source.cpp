@@ -93,7 +93,8 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
                            : fmt::format("{} slice{}: {}", slices.size(), slices.size() == 1 ? "" : "s",
                                          fmt::join(slices, ", ")),
             pulled->bytes_received, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  auto report = install::install_verified_bundle(pulled->dir, std::move(pulled->verified), root, request.host, install_options);
+  auto report = install::install_verified_bundle(pulled->dir, std::move(pulled->verified), root, request.host,
+                                               install_options, std::move(pulled->selection));
   if (!report && pulled->already_installed && report.error().category() != Errc::verify) {
     // The root changed between the unlocked look and the locked one (another
     // installer, a cache directory removed): fetch the slices after all.
@@ -103,7 +104,8 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
     request.install_root.clear();
     pulled = pull();
     PW_TRY(pulled);
-    report = install::install_verified_bundle(pulled->dir, std::move(pulled->verified), root, request.host, install_options);
+    report = install::install_verified_bundle(pulled->dir, std::move(pulled->verified), root, request.host,
+                                               install_options, std::move(pulled->selection));
   }
   if (report || report.error().category() == Errc::verify) {
     // Installed, or refused for good: nothing here is worth resuming.

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace prewarm::install {
@@ -174,41 +175,50 @@ private:
   Result<SignedFileList> m_list = SignedFileList{};
 };
 
-Result<ApplicationEnvironment>
-application_environment(const fs::path& root_in, const UserAccessOptions& access, VersionHold hold,
-                        ExportedPaths paths)
+namespace {
+
+// Killed between two kinds' swaps: some kinds may be the new bundle's and
+// some the old one's, and the marker names only one of them.
+Status
+check_no_interrupted_install(const fs::path& root)
 {
-  std::error_code ec;
-  const auto root = fs::absolute(root_in, ec).lexically_normal();
   if (struct stat st{}; ::lstat((meta_dir(root) / k_committing_file).c_str(), &st) == 0) {
-    // Killed between two kinds' swaps: some kinds may be the new bundle's and
-    // some the old one's, and the marker names only one of them.
     return fail(Errc::failed,
                 fmt::format("an install under {} was interrupted while swapping caches in; they may mix two "
                             "bundles, so none is exported (the next install repairs it)",
                             in_quotes(root.string())),
                 "E_INTERRUPTED");
   }
-  PW_ASSIGN(auto opened, open_installed_version(root, hold));
-  if (!opened) {
-    return fail(Errc::failed, fmt::format("nothing is installed under {} (no {}/{})", in_quotes(root.string()),
-                                          k_meta_dir, k_marker_file),
-                "E_NOT_INSTALLED");
+  return {};
+}
+
+std::string
+names_of(const std::vector<bundle::EnvSetting>& settings)
+{
+  std::string names;
+  for (const auto& s : settings) {
+    names += names.empty() ? "" : ", ";
+    names += s.name;
   }
-  const InstalledVersion& version = *opened;
-  const auto* marker = &version.marker;
-  ApplicationEnvironment out;
-  out.version_dir = version.dir;
-  out.version = version.marker.version;
-  out.marker = version.marker;
-  SignedFiles signed_files(version);
-  const InstalledCaches caches_source{version.dir,
-                                  version.legacy() ? version.marker.manifest_sha256.substr(0, 16) : version.marker.version,
-                                  [&]() { return signed_files.get(); }};
+  return names;
+}
+
+// What the steps of application_environment() share: the installed version,
+// how this user reaches its caches, and the environment being filled.
+struct VersionExport
+{
+  const fs::path& root;
+  const InstalledVersion& version;
+  const InstalledCaches& caches;
+  const UserAccessOptions& access;
+  ExportedPaths paths;
+  ApplicationEnvironment& out;
+
   // The directory this user's application uses for ROOT/<relative>, or none
   // (with the warning naming the variables left unset).
-  const auto usable_dir = [&](std::string_view relative, std::string_view variables) -> std::optional<fs::path> {
-    auto usable = usable_cache(caches_source, relative, access);
+  std::optional<fs::path> usable_dir(std::string_view relative, std::string_view variables)
+  {
+    auto usable = usable_cache(caches, relative, access);
     if (!usable) {
       out.warnings.push_back(fmt::format("{}: {} left unset, the application compiles these kernels as without "
                                          "prewarm: {}",
@@ -234,86 +244,97 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     }
     out.directories[std::string(relative)] = usable->dir;
     return usable->dir;
-  };
-  const auto names_of = [](const std::vector<bundle::EnvSetting>& settings) {
-    std::string names;
-    for (const auto& s : settings) {
-      names += names.empty() ? "" : ", ";
-      names += s.name;
-    }
-    return names;
-  };
-
-  bool has_custom = false;
-  for (const auto& installed : marker->kinds) {
-    if (installed.kind == bundle::k_custom_kind) {
-      has_custom = true;
-      continue;
-    }
-    PW_ASSIGN_CTX(const auto kind, fmt::format("install marker under {}", root.string()),
-                  bundle::parse_cache_kind(installed.kind));
-    if (kind == bundle::CacheKind::neo) {
-      fs::create_directories(version.dir / installed.kind, ec); // see the header
-    }
-    const auto names = names_of(bundle::cache_environment(kind, root, 0));
-    const auto dir = usable_dir(installed.kind, names);
-    if (!dir) {
-      continue;
-    }
-    auto vars = bundle::cache_environment(kind, *dir, installed.bytes);
-    out.settings.insert(out.settings.end(), vars.begin(), vars.end());
-    if (kind == bundle::CacheKind::programs) {
-      auto layer = opencl_layer_environment(*dir);
-      out.settings.insert(out.settings.end(), layer.begin(), layer.end());
-    }
   }
 
-  const auto extras = installed_extras(version, out.warnings);
-  const auto policy_allowed = policy_environment(version);
-  for (const auto& cache : extras.caches) {
-    if (auto checked = bundle::check_custom_cache(cache); !checked) {
-      out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, checked.error().describe()));
-      continue;
+  // The variables of each installed kind (and the layer's, for programs).
+  // Returns whether custom caches are installed (exported by the next step).
+  Result<bool> export_kinds()
+  {
+    bool has_custom = false;
+    for (const auto& installed : version.marker.kinds) {
+      if (installed.kind == bundle::k_custom_kind) {
+        has_custom = true;
+        continue;
+      }
+      PW_ASSIGN_CTX(const auto kind, fmt::format("install marker under {}", root.string()),
+                    bundle::parse_cache_kind(installed.kind));
+      if (kind == bundle::CacheKind::neo) {
+        std::error_code ec;
+        fs::create_directories(version.dir / installed.kind, ec); // see the header
+      }
+      const auto names = names_of(bundle::cache_environment(kind, root, 0));
+      const auto dir = usable_dir(installed.kind, names);
+      if (!dir) {
+        continue;
+      }
+      auto vars = bundle::cache_environment(kind, *dir, installed.bytes);
+      out.settings.insert(out.settings.end(), vars.begin(), vars.end());
+      if (kind == bundle::CacheKind::programs) {
+        auto layer = opencl_layer_environment(*dir);
+        out.settings.insert(out.settings.end(), layer.begin(), layer.end());
+      }
     }
-    if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
-                                                      policy_allowed);
-        !allowed) {
-      out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, allowed.error().describe()));
-      continue;
-    }
-    if (!has_custom) {
-      out.warnings.push_back(fmt::format("custom cache {}: {} is not installed; {} left unset", cache.name,
-                                         bundle::k_custom_kind, cache.variable));
-      continue;
-    }
-    const auto dir = usable_dir(fmt::format("{}/{}", bundle::k_custom_kind, cache.name), cache.variable);
-    if (dir) {
-      out.settings.push_back({cache.variable, dir->string()});
+    return has_custom;
+  }
+
+  // Each custom cache's variable, where this runtime's rules and the
+  // version's policy allow it.
+  void export_custom_caches(const std::vector<bundle::CustomCache>& custom_caches,
+                            const std::set<std::string, std::less<>>& policy_allowed, bool has_custom)
+  {
+    for (const auto& cache : custom_caches) {
+      if (auto checked = bundle::check_custom_cache(cache); !checked) {
+        out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, checked.error().describe()));
+        continue;
+      }
+      if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
+                                                        policy_allowed);
+          !allowed) {
+        out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, allowed.error().describe()));
+        continue;
+      }
+      if (!has_custom) {
+        out.warnings.push_back(fmt::format("custom cache {}: {} is not installed; {} left unset", cache.name,
+                                           bundle::k_custom_kind, cache.variable));
+        continue;
+      }
+      const auto dir = usable_dir(fmt::format("{}/{}", bundle::k_custom_kind, cache.name), cache.variable);
+      if (dir) {
+        out.settings.push_back({cache.variable, dir->string()});
+      }
     }
   }
-  for (const auto& [name, value] : extras.environment) {
-    if (auto checked = bundle::check_exported_variable(name); !checked) {
-      out.warnings.push_back(fmt::format("runtime env {} refused: {}", name, checked.error().describe()));
-      continue;
+
+  // The slices' runtime env lines, where this runtime's rules and the
+  // version's policy allow them.
+  void export_runtime_env(const std::map<std::string, std::string>& environment,
+                          const std::set<std::string, std::less<>>& policy_allowed)
+  {
+    for (const auto& [name, value] : environment) {
+      if (auto checked = bundle::check_exported_variable(name); !checked) {
+        out.warnings.push_back(fmt::format("runtime env {} refused: {}", name, checked.error().describe()));
+        continue;
+      }
+      if (!bundle::is_variable_value(value)) {
+        out.warnings.push_back(fmt::format("runtime env {} refused: its value is not printable ASCII", name));
+        continue;
+      }
+      if (auto allowed = bundle::check_allowed_variable(name, value, bundle::VariableRole::runtime_env, policy_allowed);
+          !allowed) {
+        out.warnings.push_back(fmt::format("runtime env {} refused: {}", name, allowed.error().describe()));
+        continue;
+      }
+      out.settings.push_back({name, value});
     }
-    if (!bundle::is_variable_value(value)) {
-      out.warnings.push_back(fmt::format("runtime env {} refused: its value is not printable ASCII", name));
-      continue;
-    }
-    if (auto allowed = bundle::check_allowed_variable(name, value, bundle::VariableRole::runtime_env, policy_allowed);
-        !allowed) {
-      out.warnings.push_back(fmt::format("runtime env {} refused: {}", name, allowed.error().describe()));
-      continue;
-    }
-    out.settings.push_back({name, value});
   }
-  out.settings.push_back({std::string(k_root_variable), root.string()});
-  if (hold == VersionHold::shared && !version.legacy()) {
-    out.held.push_back(std::move(opened->dir_fd));
-  }
+};
+
+// Sorted, one value per variable: a custom cache variable that a runtime env
+// line of another slice also sets is ambiguous, and left unset.
+void
+drop_ambiguous_settings(ApplicationEnvironment& out)
+{
   std::sort(out.settings.begin(), out.settings.end());
-  // One value per variable: a custom cache variable that a runtime env line
-  // of another slice also sets is ambiguous.
   for (std::size_t i = 1; i < out.settings.size();) {
     if (out.settings[i].name == out.settings[i - 1].name) {
       out.warnings.push_back(fmt::format("{} left unset: the installed slices give it two values",
@@ -325,6 +346,44 @@ application_environment(const fs::path& root_in, const UserAccessOptions& access
     }
     ++i;
   }
+}
+
+} // namespace
+
+Result<ApplicationEnvironment>
+application_environment(const fs::path& root_in, const UserAccessOptions& access, VersionHold hold,
+                        ExportedPaths paths)
+{
+  std::error_code ec;
+  const auto root = fs::absolute(root_in, ec).lexically_normal();
+  PW_TRY(check_no_interrupted_install(root));
+  PW_ASSIGN(auto opened, open_installed_version(root, hold));
+  if (!opened) {
+    return fail(Errc::failed, fmt::format("nothing is installed under {} (no {}/{})", in_quotes(root.string()),
+                                          k_meta_dir, k_marker_file),
+                "E_NOT_INSTALLED");
+  }
+  const InstalledVersion& version = *opened;
+  ApplicationEnvironment out;
+  out.version_dir = version.dir;
+  out.version = version.marker.version;
+  out.marker = version.marker;
+  SignedFiles signed_files(version);
+  const InstalledCaches caches{version.dir,
+                               version.legacy() ? version.marker.manifest_sha256.substr(0, 16) : version.marker.version,
+                               [&]() { return signed_files.get(); }};
+  VersionExport step{root, version, caches, access, paths, out};
+
+  PW_ASSIGN(const bool has_custom, step.export_kinds());
+  const auto extras = installed_extras(version, out.warnings);
+  const auto policy_allowed = policy_environment(version);
+  step.export_custom_caches(extras.caches, policy_allowed, has_custom);
+  step.export_runtime_env(extras.environment, policy_allowed);
+  out.settings.push_back({std::string(k_root_variable), root.string()});
+  if (hold == VersionHold::shared && !version.legacy()) {
+    out.held.push_back(std::move(opened->dir_fd));
+  }
+  drop_ambiguous_settings(out);
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "install/install_audit.hpp"
 
 #include "audit/layer_audit_log.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/time_format.hpp"
@@ -39,15 +40,18 @@ split_custom_caches(AuditBaseline& baseline)
   baseline.files.erase(custom);
   auto states = std::move(baseline.install_states[custom]);
   baseline.install_states.erase(custom);
-  // A cache that holds no file still has its directory.
-  std::error_code ec;
-  for (fs::directory_iterator it(custom_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && !it->is_symlink(ec)) {
-      const auto name = it->path().filename().string();
-      baseline.kind_dirs[custom + "/" + name] = custom_dir / name;
-      baseline.files[custom + "/" + name];
+  // A cache that holds no file still has its directory. A link there is
+  // reported as a link (never followed) and is no cache of the bundle; an
+  // unreadable directory leaves the caches the file list names below.
+  const auto listed = for_each_entry(custom_dir, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (entry.is_directory()) {
+      const auto kind = custom + "/" + std::string(entry.name);
+      baseline.kind_dirs[kind] = custom_dir / entry.name;
+      baseline.files[kind];
     }
-  }
+    return WalkNext::skip;
+  });
+  static_cast<void>(listed);
   for (const auto& file : files) {
     const auto slash = file.find('/');
     // The layout has nothing directly under custom/ (custom_cache.hpp).

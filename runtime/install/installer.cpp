@@ -472,7 +472,8 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
 
 Result<InstallReport>
 install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, const fs::path& root_in,
-                        const HostSource& host, const InstallOptions& options)
+                        const HostSource& host, const InstallOptions& options,
+                        std::optional<SliceSelection> selection)
 {
   const auto started = std::chrono::steady_clock::now();
   const SysSeconds now = options.now.value_or(now_seconds());
@@ -516,12 +517,14 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   if (!fingerprint.empty()) {
     log::verbose("host fingerprint {} not the install's: probing the host", fingerprint);
   }
-  PW_ASSIGN(const auto host_devices, host.probe());
-  log::verbose("host devices:\n{}", host::describe_host(host_devices));
-  PW_ASSIGN(const auto selection, select_slices(verified.manifest, host_devices, options.waived_requirements));
+  if (!selection) { // else the caller's, from this manifest for this host
+    PW_ASSIGN(const auto host_devices, host.probe());
+    log::verbose("host devices:\n{}", host::describe_host(host_devices));
+    PW_ASSIGN(selection, select_slices(verified.manifest, host_devices, options.waived_requirements));
+  }
 
   end_phase("verify");
-  const auto [selected_ids, needed] = report_selection(selection, options, report);
+  const auto [selected_ids, needed] = report_selection(*selection, options, report);
 
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
   auto locked = InstallLock::acquire(meta_dir(root) / k_lock_file, options.lock_timeout);
@@ -562,13 +565,13 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     return fail(io_error("cannot open", staging, errno));
   }
 
-  PW_TRY(extract_selected_slices(bundle_dir, selection, staging_fd.get(), options.limits));
+  PW_TRY(extract_selected_slices(bundle_dir, *selection, staging_fd.get(), options.limits));
   end_phase("extract");
 
   // The version's name is known before it is published: Triton's group files
   // name the version's own directories.
   const auto id = new_version_id(verified.manifest_sha256, staging);
-  PW_ASSIGN(auto staged, prepare_staged_version(staging_fd.get(), staging, selection, versions_dir(root) / id,
+  PW_ASSIGN(auto staged, prepare_staged_version(staging_fd.get(), staging, *selection, versions_dir(root) / id,
                                                 options.verify.policy.install_owner, options.sync));
   const auto& kinds = staged.kinds;
   end_phase("sync");

@@ -141,10 +141,15 @@ Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,
 // As install_bundle(), for a bundle the caller verified from `bundle_dir`
 // already with these options (a registry pull verifies before it fetches a
 // slice): not verified a second time. Slices are still checked against the
-// verified manifest's digests as they are extracted.
+// verified manifest's digests as they are extracted. `selection`, when
+// given, is the caller's select_slices() of this manifest for this host with
+// options.waived_requirements (a registry pull selects before it fetches):
+// taken as it is, neither probed nor selected again. Its slices point into
+// verified.manifest (moving a VerifiedBundle keeps them where they are).
 Result<InstallReport> install_verified_bundle(const std::filesystem::path& bundle_dir, VerifiedBundle verified,
                                               const std::filesystem::path& root, const HostSource& host,
-                                              const InstallOptions& options = {});
+                                              const InstallOptions& options = {},
+                                              std::optional<SliceSelection> selection = std::nullopt);
 
 // Devices given by the caller (probed already, or a test's): no fingerprint.
 Result<InstallReport> install_bundle(const std::filesystem::path& bundle_dir,

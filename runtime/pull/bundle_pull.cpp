@@ -83,7 +83,7 @@ fetch_and_verify(RegistryClient& client, const ImageReference& pinned, const Pul
 Result<PulledBundle>
 fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullRequest& request)
 {
-  PulledBundle pulled{pull.reference, pull.dir.path, request.downloads, pull.dir.name, {}, 0, false, {}};
+  PulledBundle pulled{pull.reference, pull.dir.path, request.downloads, pull.dir.name, {}, 0, false, {}, {}};
   // Last, after every use of pull.verified (the selection points into it).
   const auto done = [&]() -> Result<PulledBundle> {
     pulled.bytes_received = client.bytes_received();
@@ -132,6 +132,9 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     }
     pulled.slices_fetched.push_back(slice.id);
   }
+  // Its slices point into pull.verified.manifest, which done() moves into
+  // `pulled` (a moved vector keeps its elements where they are).
+  pulled.selection = std::move(*selection);
   return done();
 }
 

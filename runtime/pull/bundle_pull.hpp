@@ -16,9 +16,10 @@
 //   5. GET each selected slice's blob by the digest the signature covers,
 //      capped at its signed size, into DOWNLOADS/<hex>/slices/<id>.tar.zst
 //      (resumable; registry_fetch.hpp)
-// The installer then installs the directory with the manifest verified here
-// (install::install_verified_bundle: verified once): the live caches are
-// touched only by the installer, after all of the above.
+// The installer then installs the directory with the manifest verified and
+// the slices selected here (install::install_verified_bundle: verified and
+// selected once): the live caches are touched only by the installer, after
+// all of the above.
 // DOWNLOADS/<hex> is private (0700) and handled through directory fds
 // (download_directory.hpp); a failed transfer leaves it for the next run to
 // resume, a verification failure removes it.
@@ -46,6 +47,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -66,6 +68,9 @@ struct PulledBundle
   // The signed manifest as verified from `dir`: the installer takes it
   // (install::install_verified_bundle) instead of verifying it again.
   install::VerifiedBundle verified;
+  // The slices fetched, as selected for this host from `verified` (none when
+  // already_installed): the installer takes it instead of selecting again.
+  std::optional<install::SliceSelection> selection;
 };
 
 struct PullRequest

@@ -72,3 +72,25 @@ require_intel_root() {
     [ -x "$ROOT/host-bin/ocloc" ] || skip "no $ROOT/host-bin/ocloc (the root's ocloc on host paths)"
   fi
 }
+
+# preset_manifest MODEL PRESET PRECISIONS TARGETS: on stdout, a manifest of one
+# built-in model (PRESET, named MODEL) at the small shapes the Intel tests
+# build: batch 1, one prefill of 16, 2 decode steps. PRECISIONS and TARGETS
+# are YAML lists ("[fp32]", "[arc-b580]").
+preset_manifest() {
+  cat <<EOF
+version: 1
+models:
+  - name: $1
+    preset: $2
+precisions: $3
+shapes:
+  batch_sizes: [1]
+  prefill_lengths: [16]
+  decode_steps: 2
+targets: $4
+bundle:
+  channel: default
+  expires: 90d
+EOF
+}

@@ -113,21 +113,7 @@ PY
 build() {
   local name=$1 targets=$2 model=$3 preset=$4 precisions=$5
   shift 5
-  cat > "$name.yaml" <<EOF
-version: 1
-models:
-  - name: $model
-    preset: $preset
-precisions: $precisions
-shapes:
-  batch_sizes: [1]
-  prefill_lengths: [16]
-  decode_steps: 2
-targets: $targets
-bundle:
-  channel: default
-  expires: 90d
-EOF
+  preset_manifest "$model" "$preset" "$precisions" "$targets" > "$name.yaml"
   local start=$SECONDS
   env "$@" "$PREWARM" build "$name.yaml" --key keys/test_only_intel.key --out "$name" --jobs 2 \
     > "$name.out" 2> "$name.err" || { cat "$name.err"; fail "build $name"; }

@@ -21,21 +21,7 @@ make_scratch mtl-h-install
 cd "$SCRATCH"
 
 step "build: gptq-linear for mtl-u-igpu only (AOT slice + NEO slice)"
-cat > manifest.yaml <<'YAML'
-version: 1
-models:
-  - name: gptq-linear
-    preset: gptq-linear
-precisions: [fp32]
-shapes:
-  batch_sizes: [1]
-  prefill_lengths: [16]
-  decode_steps: 2
-targets: [mtl-u-igpu]
-bundle:
-  channel: default
-  expires: 90d
-YAML
+preset_manifest gptq-linear gptq-linear "[fp32]" "[mtl-u-igpu]" > manifest.yaml
 "$PREWARM" keygen --out keys/test_only_mtl >/dev/null
 expect_exit 0 "$PREWARM" build manifest.yaml --key keys/test_only_mtl.key --out bundle
 aot_slice=$(awk '/^slice /{id=$2} /^require pci-id in /{print id}' bundle/manifest | head -1)

@@ -29,21 +29,7 @@ make_scratch ze-aot-real-driver
 cd "$SCRATCH"
 
 step "the root's ocloc compiles gptq-linear for bmg (arc-b580)"
-cat > manifest.yaml <<'YAML'
-version: 1
-models:
-  - name: gptq-linear
-    preset: gptq-linear
-precisions: [fp32]
-shapes:
-  batch_sizes: [1]
-  prefill_lengths: [16]
-  decode_steps: 2
-targets: [arc-b580]
-bundle:
-  channel: default
-  expires: 90d
-YAML
+preset_manifest gptq-linear gptq-linear "[fp32]" "[arc-b580]" > manifest.yaml
 "$PREWARM" keygen --out keys/test_only_aot >/dev/null
 PREWARM_INTEL_ROOT=none PREWARM_OCLOC="$ROOT/host-bin/ocloc" \
   expect_exit 0 "$PREWARM" build manifest.yaml --key keys/test_only_aot.key --out bundle

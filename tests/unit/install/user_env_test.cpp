@@ -137,6 +137,21 @@ TEST_F(UserEnvTest, TheInstallersAuditCountsEachCustomCacheOnItsOwn)
   EXPECT_EQ(install::summary_line(*made).find("private copies"), std::string::npos) << install::summary_line(*made);
 }
 
+TEST_F(UserEnvTest, TheAuditsCustomCachesAreDirectoriesNeverALinkFollowed)
+{
+  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  // Not something an install makes: a link beside the caches, to a
+  // directory elsewhere, is no cache of the bundle and is never walked.
+  const auto elsewhere = dir.path() / "elsewhere";
+  fs::create_directories(elsewhere / "inside");
+  fs::create_directory_symlink(elsewhere, current_version(root) / "custom" / "linked");
+  auto baseline = install::read_audit_baseline(root);
+  ASSERT_TRUE(baseline) << baseline.error().message();
+  EXPECT_TRUE(baseline->kind_dirs.contains("custom/hashcat"));
+  EXPECT_FALSE(baseline->kind_dirs.contains("custom/linked"));
+  EXPECT_FALSE(baseline->kind_dirs.contains("custom"));
+}
+
 TEST_F(UserEnvTest, ASliceThatIsNotInstalledExportsNothing)
 {
   auto other = hashcat_slice();

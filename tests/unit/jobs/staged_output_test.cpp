@@ -84,6 +84,49 @@ TEST(StagedOutput, CleanKeepsAnInnerLinkRefusesAnEscapingOneAndRemovesBookkeepin
   EXPECT_TRUE(fs::exists(dir.path() / "elsewhere" / "f"));
 }
 
+TEST(StagedOutput, CleanRefusesPathsOverTheSliceLimitsWhenTheJobEnds)
+{
+  const auto dir = scratch();
+  const auto root = dir.path() / "pocl";
+  // 33 components below the kind: one over bundle::k_max_path_depth.
+  std::string deep;
+  for (int i = 0; i < 32; ++i) {
+    deep += "d/";
+  }
+  deep += "too-deep";
+  // "pocl/" + 5 components of 250 bytes: over bundle::k_max_path_length,
+  // already at its fifth directory.
+  std::string long_path;
+  for (int i = 0; i < 5; ++i) {
+    long_path += std::string(250, static_cast<char>('a' + i)) + "/";
+  }
+  long_path += "f";
+  make_files(root, {{"ok/fine", "f"}, {deep, "x"}, {long_path, "y"}});
+  const auto cleaned = clean_staged_tree("pocl", root, nullptr);
+  ASSERT_TRUE(cleaned) << cleaned.error().describe();
+  ASSERT_EQ(cleaned->refusals.size(), 2u);
+  // Sorted walk: the long path ("aaa...") first, named at its first
+  // directory over the limit (nothing below it is looked at), then the file
+  // that is too deep; each with the rule.
+  const auto long_dir = long_path.substr(0, 5 * 251 - 1);
+  EXPECT_NE(cleaned->refusals[0].find("pocl: \"" + long_dir + "\" cannot ship: path \"pocl/" + long_dir +
+                                      "\": 1259 bytes long (at most 1024)"),
+            std::string::npos)
+    << cleaned->refusals[0];
+  EXPECT_NE(cleaned->refusals[1].find("pocl: \"" + deep + "\" cannot ship: "), std::string::npos)
+    << cleaned->refusals[1];
+  EXPECT_NE(cleaned->refusals[1].find("33 components deep (at most 32)"), std::string::npos) << cleaned->refusals[1];
+  // A custom cache's name counts towards both limits, as in the slice.
+  const auto custom = dir.path() / "custom";
+  make_files(custom, {{deep.substr(2), "z"}});
+  const auto custom_cleaned = clean_staged_tree("custom/clfft", custom, nullptr);
+  ASSERT_TRUE(custom_cleaned) << custom_cleaned.error().describe();
+  ASSERT_EQ(custom_cleaned->refusals.size(), 1u);
+  EXPECT_NE(custom_cleaned->refusals[0].find("custom cache clfft: "), std::string::npos)
+    << custom_cleaned->refusals[0];
+  EXPECT_NE(custom_cleaned->refusals[0].find("33 components deep"), std::string::npos) << custom_cleaned->refusals[0];
+}
+
 TEST(StagedOutput, PruneRemovesKindsLeftEmptyAndCountsTheRest)
 {
   const auto dir = scratch();
