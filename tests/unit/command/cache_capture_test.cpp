@@ -93,7 +93,9 @@ TEST(CacheCapture, PrivateHomeKeepsDataLocationsOfTheRealHome)
 
   auto dir2 = TempDir::create("test_only_capture-");
   ASSERT_TRUE(dir2);
-  auto inherited = CacheCapture::prepare(dir2->path(), {CacheKind::triton}, CaptureOptions{.home = HomeMode::inherited_home});
+  CaptureOptions inherited_home;
+  inherited_home.home = HomeMode::inherited_home;
+  auto inherited = CacheCapture::prepare(dir2->path(), {CacheKind::triton}, inherited_home);
   ASSERT_TRUE(inherited);
   const auto env2 = inherited->child_environment({{"HOME", real_home.string()}});
   EXPECT_EQ(env2.at("HOME"), real_home.string());
