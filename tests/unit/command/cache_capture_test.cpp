@@ -227,8 +227,9 @@ TEST(CacheCapture, NamedKindLeftEmptyIsWarnedAbout)
 {
   auto dir = TempDir::create("test_only_capture-");
   ASSERT_TRUE(dir);
-  auto capture = CacheCapture::prepare(dir->path(), {CacheKind::cuda, CacheKind::triton},
-                                       {HomeMode::private_home, KindSelection::named});
+  CaptureOptions named_kinds;
+  named_kinds.selection = KindSelection::named;
+  auto capture = CacheCapture::prepare(dir->path(), {CacheKind::cuda, CacheKind::triton}, named_kinds);
   ASSERT_TRUE(capture);
   write(capture->staging_dir(CacheKind::triton) / "K" / "k.json", "{}");
   auto summary = capture->collect();
