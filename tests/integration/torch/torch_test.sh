@@ -30,8 +30,8 @@
 # Env: TORCH_PYTHON, PREWARM, PREWARM_RUNTIME, TARGET (registry target of the
 # build, default cpu); argument: KIND (default dynamo).
 # Cost on the 2-core CI machine: seven Python processes, each importing torch
-# (~6 s, ~10 s without bytecode) and running Inductor's ISA probe; about 4 to
-# 6 minutes (322 s at load 3).
+# (~6 s, ~10 s without bytecode) and running Inductor's ISA probe; about 5 to
+# 8 minutes (322 s and 450 s in two runs at load about 3).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
