@@ -316,21 +316,6 @@ probe_nvidia_gpus()
   return gpus;
 }
 
-bool
-looks_like_python(const std::vector<std::string>& argv)
-{
-  if (argv.empty()) {
-    return false;
-  }
-  const auto name = std::filesystem::path(argv.front()).filename().string();
-  if (!name.starts_with("python")) {
-    return false;
-  }
-  const auto rest = std::string_view(name).substr(6);
-  return std::all_of(rest.begin(), rest.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
-}
-
 std::map<std::string, std::string, std::less<>>
 probe_frameworks(const std::string& python, const Environment& environment,
                  const std::filesystem::path& working_directory, std::vector<std::string>& warnings)

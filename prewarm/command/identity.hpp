@@ -7,6 +7,8 @@
 //   cuda             nvidia.driver ==, nvidia.sm ==          (host driver: containers share it)
 //   triton, inductor framework.torch ==, framework.triton ==, nvidia.sm == (if NVIDIA)
 //                    (framework versions unless FrameworkRequirements::recorded)
+//   dynamo           as inductor, and framework.python == (its frames hold bytecode)
+//   pycache          framework.python == alone (unless recorded)
 //   pocl             vendor ==, opencl.platform-version ==, opencl.device ==,
 //                    opencl.device-version ==, opencl.driver ==
 //   neo, sycl        pci-id ==, intel.driver == (else opencl.driver ==), opencl.device == (sycl)
@@ -20,6 +22,7 @@
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/cache_kind.hpp"
 #include "command/subprocess.hpp"
+#include "manifest/python_command.hpp"
 
 #include <map>
 #include <optional>
@@ -76,9 +79,11 @@ std::vector<DeviceProperties> parse_nvidia_smi_csv(std::string_view text);
 // fails: a probe problem is logged and means "unknown".
 std::vector<DeviceProperties> probe_nvidia_gpus();
 
-// Whether argv runs a Python interpreter directly ("python", "python3.11",
-// "/usr/bin/python3"), so that a version probe can run with the same one.
-bool looks_like_python(const std::vector<std::string>& argv);
+// Whether argv runs a Python interpreter directly, so that a version probe
+// can run with the same one: decided once, by the manifest reader's
+// python_command.hpp (which also refuses a pycache command whose options
+// stop bytecode).
+using manifest::looks_like_python;
 
 // Runs `<python> -c <probe>` (host/framework_probe.hpp: the script the
 // runtime runs too) with the program's environment and working directory. Failures (no such interpreter, timeout) give an empty map and a

@@ -6,6 +6,7 @@
 #include "base/time_format.hpp"
 #include "manifest/architecture_reader.hpp"
 #include "manifest/embedded_manifests.hpp"
+#include "manifest/python_command.hpp"
 #include "manifest/suggest.hpp"
 #include "manifest/yaml_reader.hpp"
 
@@ -185,6 +186,15 @@ read_command(const yaml::Source& source,
       return fail(yaml::error_at(source, kinds->Mark(), map.path_of("kinds"),
                                  "kinds inductor and dynamo exclude each other (dynamo holds a whole Inductor "
                                  "cache plus Dynamo's frames: name dynamo alone)"));
+    }
+    // An interpreter option outranks the capture's environment: refused here,
+    // before a warm-up runs for nothing (python_command.hpp). A shell line is
+    // not parsed.
+    if (has("pycache") && command.shell == ShellMode::direct) {
+      if (const auto problem = pycache_blocker(command.argv)) {
+        return fail(yaml::error_at(source, argv_items[problem->index].Mark(),
+                                   yaml::index_path(map.path_of("argv"), problem->index), problem->what));
+      }
     }
   }
   if (auto runtime_env = map.get("runtime_env")) {

@@ -103,6 +103,40 @@ TEST(CacheCapture, PrivateHomeKeepsDataLocationsOfTheRealHome)
   EXPECT_TRUE(env2.contains("TRITON_CACHE_DIR"));
 }
 
+// Images set PYTHONDONTWRITEBYTECODE=1; left in the warm-up's environment,
+// Python would write no bytecode and the pycache kind would stay empty. Only
+// the capture of pycache drops it; it writes under staging, never beside the
+// sources or under a prefix of the image.
+TEST(CacheCapture, PycacheCaptureDropsDontWriteBytecodeAndPointsThePrefixAtStaging)
+{
+  auto dir = TempDir::create("test_only_capture-");
+  ASSERT_TRUE(dir);
+  auto capture = CacheCapture::prepare(dir->path(), {CacheKind::pycache});
+  ASSERT_TRUE(capture);
+  const Environment base = {{"PATH", "/usr/bin"},
+                            {"PYTHONDONTWRITEBYTECODE", "1"},
+                            {"PYTHONPYCACHEPREFIX", "/nonexistent/test_only_image_prefix"}};
+  const auto env = capture->child_environment(base);
+  EXPECT_FALSE(env.contains("PYTHONDONTWRITEBYTECODE"));
+  EXPECT_EQ(env.at("PYTHONPYCACHEPREFIX"), (dir->path() / "staging" / "pycache").string());
+  EXPECT_TRUE(fs::is_directory(dir->path() / "staging" / "pycache"));
+  const std::vector<CacheKind> pycache = {CacheKind::pycache};
+  const auto traps = environment_traps(base, pycache);
+  EXPECT_TRUE(any_contains(traps, "PYTHONDONTWRITEBYTECODE=\"1\" is dropped for the capture of pycache"));
+  EXPECT_TRUE(any_contains(traps, "PYTHONPYCACHEPREFIX=\"/nonexistent/test_only_image_prefix\" is overridden"));
+
+  // Without the kind the program's environment is its own.
+  auto dir2 = TempDir::create("test_only_capture-");
+  ASSERT_TRUE(dir2);
+  auto inductor = CacheCapture::prepare(dir2->path(), {CacheKind::inductor});
+  ASSERT_TRUE(inductor);
+  const auto env2 = inductor->child_environment(base);
+  EXPECT_EQ(env2.at("PYTHONDONTWRITEBYTECODE"), "1");
+  EXPECT_EQ(env2.at("PYTHONPYCACHEPREFIX"), "/nonexistent/test_only_image_prefix");
+  const std::vector<CacheKind> inductor_only = {CacheKind::inductor};
+  EXPECT_FALSE(any_contains(environment_traps(base, inductor_only), "PYTHON"));
+}
+
 TEST(CacheCapture, TrapsInTheEnvironmentAreNamed)
 {
   const Environment env = {{"IGC_ShaderDumpEnable", "1"},

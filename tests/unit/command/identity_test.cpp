@@ -140,6 +140,27 @@ TEST(Identity, DynamoAlsoDependsOnThePythonVersion)
   EXPECT_NE(partial.warnings[0].find("no python version"), std::string::npos);
 }
 
+// Bytecode depends on the Python version alone (magic number, cpython-3XY in
+// each name): the pycache slice requires framework.python and nothing of the
+// device or of torch, so one slice serves every GPU of that Python.
+TEST(Identity, PycacheDependsOnThePythonVersionOnly)
+{
+  IdentityFacts facts;
+  facts.nvidia_gpus = {h100()};
+  facts.frameworks = {{"framework.torch", "2.11.0+cpu"}, {"framework.triton", "3.6.0"},
+                      {"framework.python", "3.11.7"}};
+  const auto identity = identify_kind(CacheKind::pycache, facts);
+  EXPECT_TRUE(identity.warnings.empty());
+  EXPECT_EQ(identity.requirements, (std::vector<Requirement>{{"framework.python", "==", "3.11.7"}}));
+  // Recorded only (a bundle meant to install where no interpreter is found).
+  EXPECT_TRUE(identify_kind(CacheKind::pycache, facts, FrameworkRequirements::recorded).requirements.empty());
+  facts.frameworks.erase("framework.python");
+  const auto unknown = identify_kind(CacheKind::pycache, facts);
+  EXPECT_TRUE(unknown.requirements.empty());
+  ASSERT_EQ(unknown.warnings.size(), 1u);
+  EXPECT_NE(unknown.warnings[0].find("pycache: no Python version known"), std::string::npos);
+}
+
 TEST(Identity, PoclDependsOnItsBuildAndTheCpu)
 {
   IdentityFacts facts;

@@ -232,6 +232,54 @@ targets: [cpu]
               StartsWith("test.yaml:6:14: models[0].command.shell: expected true or false, got 'yes'"));
 }
 
+// An interpreter option outranks the capture's PYTHONPYCACHEPREFIX and its
+// dropping of PYTHONDONTWRITEBYTECODE: the warm-up would run in full and
+// the pycache kind stay empty. Refused before anything runs, naming the item.
+TEST(ManifestCommand, PycacheRefusesPythonOptionsThatStopBytecode)
+{
+  const std::string base = R"(version: 1
+models:
+  - name: warmup
+    command:
+      argv: ARGV
+      kinds: KINDS
+precisions: [fp32]
+targets: [cpu]
+)";
+  const auto with = [&](const std::string& argv, const std::string& kinds = "[dynamo, pycache]") {
+    return replace(replace(base, "ARGV", argv), "KINDS", kinds);
+  };
+  EXPECT_THAT(error_of(with("[python3, -B, warmup.py]")),
+              StartsWith("test.yaml:5:23: models[0].command.argv[1]: python's -B writes no bytecode: the pycache "
+                         "kind would capture nothing (remove -B or the kind)"));
+  EXPECT_THAT(error_of(with("[/usr/bin/python3.11, -OB, warmup.py]")),
+              StartsWith("test.yaml:5:35: models[0].command.argv[1]: python's -B"));
+  EXPECT_THAT(error_of(with("[python, -u, -E, warmup.py]")),
+              HasSubstr("models[0].command.argv[2]: python's -E ignores PYTHONPYCACHEPREFIX"));
+  EXPECT_THAT(error_of(with("[python3, -I, warmup.py]")), HasSubstr("argv[1]: python's -I (isolated mode"));
+  EXPECT_THAT(error_of(with("[python3, -X, pycache_prefix=/tmp/p, warmup.py]")),
+              HasSubstr("models[0].command.argv[2]: python's -X pycache_prefix outranks PYTHONPYCACHEPREFIX"));
+  EXPECT_THAT(error_of(with("[python3, -Xpycache_prefix=/tmp/p, warmup.py]")),
+              HasSubstr("models[0].command.argv[1]: python's -X pycache_prefix"));
+  EXPECT_THAT(error_of(with("[python3, -W, ignore, -B, warmup.py]", "[pycache]")), HasSubstr("argv[3]: python's -B"));
+
+  // Not the interpreter's options, or no pycache kind, or not Python: accepted.
+  for (const auto& ok : {with("[python3, warmup.py, -B]"), with("[python3, -c, 'import x', -B]"),
+                         with("[python3, -m, warmup, -E]"), with("[python3, -X, dev, -W, error, warmup.py]"),
+                         with("[python3, -X, importtime, --, -B]"), with("[python3, -B, warmup.py]", "[inductor]"),
+                         with("[bash, -B, warmup.sh]", "[pycache]"), with("[env, python3, -B, warmup.py]", "[pycache]")}) {
+    auto m = parse(ok);
+    EXPECT_TRUE(m) << ok << (m ? "" : m.error().message());
+  }
+  // The environment's PYTHONDONTWRITEBYTECODE is the capture's to drop (as
+  // images set it), and a shell line is not parsed.
+  auto dont_write = parse(replace(with("[python3, warmup.py]", "[pycache]"), "      kinds:",
+                                  "      env: {PYTHONDONTWRITEBYTECODE: \"1\"}\n      kinds:"));
+  EXPECT_TRUE(dont_write) << dont_write.error().message();
+  auto shell = parse(replace(with("[python3 -B warmup.py]", "[pycache]"), "      kinds:", "      shell: true\n      kinds:"));
+  EXPECT_TRUE(shell) << shell.error().message();
+}
+
 TEST(ManifestArchitecture, InlineArchitectureIsCheckedForConsistency)
 {
   const std::string base = R"(version: 1
