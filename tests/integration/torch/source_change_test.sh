@@ -7,9 +7,14 @@
 #   3. the model's forward edited (same lines, another factor): PyTorch
 #      rejects the frame ("Source code changes detected"), traces and
 #      compiles the new source: the result equals eager mode's, and the audit
-#      says Dynamo traced a graph instead of passing the frame off as reused.
+#      says Dynamo traced a graph instead of passing the frame off as reused;
+#   4. another torch on the host (an interpreter that reports torch 2.10.0,
+#      a stand-in for the probe: one torch is installed here): the install
+#      refuses the slice by its framework.torch requirement, and the
+#      application, run through exec all the same, compiles as without
+#      prewarm and computes the same result.
 # Env: TORCH_PYTHON, PREWARM, PREWARM_RUNTIME. Cost on the 2-core CI machine:
-# three Python processes importing torch plus the build's two: ~2 minutes.
+# four Python processes importing torch plus the build's two: ~2-3 minutes.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
@@ -67,4 +72,22 @@ grep -q "Source code changes detected" "$SCRATCH/edited.err" || { tail -20 "$SCR
 [ "$(field "$SCRATCH/edited.json" frames_traced)" -ge 1 ] || fail "the edited model ran the old frame"
 [ "$(traced "$SCRATCH/edited.audit.json")" -ge 1 ] || { cat "$SCRATCH/edited.audit.json"; fail "the audit did not count the trace"; }
 grep "audit:" "$SCRATCH/edited.err" | grep -q "Dynamo traced" || { grep "audit:" "$SCRATCH/edited.err"; fail "the audit line does not say Dynamo traced"; }
+
+step "another torch on the host: the slice is refused, the application compiles as without prewarm"
+cat > "$SCRATCH/other-torch-python" <<SH
+#!/bin/sh
+# Answers the framework probe as a host with torch 2.10.0 would.
+exec "$PYTHON" -c 'import platform; print("framework.torch 2.10.0"); print("framework.triton 3.5.0"); print("framework.python %s" % platform.python_version())'
+SH
+chmod +x "$SCRATCH/other-torch-python"
+rm -rf "$SCRATCH/root"
+# Exit 4: no slice matches this host (runtime/cli).
+expect_exit 4 env PREWARM_PYTHON="$SCRATCH/other-torch-python" "$PREWARM_RUNTIME" install "$SCRATCH/bundle" \
+  --trust "$SCRATCH/test_only_torch.pub" --root "$SCRATCH/root"
+echo "$LAST_STDERR" | grep -q 'E_TARGET_MISMATCH.*"framework.torch == [^"]*".* has 2.10.0' \
+  || { echo "$LAST_STDERR" >&2; fail "the refusal does not name the torch requirement and the host's torch"; }
+[ ! -e "$SCRATCH/root/dynamo" ] || fail "a slice made for another torch was installed"
+(cd "$SCRATCH/app" && "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" -- "$PYTHON" source_change_app.py) \
+  > "$SCRATCH/other.json" 2> "$SCRATCH/other.err" || { tail -20 "$SCRATCH/other.err" >&2; fail "the application failed without the bundle"; }
+[ "$(field "$SCRATCH/other.json" frames_traced)" -ge 1 ] || fail "the application did not compile by itself"
 pass
