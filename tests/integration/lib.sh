@@ -94,3 +94,13 @@ bundle:
   expires: 90d
 EOF
 }
+
+# FILE KIND FIELD: one kind's FIELD in an audit's JSON (exec --audit, status
+# --audit). PYTHON, where the script sets one, else python3.
+audit_field() {
+  "${PYTHON:-python3}" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
+}
+# FILE FIELD: FIELD of FILE's last line, a JSON object (a warm-up's result).
+last_json_field() {
+  "${PYTHON:-python3}" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])[sys.argv[2]])' "$@"
+}

@@ -61,9 +61,6 @@ build() {
     > /dev/null 2> "$SCRATCH/$name.err" || rc=$?
   return $rc
 }
-audit_field() {
-  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
-}
 
 step "without --capture-root: the path-keyed cache misses, and the build-time path is named"
 manifest pathkeyed "$PATHKEYED_MODEL"

@@ -30,9 +30,6 @@ sys.path.insert(0, __import__("os").path.dirname(__file__))
 import helper
 print(helper.describe(), json.dumps({"mean": statistics.mean([1, 2, 3])}), fractions.Fraction(1, 3), decimal.Decimal("1.5"))
 PY
-audit_field() {
-  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
-}
 expected=$("$PYTHON" "$SCRATCH/app/main.py")
 [ -z "$(find "$SCRATCH/app" -name '*.pyc')" ] || fail "PYTHONDONTWRITEBYTECODE=1 wrote bytecode beside the source"
 

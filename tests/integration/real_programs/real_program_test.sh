@@ -95,9 +95,6 @@ install_root() {
     > /dev/null 2> "$SCRATCH/$1.install.err" || { cat "$SCRATCH/$1.install.err" >&2; fail "$1: install failed"; }
 }
 # audit_field FILE KIND FIELD: a number from the audit JSON.
-audit_field() {
-  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
-}
 new_entry_names() {
   "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print("\n".join(e["name"] for k in a["kinds"] if k["kind"]=="pocl" for e in k["new_entries"]))' "$1"
 }

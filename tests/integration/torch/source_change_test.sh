@@ -30,8 +30,6 @@ unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR TORCH_CACHING_PRECOMPILE PYTHONPY
 export HOME="$SCRATCH/home" PYTHONDONTWRITEBYTECODE=1 PREWARM_PYTHON="$PYTHON"
 mkdir -p "$HOME" "$SCRATCH/app"
 cp "$here/source_change_model.py" "$here/source_change_app.py" "$SCRATCH/app/"
-field() { "$PYTHON" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])[sys.argv[2]])' "$@"; }
-traced() { "$PYTHON" -c 'import json,sys; print([k for k in json.load(open(sys.argv[1]))["kinds"] if k["kind"]=="dynamo"][0]["traced_graphs"])' "$1"; }
 
 step "prewarm build: kind dynamo, proven"
 "$PREWARM" keygen --out "$SCRATCH/test_only_torch" > /dev/null 2>&1 || fail "keygen failed"
@@ -57,9 +55,9 @@ grep -E "hit proof: dynamo: [0-9]+ reused, 0 new" "$SCRATCH/build.err" || { cat 
 step "installed, source unchanged: the frame loads, nothing traced"
 (cd "$SCRATCH/app" && "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" --audit "$SCRATCH/same.audit.json" -- "$PYTHON" source_change_app.py) \
   > "$SCRATCH/same.json" 2> "$SCRATCH/same.err" || { tail -20 "$SCRATCH/same.err" >&2; fail "the unchanged application failed"; }
-[ "$(field "$SCRATCH/same.json" dynamo_cache_hit)" -eq 1 ] || fail "the precompiled frame was not loaded"
-[ "$(field "$SCRATCH/same.json" frames_traced)" -eq 0 ] || fail "Dynamo traced the unchanged frame"
-[ "$(traced "$SCRATCH/same.audit.json")" -eq 0 ] || fail "the audit counted a trace where none happened"
+[ "$(last_json_field "$SCRATCH/same.json" dynamo_cache_hit)" -eq 1 ] || fail "the precompiled frame was not loaded"
+[ "$(last_json_field "$SCRATCH/same.json" frames_traced)" -eq 0 ] || fail "Dynamo traced the unchanged frame"
+[ "$(audit_field "$SCRATCH/same.audit.json" dynamo traced_graphs)" -eq 0 ] || fail "the audit counted a trace where none happened"
 
 step "the model's source edited: rejected by PyTorch, compiled again, correct"
 sed -i 's/\* 2$/* 3/' "$SCRATCH/app/source_change_model.py"
@@ -69,8 +67,8 @@ rm -rf "$SCRATCH/root" && "$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "
 (cd "$SCRATCH/app" && "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" --audit "$SCRATCH/edited.audit.json" -- "$PYTHON" source_change_app.py) \
   > "$SCRATCH/edited.json" 2> "$SCRATCH/edited.err" || { tail -20 "$SCRATCH/edited.err" >&2; fail "the edited application failed or differed from eager"; }
 grep -q "Source code changes detected" "$SCRATCH/edited.err" || { tail -20 "$SCRATCH/edited.err" >&2; fail "PyTorch did not reject the frame"; }
-[ "$(field "$SCRATCH/edited.json" frames_traced)" -ge 1 ] || fail "the edited model ran the old frame"
-[ "$(traced "$SCRATCH/edited.audit.json")" -ge 1 ] || { cat "$SCRATCH/edited.audit.json"; fail "the audit did not count the trace"; }
+[ "$(last_json_field "$SCRATCH/edited.json" frames_traced)" -ge 1 ] || fail "the edited model ran the old frame"
+[ "$(audit_field "$SCRATCH/edited.audit.json" dynamo traced_graphs)" -ge 1 ] || { cat "$SCRATCH/edited.audit.json"; fail "the audit did not count the trace"; }
 grep "audit:" "$SCRATCH/edited.err" | grep -q "Dynamo traced" || { grep "audit:" "$SCRATCH/edited.err"; fail "the audit line does not say Dynamo traced"; }
 
 step "another torch on the host: the slice is refused, the application compiles as without prewarm"
@@ -89,5 +87,5 @@ echo "$LAST_STDERR" | grep -q 'E_TARGET_MISMATCH.*"framework.torch == [^"]*".* h
 [ ! -e "$SCRATCH/root/dynamo" ] || fail "a slice made for another torch was installed"
 (cd "$SCRATCH/app" && "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" -- "$PYTHON" source_change_app.py) \
   > "$SCRATCH/other.json" 2> "$SCRATCH/other.err" || { tail -20 "$SCRATCH/other.err" >&2; fail "the application failed without the bundle"; }
-[ "$(field "$SCRATCH/other.json" frames_traced)" -ge 1 ] || fail "the application did not compile by itself"
+[ "$(last_json_field "$SCRATCH/other.json" frames_traced)" -ge 1 ] || fail "the application did not compile by itself"
 pass

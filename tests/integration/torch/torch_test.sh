@@ -53,10 +53,6 @@ APP_ENV=(PYTHONDONTWRITEBYTECODE=1 PYTHONPYCACHEPREFIX="$SCRATCH/no-bytecode")
 KINDS=$KIND
 [ "$KIND" = dynamo ] && KINDS="dynamo, pycache"
 
-field() { "$PYTHON" -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])[sys.argv[2]])' "$@"; }
-audit_field() {
-  "$PYTHON" -c 'import json,sys; a=json.load(open(sys.argv[1])); print([k for k in a["kinds"] if k["kind"]==sys.argv[2]][0][sys.argv[3]])' "$@"
-}
 run_app() { # NAME [ENV=VALUE...] -- ARGS: stdout in NAME.json, stderr in NAME.err
   local name=$1; shift
   env "$@" > "$SCRATCH/$name.json" 2> "$SCRATCH/$name.err" || { tail -20 "$SCRATCH/$name.err" >&2; fail "$name failed"; }
@@ -64,14 +60,14 @@ run_app() { # NAME [ENV=VALUE...] -- ARGS: stdout in NAME.json, stderr in NAME.e
 
 step "cold, saving the Mega-Cache"
 run_app cold "${APP_ENV[@]}" TORCHINDUCTOR_CACHE_DIR="$SCRATCH/cold" "$PYTHON" "$SCRIPT" --save-megacache "$SCRATCH/mega.bin"
-[ "$(field "$SCRATCH/cold.json" fxgraph_cache_miss)" -ge 1 ] || fail "the cold run compiled no graph"
+[ "$(last_json_field "$SCRATCH/cold.json" fxgraph_cache_miss)" -ge 1 ] || fail "the cold run compiled no graph"
 step "warm in place: a new process on a copy of the cold run's cache"
 cp -a "$SCRATCH/cold" "$SCRATCH/warm"
 run_app warm "${APP_ENV[@]}" TORCHINDUCTOR_CACHE_DIR="$SCRATCH/warm" "$PYTHON" "$SCRIPT"
-[ "$(field "$SCRATCH/warm.json" fxgraph_cache_miss)" -eq 0 ] || fail "the warm run compiled a graph again"
+[ "$(last_json_field "$SCRATCH/warm.json" fxgraph_cache_miss)" -eq 0 ] || fail "the warm run compiled a graph again"
 step "Mega-Cache loaded by a new process"
 run_app mega "${APP_ENV[@]}" TORCHINDUCTOR_CACHE_DIR="$SCRATCH/mega" "$PYTHON" "$SCRIPT" --load-megacache "$SCRATCH/mega.bin"
-[ "$(field "$SCRATCH/mega.json" fxgraph_cache_miss)" -eq 0 ] || fail "the Mega-Cache run compiled a graph again"
+[ "$(last_json_field "$SCRATCH/mega.json" fxgraph_cache_miss)" -eq 0 ] || fail "the Mega-Cache run compiled a graph again"
 
 step "prewarm build: kind $KIND captured, signed, proven"
 "$PREWARM" keygen --out "$SCRATCH/test_only_torch" > /dev/null 2>&1 || fail "keygen failed"
@@ -113,11 +109,11 @@ env "${APP_ENV[@]}" "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" --audit "$SCR
 grep "audit:" "$SCRATCH/installed.err" || true
 [ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" new_files)" -eq 0 ] || fail "$KIND compiled anew under the root"
 [ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" reused_files)" -gt 0 ] || fail "no $KIND reuse measured"
-[ "$(field "$SCRATCH/installed.json" fxgraph_cache_miss)" -eq 0 ] || fail "a graph was compiled again under the root"
+[ "$(last_json_field "$SCRATCH/installed.json" fxgraph_cache_miss)" -eq 0 ] || fail "a graph was compiled again under the root"
 if [ "$KIND" = dynamo ]; then
-  [ "$(field "$SCRATCH/installed.json" dynamo_cache_hit)" -eq 1 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo's frame was not loaded"; }
+  [ "$(last_json_field "$SCRATCH/installed.json" dynamo_cache_hit)" -eq 1 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo's frame was not loaded"; }
   # Loaded is not used: a frame whose guards fail is traced again, silently.
-  [ "$(field "$SCRATCH/installed.json" frames_traced)" -eq 0 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo traced the frame again"; }
+  [ "$(last_json_field "$SCRATCH/installed.json" frames_traced)" -eq 0 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo traced the frame again"; }
   # The caller's PYTHONPYCACHEPREFIX (the empty directory) gave way to the
   # bundle's: the application asked for its caches by running under exec.
   [ "$(audit_field "$SCRATCH/exec.audit.json" pycache reused_files)" -gt 100 ] || fail "the shipped bytecode was not read"
@@ -128,8 +124,8 @@ if [ "$KIND" = dynamo ]; then
   step "another model through the same bundle: guards fail, a normal compile, correct"
   env "${APP_ENV[@]}" "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" -- "$PYTHON" "$SCRIPT" --layers 3 \
     > "$SCRATCH/other.json" 2> "$SCRATCH/other.err" || { tail -20 "$SCRATCH/other.err" >&2; fail "the other model failed"; }
-  [ "$(field "$SCRATCH/other.json" fxgraph_cache_miss)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model reused the 2-layer graph"; }
-  [ "$(field "$SCRATCH/other.json" frames_traced)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model ran the 2-layer frame"; }
+  [ "$(last_json_field "$SCRATCH/other.json" fxgraph_cache_miss)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model reused the 2-layer graph"; }
+  [ "$(last_json_field "$SCRATCH/other.json" frames_traced)" -ge 1 ] || { cat "$SCRATCH/other.json"; fail "the 3-layer model ran the 2-layer frame"; }
 fi
 [ -z "$(ls -A "$SCRATCH/no-bytecode")" ] || fail "an application run wrote bytecode despite PYTHONDONTWRITEBYTECODE=1"
 
