@@ -177,9 +177,18 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
   PW_ASSIGN(auto scratch, TempDir::create("prewarm-ocloc-"));
   // Fixed, relative names: nothing about the scratch directory can reach the
   // output, so the bytes depend on source, options and device only.
-  PW_TRY(write_file_atomic(scratch.path() / "source.cl", request.source, 0600, Durability::none));
-  std::vector<std::string> argv{executable.string(), "compile", "-file", "source.cl",
+  const std::string file = request.input == OclocInput::opencl_c ? "source.cl" : "source.ir";
+  PW_TRY(write_file_atomic(scratch.path() / file, request.source, 0600, Durability::none));
+  std::vector<std::string> argv{executable.string(), "compile", "-file", file,
                                 "-device", request.device, "-output", "program", "-output_no_suffix"};
+  if (request.input == OclocInput::spirv) {
+    argv.emplace_back("-spirv_input");
+  } else if (request.input == OclocInput::llvm_bitcode) {
+    argv.emplace_back("-llvm_input");
+  }
+  if (!request.internal_options.empty()) {
+    argv.insert(argv.end(), {"-internal_options", request.internal_options});
+  }
   if (spirv_only) {
     argv.emplace_back("-spv_only");
   } else {
@@ -203,7 +212,9 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
                                                                 : scratch.path() / "program.bin";
     PW_ASSIGN_CTX(output.zebin, "reading ocloc's binary", read_file(binary.string()));
   }
-  PW_ASSIGN_CTX(output.spirv, "reading ocloc's SPIR-V", read_file((scratch.path() / "program.spv").string()));
+  if (request.input == OclocInput::opencl_c) { // from IR, ocloc writes no SPIR-V of its own
+    PW_ASSIGN_CTX(output.spirv, "reading ocloc's SPIR-V", read_file((scratch.path() / "program.spv").string()));
+  }
   return output;
 }
 

@@ -47,12 +47,16 @@ struct OclocDevice
   std::string reason;      // when unknown: ocloc's message
 };
 
+enum class OclocInput { opencl_c, spirv, llvm_bitcode };
+
 struct OclocCompileRequest
 {
   std::string source_name; // "gemm.cl", for messages only (never a path on disk)
-  std::string_view source; // OpenCL C
+  std::string_view source; // OpenCL C (or the IR `input` names)
   std::string options;     // build options, e.g. "-DTILE=16"
   std::string device;      // ONE ocloc device name; lists and ranges are refused
+  std::string internal_options{}; // -internal_options: the driver's own (NEO's cache key hashes them)
+  OclocInput input = OclocInput::opencl_c;
 };
 
 struct OclocOutput

@@ -228,15 +228,13 @@ template <std::size_t N>
 std::optional<std::array<std::uint8_t, N>>
 decode_dotted_bytes(std::string_view text)
 {
-  std::array<std::uint8_t, N> out{};
-  for (std::size_t i = 0; i < N; ++i) {
-    if (text.size() < 3 || text[2] != '.' ||
-        std::from_chars(text.data(), text.data() + 2, out[i], 16).ptr != text.data() + 2) {
-      return std::nullopt;
-    }
-    text.remove_prefix(3);
+  const auto bytes = parse_dotted_bytes(text, N);
+  if (!bytes) {
+    return std::nullopt;
   }
-  return text.empty() ? std::optional(out) : std::nullopt;
+  std::array<std::uint8_t, N> out{};
+  std::ranges::copy(*bytes, out.begin());
+  return out;
 }
 
 } // namespace
@@ -363,6 +361,20 @@ read_traced_entries(const fs::path& cache_dir, IpVersion ip_version)
     out.push_back(std::move(entry));
   }
   return out;
+}
+
+std::optional<std::vector<std::uint8_t>>
+parse_dotted_bytes(std::string_view text, std::size_t count)
+{
+  std::vector<std::uint8_t> out(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (text.size() < 3 || text[2] != '.' ||
+        std::from_chars(text.data(), text.data() + 2, out[i], 16).ptr != text.data() + 2) {
+      return std::nullopt;
+    }
+    text.remove_prefix(3);
+  }
+  return text.empty() ? std::optional(out) : std::nullopt;
 }
 
 std::string

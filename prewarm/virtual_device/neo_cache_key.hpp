@@ -50,6 +50,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -138,6 +139,10 @@ struct TracedEntry
 Result<TracedEntry> read_traced_entry(const std::filesystem::path& trace_file, IpVersion ip_version);
 // Every *.trace directly under `cache_dir`, sorted by name.
 Result<std::vector<TracedEntry>> read_traced_entries(const std::filesystem::path& cache_dir, IpVersion ip_version);
+
+// Bytes as the trace prints the feature and workaround tables ("b3.39.");
+// nullopt unless exactly `count` of them.
+std::optional<std::vector<std::uint8_t>> parse_dotted_bytes(std::string_view text, std::size_t count);
 
 // The first field that differs between two key inputs ("internal options",
 // "platform.usRevId", "ipVersion"...), empty when none does.

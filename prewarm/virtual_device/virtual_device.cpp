@@ -136,6 +136,9 @@ replay_programs(const IntelRoot& root, const VirtualDevice& device, const std::v
   for (auto& [name, value] : virtual_device_variables(device)) {
     environment.insert_or_assign(name, value);
   }
+  for (auto& [name, value] : run.debug_keys) {
+    environment.insert_or_assign(name, value);
+  }
   environment.insert_or_assign("NEO_CACHE_DIR", run.neo_cache.string());
   environment.insert_or_assign("NEO_CACHE_PERSISTENT", "1");
   environment.insert_or_assign("NEO_CACHE_MAX_SIZE", "0"); // no eviction while we fill it

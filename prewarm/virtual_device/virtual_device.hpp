@@ -84,6 +84,7 @@ struct ReplayRun
   std::filesystem::path neo_cache;  // NEO_CACHE_DIR (created)
   bool trace = false;               // BinaryCacheTrace=1
   bool stats = false;               // NEO_CACHE_STATS=1
+  process::Environment debug_keys{}; // more NEO debug keys (OverrideRevision), after the device's
   std::chrono::seconds timeout{600};
 };
 

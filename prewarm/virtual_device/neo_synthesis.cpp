@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "virtual_device/neo_synthesis.hpp"
+
+#include "base/files.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+
+namespace prewarm::virtual_device::neo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_bindless = "-cl-intel-use-bindless-mode -cl-intel-use-bindless-advanced-mode";
+constexpr std::string_view k_ze_buffer_offset = "-ze-intel-has-buffer-offset-arg";
+constexpr std::string_view k_cl_ext = "-cl-ext=-all,";
+
+Result<std::uint16_t>
+hex_id(const manifest::IntelProfile& profile, std::string_view field, std::string_view text)
+{
+  std::uint16_t value = 0;
+  const auto digits = text.substr(std::min<std::size_t>(2, text.size()));
+  if (!text.starts_with("0x") || std::from_chars(digits.data(), digits.data() + digits.size(), value, 16).ptr !=
+                                    digits.data() + digits.size()) {
+    return fail(Errc::usage, fmt::format("{}: {}: '{}' is not a hex id", profile.source_name, field, text));
+  }
+  return value;
+}
+
+template <std::size_t N>
+Result<std::optional<std::array<std::uint8_t, N>>>
+table(const manifest::IntelProfile& profile, std::string_view field, const manifest::ProfileValue& value)
+{
+  if (value.value == manifest::k_table_from_virtual_device) {
+    return std::optional<std::array<std::uint8_t, N>>{};
+  }
+  const auto bytes = parse_dotted_bytes(value.value, N);
+  if (!bytes) {
+    return fail(Errc::usage, fmt::format("{}: {}: '{}' is not {} bytes", profile.source_name, field, value.value, N));
+  }
+  std::array<std::uint8_t, N> out{};
+  std::ranges::copy(*bytes, out.begin());
+  return std::optional(out);
+}
+
+} // namespace
+
+Result<CardKey>
+card_key(const manifest::IntelProfile& profile)
+{
+  CardKey card;
+  card.target = profile.target;
+  PW_ASSIGN(card.device_id, hex_id(profile, "key.device_id", profile.device_id.value));
+  PW_ASSIGN(card.revision, hex_id(profile, "key.revision", profile.revision.value));
+  PW_ASSIGN_CTX(card.ip_version, fmt::format("{}: key.ip_version", profile.source_name),
+                IpVersion::parse(profile.ip_version.value));
+  PW_ASSIGN(card.feature_table, table<8>(profile, "key.feature_table", profile.feature_table));
+  PW_ASSIGN(card.workaround_table, table<4>(profile, "key.workaround_table", profile.workaround_table));
+  if (profile.opencl_bindless.value) {
+    // NEO 26.27 puts OpenCL's bindless options mid-list (program.cpp:89-91);
+    // no Intel target uses them, so their place is not modelled.
+    return fail(Errc::usage, fmt::format("{}: opencl.bindless true is not supported by synthesis", profile.source_name));
+  }
+  card.level_zero_bindless = profile.level_zero_bindless.value;
+  card.opencl_extensions = profile.opencl_extensions_added;
+  return card;
+}
+
+namespace {
+
+// The recorded OpenCL internal options with `wanted` extensions inserted
+// into their -cl-ext= list (convertEnabledExtensionsToCompilerInternalOptions:
+// "+ext," per device extension, then "+feature," per OpenCL C feature).
+Result<std::string>
+with_extensions(std::string_view recorded, const std::vector<const manifest::AddedExtension*>& wanted,
+                const CardKey& card)
+{
+  const auto start = recorded.find(k_cl_ext);
+  if (start == std::string_view::npos) {
+    return fail(Errc::failed, fmt::format("the recorded OpenCL internal options have no {} list", k_cl_ext));
+  }
+  const auto list_begin = start + k_cl_ext.size();
+  const auto list_end = std::min(recorded.find(' ', list_begin), recorded.size());
+  std::vector<std::string> items;
+  for (auto rest = recorded.substr(list_begin, list_end - list_begin); !rest.empty();) {
+    const auto comma = std::min(rest.find(','), rest.size());
+    items.emplace_back(rest.substr(0, comma));
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+  }
+  for (const auto* extension : wanted) {
+    const auto item = "+" + extension->name;
+    if (std::ranges::find(items, item) != items.end()) {
+      continue;
+    }
+    std::size_t at = 0;
+    if (extension->after == "end") {
+      // after the last extension: OpenCL C features ("+__opencl_c_...") follow the extensions
+      at = static_cast<std::size_t>(std::ranges::find_if(items, [](const std::string& i) {
+                                      return i.starts_with("+__opencl_c_");
+                                    }) - items.begin());
+    } else {
+      const auto anchor = std::ranges::find(items, "+" + extension->after);
+      if (anchor == items.end()) {
+        return fail(Errc::failed,
+                    fmt::format("{}: opencl.extensions.add {}: the recorded -cl-ext list has no {} to follow",
+                                card.target, extension->name, extension->after));
+      }
+      at = static_cast<std::size_t>(anchor - items.begin()) + 1;
+    }
+    items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), item);
+  }
+  std::string out(recorded.substr(0, list_begin));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += (i == 0 ? "" : ",") + items[i];
+  }
+  out += recorded.substr(list_end);
+  return out;
+}
+
+} // namespace
+
+Result<std::vector<std::string>>
+card_internal_options(std::string_view recorded, CacheApi api, const CardKey& card)
+{
+  if (api == CacheApi::level_zero) {
+    const bool recorded_bindless = recorded.find(k_bindless) != std::string_view::npos;
+    if (recorded_bindless == card.level_zero_bindless) {
+      return std::vector<std::string>{std::string(recorded)};
+    }
+    if (recorded_bindless) {
+      return fail(Errc::failed, fmt::format("{}: level_zero.bindless is false but the recording used bindless mode",
+                                            card.target));
+    }
+    // generateCompilerOptions: concatenate(<build flags' internal part, then bindless>, hasBufferOffsetArg, ...)
+    const auto at = recorded.find(k_ze_buffer_offset);
+    if (at == std::string_view::npos) {
+      return fail(Errc::failed, fmt::format("{}: the recorded Level Zero internal options lack {} (where NEO puts "
+                                            "the bindless options)",
+                                            card.target, k_ze_buffer_offset));
+    }
+    return std::vector<std::string>{fmt::format("{}{} {}", recorded.substr(0, at), k_bindless, recorded.substr(at))};
+  }
+  std::vector<const manifest::AddedExtension*> always;
+  std::vector<const manifest::AddedExtension*> with_libva;
+  for (const auto& extension : card.opencl_extensions) {
+    with_libva.push_back(&extension);
+    if (extension.when == manifest::AddedExtension::When::always) {
+      always.push_back(&extension);
+    }
+  }
+  std::vector<std::string> variants;
+  PW_ASSIGN(auto base, with_extensions(recorded, always, card));
+  variants.push_back(std::move(base));
+  if (with_libva.size() != always.size()) {
+    PW_ASSIGN(auto libva, with_extensions(recorded, with_libva, card));
+    variants.push_back(std::move(libva));
+  }
+  return variants;
+}
+
+Result<std::vector<RecordedEntry>>
+recorded_entries(const fs::path& cache_dir, IpVersion ip_version)
+{
+  PW_ASSIGN(auto traced, read_traced_entries(cache_dir, ip_version));
+  std::vector<RecordedEntry> out;
+  for (auto& entry : traced) {
+    RecordedEntry recorded;
+    bool found = false;
+    for (const auto api : {CacheApi::opencl, CacheApi::level_zero}) {
+      const auto path = cached_file_path(entry.name, api);
+      if (fs::is_regular_file(cache_dir / path)) {
+        recorded.api = api;
+        recorded.path = path;
+        found = true;
+      }
+    }
+    if (!found) {
+      // NEO traces a name before the build; a build that failed leaves no entry
+      continue;
+    }
+    recorded.traced = std::move(entry);
+    out.push_back(std::move(recorded));
+  }
+  return out;
+}
+
+Result<std::vector<KeyInputs>>
+card_inputs(const RecordedEntry& recorded, const CardKey& card)
+{
+  PW_ASSIGN(auto options, card_internal_options(recorded.traced.inputs.internal_options, recorded.api, card));
+  std::vector<KeyInputs> out;
+  for (auto& internal : options) {
+    auto inputs = recorded.traced.inputs;
+    inputs.internal_options = std::move(internal);
+    inputs.platform.device_id = card.device_id;
+    inputs.platform.revision = card.revision;
+    inputs.ip_version = card.ip_version;
+    if (card.feature_table) {
+      inputs.feature_table = *card.feature_table;
+    }
+    if (card.workaround_table) {
+      inputs.workaround_table = *card.workaround_table;
+    }
+    out.push_back(std::move(inputs));
+  }
+  return out;
+}
+
+namespace {
+
+aot::OclocInput
+input_kind(std::string_view input)
+{
+  const auto word = [&](std::size_t at) {
+    return std::uint32_t{static_cast<unsigned char>(input[at])} |
+           std::uint32_t{static_cast<unsigned char>(input[at + 1])} << 8 |
+           std::uint32_t{static_cast<unsigned char>(input[at + 2])} << 16 |
+           std::uint32_t{static_cast<unsigned char>(input[at + 3])} << 24;
+  };
+  if (input.size() >= 4 && word(0) == 0x07230203) {
+    return aot::OclocInput::spirv;
+  }
+  if (input.starts_with("BC\xc0\xde")) {
+    return aot::OclocInput::llvm_bitcode;
+  }
+  return aot::OclocInput::opencl_c;
+}
+
+} // namespace
+
+Result<SynthesisResult>
+synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, const CardKey& card,
+           const fs::path& out_dir)
+{
+  const auto started = std::chrono::steady_clock::now();
+  SynthesisResult result;
+  for (const auto& entry : recorded) {
+    const auto& in = entry.traced.inputs;
+    if (!in.spec_ids.empty()) {
+      result.skipped.push_back(fmt::format("{}: specialisation constants", entry.traced.name));
+      continue;
+    }
+    PW_ASSIGN_CTX(auto variants, fmt::format("recorded entry {}", entry.traced.name), card_inputs(entry, card));
+    for (const auto& inputs : variants) {
+      aot::OclocCompileRequest request;
+      request.source_name = entry.traced.name;
+      request.input = input_kind(in.input);
+      // Direct mode hashes the source with its NUL; ocloc takes the text.
+      std::string_view source = in.input;
+      if (request.input == aot::OclocInput::opencl_c && source.ends_with('\0')) {
+        source.remove_suffix(1);
+      }
+      request.source = source;
+      request.options = in.options;
+      request.internal_options = inputs.internal_options;
+      request.device = card.ip_version.text();
+      PW_ASSIGN_CTX(auto output, fmt::format("{}: synthesizing NEO entry {}", card.target, entry.traced.name),
+                    ocloc.compile(request));
+      const auto path = cached_file_path(cached_file_name(inputs), entry.api);
+      std::error_code ec;
+      fs::create_directories((out_dir / path).parent_path(), ec);
+      PW_TRY(write_file_atomic(out_dir / path, output.zebin, 0644, Durability::none));
+      result.bytes += output.zebin.size();
+      result.entries.push_back(path);
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+} // namespace prewarm::virtual_device::neo

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+// Synthesized NEO entries checked against NEO itself (NEO 26.27 of the Intel
+// root on virtual devices; skips without the root).
+// For bmg, acm-g10, acm-g11, mtl-u and mtl-h, OpenCL and Level Zero, with the
+// built-in engine's programs:
+//  (a) NEO records every program (BinaryCacheTrace=1); synthesis for the
+//      recorder's own key inputs gives exactly NEO's entry names and bytes;
+//  (b) entries synthesized for a second configuration of the same family
+//      (another device id, revision or IP version, which NEO can pose as)
+//      are all hits when NEO runs as it (NEO_CACHE_STATS: 0 misses, no new
+//      entry); a miss is explained by the first key field that differs
+//      between NEO's own trace in that configuration and ours;
+//  and the target's key profile (manifests/intel-profiles) is synthesized,
+//  timed against the recording. Level Zero's bindless mode (what a card
+//  uses) cannot run here: NEO's no-hardware mode aborts with it
+//  (bindless_heaps_helper.cpp:69), so bindless entries are checked by name
+//  and bytes through (a)'s method only, never by a hit.
+#include "aot/kernel_variants.hpp"
+#include "aot/ocloc.hpp"
+#include "base/embedded_file.hpp"
+#include "base/files.hpp"
+#include "manifest/intel_profile.hpp"
+#include "manifest/manifest.hpp"
+#include "manifest/presets.hpp"
+#include "process/run.hpp"
+#include "virtual_device/neo_cache_key.hpp"
+#include "virtual_device/neo_synthesis.hpp"
+#include "virtual_device/virtual_device.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <span>
+
+namespace prewarm::kernels {
+std::span<const prewarm::EmbeddedFile> embedded_files();
+}
+
+using namespace prewarm;
+using namespace prewarm::virtual_device;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view k_manifest = R"(version: 1
+models:
+  - name: gptq-linear
+    preset: gptq-linear
+precisions: [fp32]
+shapes:
+  batch_sizes: [1]
+  prefill_lengths: [16]
+  decode_steps: 2
+targets: [arc-b580]
+bundle:
+  channel: default
+  expires: 90d
+)";
+
+struct Configuration
+{
+  std::string product;   // ProductFamilyOverride
+  std::string device_id; // ForceDeviceId
+  std::string ip_version;
+  process::Environment debug_keys; // OverrideRevision
+};
+
+struct Case
+{
+  std::string target; // registry / profile name
+  Configuration recorder;
+  Configuration second;
+  std::uint16_t second_revision; // usRevId NEO reports in the second configuration
+};
+
+double
+since(std::chrono::steady_clock::time_point start)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class NeoSynthesis : public ::testing::TestWithParam<Case>
+{
+protected:
+  void SetUp() override
+  {
+    auto root = IntelRoot::locate();
+    if (!root) {
+      GTEST_SKIP() << root.error().message();
+    }
+    m_root.emplace(std::move(*root));
+    auto ocloc = aot::Ocloc::at(m_root->dir() / "host-bin" / "ocloc");
+    ASSERT_TRUE(ocloc) << ocloc.error().message();
+    m_ocloc.emplace(std::move(*ocloc));
+    auto work = TempDir::create("prewarm-neo-synthesis-test-");
+    ASSERT_TRUE(work);
+    m_work.emplace(std::move(*work));
+
+    auto registry = manifest::TargetRegistry::embedded();
+    auto presets = manifest::PresetLibrary::embedded();
+    ASSERT_TRUE(registry && presets);
+    auto parsed = manifest::parse_manifest(k_manifest, "test", ".", {*registry, *presets});
+    ASSERT_TRUE(parsed) << parsed.error().message();
+    auto variants = aot::workload_variants(*parsed->models.front().architecture, model::Precision::fp32,
+                                           parsed->shapes, parsed->coverage);
+    ASSERT_TRUE(variants);
+    for (const auto& v : *variants) {
+      const auto text = find_embedded(kernels::embedded_files(), v.source_name);
+      ASSERT_TRUE(text) << v.source_name;
+      m_programs.push_back({v.source_name, std::string(*text), v.options});
+    }
+  }
+
+  // The OpenCL programs through prewarm-cl-replay, then the same programs'
+  // SPIR-V through Level Zero (ze_build.py under the root's python).
+  Result<double> build_on(const Configuration& c, const fs::path& cache, bool trace, bool stats)
+  {
+    const auto started = std::chrono::steady_clock::now();
+    const VirtualDevice device{c.product, c.device_id};
+    ReplayRun run{PREWARM_CL_REPLAY, cache.parent_path() / (cache.filename().string() + "-cl"), cache};
+    run.trace = trace;
+    run.stats = stats;
+    run.debug_keys = c.debug_keys;
+    PW_ASSIGN(auto replayed, replay_programs(*m_root, device, m_programs, run));
+    if (!replayed.failed.empty() || replayed.built != m_programs.size()) {
+      return fail(Errc::failed, fmt::format("OpenCL builds on {}: {} of {} built", device.describe(),
+                                            replayed.built, m_programs.size()));
+    }
+    PW_TRY(spirv_modules(c.product));
+    process::Environment environment{{"PATH", "/usr/bin:/bin"}, {"HOME", m_work->path().string()}};
+    for (auto& [name, value] : virtual_device_variables(device)) {
+      environment.insert_or_assign(name, value);
+    }
+    for (auto& [name, value] : c.debug_keys) {
+      environment.insert_or_assign(name, value);
+    }
+    environment.insert_or_assign("NEO_CACHE_DIR", cache.string());
+    environment.insert_or_assign("NEO_CACHE_PERSISTENT", "1");
+    environment.insert_or_assign("NEO_CACHE_MAX_SIZE", "0");
+    if (trace) {
+      environment.insert_or_assign("BinaryCacheTrace", "1");
+    }
+    if (stats) {
+      environment.insert_or_assign("NEO_CACHE_STATS", "1");
+    }
+    std::vector<std::string> arguments{"-u", PREWARM_ZE_BUILD};
+    for (const auto& spv : m_spirv) {
+      arguments.insert(arguments.end(), {spv.string(), "", ""});
+    }
+    process::Spec spec;
+    spec.argv = m_root->command(m_root->dir() / "usr" / "bin" / "python3", arguments);
+    spec.environment = environment;
+    process::Supervision supervision;
+    supervision.timeout = std::chrono::seconds(300);
+    auto outcome = process::run(spec, supervision);
+    if (!outcome || !outcome->succeeded()) {
+      return fail(Errc::failed, fmt::format("Level Zero builds on {}: {}", device.describe(),
+                                            outcome ? outcome->describe() + ": " + outcome->output
+                                                    : outcome.error().describe(spec)));
+    }
+    return since(started);
+  }
+
+  // Level Zero takes SPIR-V: the engine's programs through the root's ocloc
+  // (as the engine's Level Zero path gets them), made once.
+  Status spirv_modules(const std::string& product)
+  {
+    if (!m_spirv.empty()) {
+      return {};
+    }
+    const auto dir = m_work->path() / "spirv";
+    fs::create_directories(dir);
+    for (std::size_t i = 0; i < m_programs.size(); ++i) {
+      const auto& p = m_programs[i];
+      PW_ASSIGN(auto spirv, m_ocloc->compile_spirv({p.name, p.source, p.options, product}));
+      const auto file = dir / fmt::format("{:03}.spv", i);
+      PW_TRY(write_file_atomic(file, spirv, 0644, Durability::none));
+      m_spirv.push_back(file);
+    }
+    return {};
+  }
+
+  std::optional<IntelRoot> m_root;
+  std::optional<aot::Ocloc> m_ocloc;
+  std::optional<TempDir> m_work;
+  std::vector<ReplayProgram> m_programs;
+  std::vector<fs::path> m_spirv;
+};
+
+neo::CardKey
+recorder_key(const neo::RecordedEntry& any, const Configuration& c)
+{
+  neo::CardKey key;
+  key.target = "recorder " + c.product;
+  key.device_id = any.traced.inputs.platform.device_id;
+  key.revision = any.traced.inputs.platform.revision;
+  key.ip_version = *neo::IpVersion::parse(c.ip_version);
+  key.level_zero_bindless = false; // the recorder runs with UseBindlessMode=0
+  return key;
+}
+
+TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
+{
+  const auto& c = GetParam();
+  const auto recorded_dir = m_work->path() / "recorded";
+  auto warm_up = build_on(c.recorder, recorded_dir, true, false);
+  ASSERT_TRUE(warm_up) << warm_up.error().message();
+  auto recorded = neo::recorded_entries(recorded_dir, *neo::IpVersion::parse(c.recorder.ip_version));
+  ASSERT_TRUE(recorded) << recorded.error().message();
+  const auto written = neo_cache_entries(recorded_dir);
+  ASSERT_EQ(recorded->size(), written.size()) << "every entry NEO wrote has its trace";
+  const auto opencl = std::ranges::count_if(*recorded, [](const auto& r) { return r.api == neo::CacheApi::opencl; });
+  EXPECT_EQ(static_cast<std::size_t>(opencl), m_programs.size());
+  EXPECT_EQ(recorded->size() - static_cast<std::size_t>(opencl), m_spirv.size());
+
+  // (a) the recorder's own inputs: NEO's names, NEO's bytes.
+  std::size_t names = 0;
+  std::size_t same_bytes = 0;
+  for (const auto& r : *recorded) {
+    names += neo::cached_file_name(r.traced.inputs) == r.traced.name ? 1 : 0;
+  }
+  const auto identity = m_work->path() / "identity";
+  auto own = neo::synthesize(*m_ocloc, *recorded, recorder_key(recorded->front(), c.recorder), identity);
+  ASSERT_TRUE(own) << own.error().message();
+  EXPECT_TRUE(own->skipped.empty()) << own->skipped.front();
+  auto sorted = own->entries;
+  std::ranges::sort(sorted);
+  EXPECT_EQ(sorted, written) << "synthesized names differ from NEO's";
+  for (const auto& path : written) {
+    const auto theirs = read_file((recorded_dir / path).string());
+    const auto ours = read_file((identity / path).string());
+    if (theirs && ours && *theirs == *ours) {
+      ++same_bytes;
+    } else {
+      ADD_FAILURE() << path << ": the synthesized bytes differ from NEO's";
+    }
+  }
+  EXPECT_EQ(names, written.size());
+
+  // (b) another configuration NEO can pose as: synthesized, then NEO as it.
+  neo::CardKey second;
+  second.target = "second " + c.second.product;
+  second.device_id = static_cast<std::uint16_t>(std::stoul(c.second.device_id, nullptr, 16));
+  second.revision = c.second_revision;
+  second.ip_version = *neo::IpVersion::parse(c.second.ip_version);
+  const auto second_dir = m_work->path() / "second";
+  auto made = neo::synthesize(*m_ocloc, *recorded, second, second_dir);
+  ASSERT_TRUE(made) << made.error().message();
+  const auto before = neo_cache_entries(second_dir);
+  auto proof = build_on(c.second, second_dir, false, true);
+  ASSERT_TRUE(proof) << proof.error().message();
+  const auto stats = read_neo_cache_stats(second_dir);
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->hits, recorded->size());
+  EXPECT_EQ(stats->misses, 0u);
+  EXPECT_EQ(neo_cache_entries(second_dir), before) << "NEO compiled anew in the second configuration";
+  if (stats->misses > 0) {
+    // Which key field: NEO's own trace in that configuration against ours.
+    const auto theirs_dir = m_work->path() / "second-traced";
+    ASSERT_TRUE(build_on(c.second, theirs_dir, true, false));
+    auto theirs = neo::recorded_entries(theirs_dir, second.ip_version);
+    ASSERT_TRUE(theirs);
+    for (const auto& t : *theirs) {
+      for (const auto& r : *recorded) {
+        if (r.api == t.api && r.traced.inputs.input == t.traced.inputs.input &&
+            r.traced.inputs.options == t.traced.inputs.options) {
+          auto ours = neo::card_inputs(r, second);
+          ASSERT_TRUE(ours);
+          ADD_FAILURE() << t.path << ": first differing key field: "
+                        << neo::first_difference(ours->front(), t.traced.inputs);
+        }
+      }
+    }
+  }
+
+  // The target's card, from its key profile: synthesized and timed.
+  auto profile = manifest::embedded_intel_profile(c.target);
+  ASSERT_TRUE(profile && profile->has_value());
+  auto card = neo::card_key(**profile);
+  ASSERT_TRUE(card) << card.error().message();
+  const auto card_dir = m_work->path() / "card";
+  auto synthesized = neo::synthesize(*m_ocloc, *recorded, *card, card_dir);
+  ASSERT_TRUE(synthesized) << synthesized.error().message();
+  // Every OpenCL program twice (with and without libva's extension), Level Zero once.
+  EXPECT_EQ(synthesized->entries.size(), 2 * static_cast<std::size_t>(opencl) + m_spirv.size());
+  for (const auto& path : synthesized->entries) {
+    EXPECT_FALSE(fs::exists(recorded_dir / path)) << path << ": the card's key equals the virtual device's";
+  }
+  std::uint64_t recorded_bytes = 0;
+  for (const auto& path : written) {
+    recorded_bytes += fs::file_size(recorded_dir / path);
+  }
+  std::cout << "figures: " << c.target << " (" << c.recorder.product << "): NEO wrote " << written.size()
+            << " entries (" << opencl << " OpenCL, " << written.size() - opencl << " Level Zero, " << recorded_bytes
+            << " bytes); names reproduced " << names << "/" << written.size() << "; bytes equal " << same_bytes << "/"
+            << written.size() << "; second configuration " << c.second.product << " " << c.second.device_id
+            << " rev " << c.second_revision << ": " << stats->hits << " hits, " << stats->misses
+            << " misses; card synthesis: " << synthesized->entries.size() << " entries, " << synthesized->bytes
+            << " bytes, " << fmt::format("{:.1f}", synthesized->seconds) << " s vs warm-up "
+            << fmt::format("{:.1f}", *warm_up) << " s ("
+            << fmt::format("{:.2f}", synthesized->seconds / *warm_up) << "x)\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+  Neo2627, NeoSynthesis,
+  ::testing::Values(
+    // B580: the IP version NEO also knows (20.1.4), another G21 id, revision 1
+    Case{"arc-b580", {"bmg", "0xe20b", "20.1.0", {}}, {"20.1.4", "0xe20c", "20.1.4", {{"OverrideRevision", "1"}}}, 1},
+    // A770: the A750's id (DG2's revision follows the AOT configuration)
+    Case{"arc-a770", {"acm-g10", "0x56a0", "12.55.8", {}}, {"acm-g10", "0x56a1", "12.55.8", {}}, 8},
+    // A380: the B0 stepping (12.56.4, revision 4) and the A310's id
+    Case{"arc-a380", {"acm-g11", "0x56a5", "12.56.5", {}}, {"dg2-g11-b0", "0x56a6", "12.56.4", {}}, 4},
+    // Meteor Lake U and H: another id, and the PCI revision a real part reports
+    Case{"mtl-u-igpu", {"mtl-u", "0x7d40", "12.70.4", {}}, {"mtl-u", "0x7d45", "12.70.4", {{"OverrideRevision", "8"}}}, 8},
+    Case{"mtl-igpu", {"mtl-h", "0x7d55", "12.71.4", {}}, {"mtl-h", "0x7dd5", "12.71.4", {{"OverrideRevision", "3"}}}, 3}),
+  [](const auto& param_info) {
+    std::string name = param_info.param.recorder.product;
+    std::erase(name, '-');
+    return name;
+  });
+
+} // namespace
