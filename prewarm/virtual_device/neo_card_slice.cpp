@@ -2,7 +2,6 @@
 #include "virtual_device/neo_card_slice.hpp"
 
 #include "aot/ocloc.hpp"
-#include "virtual_device/virtual_device.hpp"
 
 #include <fmt/format.h>
 
@@ -10,46 +9,31 @@ namespace prewarm::virtual_device {
 
 namespace fs = std::filesystem;
 
-Result<NeoRecording>
-read_neo_recording(const manifest::Target& target, const fs::path& neo_cache)
+Result<std::optional<CardEntries>>
+synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, const fs::path& neo_cache,
+                 const fs::path& scratch)
 {
-  NeoRecording recording;
-  PW_ASSIGN(recording.profile, manifest::embedded_intel_profile(target.name));
-  if (!recording.profile) {
-    return recording;
+  PW_ASSIGN(const auto found, manifest::embedded_intel_profile(target.name));
+  if (!found) {
+    return std::optional<CardEntries>{};
   }
+  const auto& profile = *found;
   if (target.ip_version.empty()) {
     return fail(Errc::usage, fmt::format("{}: the registry gives no ip_version, which NEO's key hashes", target.name));
   }
   PW_ASSIGN(const auto ip, neo::IpVersion::parse(target.ip_version));
-  PW_ASSIGN(recording.entries, neo::recorded_entries(neo_cache, ip));
-  return recording;
-}
-
-Result<std::optional<CardEntries>>
-add_card_entries(const IntelRoot& root, const NeoRecording& recording, const fs::path& staged_neo,
-                   const fs::path& scratch)
-{
-  if (!recording.profile) {
-    return std::optional<CardEntries>{};
-  }
-  const auto& profile = *recording.profile;
+  PW_ASSIGN(const auto recorded, neo::recorded_entries(neo_cache, ip));
   PW_ASSIGN(const auto card, neo::card_key(profile));
   PW_ASSIGN(const auto ocloc, aot::Ocloc::at(root.dir() / "host-bin" / "ocloc"));
   const auto out = scratch / "neo";
   std::error_code ec;
   fs::remove_all(out, ec);
-  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recording.entries, card, out));
+  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out));
 
-  for (const auto& entry : made.entries) {
-    fs::create_directories((staged_neo / entry).parent_path(), ec);
-    fs::rename(out / entry, staged_neo / entry, ec);
-    if (ec) {
-      return fail(Errc::failed, fmt::format("staging {}: {}", (staged_neo / entry).string(), ec.message()));
-    }
-  }
   CardEntries result;
   result.profile = profile.source_name;
+  result.dir = out;
+  result.paths = made.entries;
   result.entries = made.entries.size();
   result.bytes = made.bytes;
   result.seconds = made.seconds;
@@ -60,6 +44,44 @@ add_card_entries(const IntelRoot& root, const NeoRecording& recording, const fs:
   result.device_id = profile.device_id.value;
   result.revision = profile.revision.value;
   return std::optional(std::move(result));
+}
+
+Status
+stage_card_entries(const std::optional<CardEntries>& card, const fs::path& neo_cache)
+{
+  if (!card) {
+    return {};
+  }
+  std::error_code ec;
+  for (const auto& entry : card->paths) {
+    fs::create_directories((neo_cache / entry).parent_path(), ec);
+    fs::rename(card->dir / entry, neo_cache / entry, ec);
+    if (ec) {
+      return fail(Errc::failed, fmt::format("staging {}: {}", (neo_cache / entry).string(), ec.message()));
+    }
+  }
+  return {};
+}
+
+bundle::Requirement
+revision_requirement(std::string_view recorded, const std::optional<CardEntries>& card)
+{
+  if (card && card->revision != recorded) {
+    return {"pci-revision", "in", fmt::format("{},{}", recorded, card->revision)};
+  }
+  return {"pci-revision", "==", std::string(recorded)};
+}
+
+std::string
+describe(const std::optional<CardEntries>& card)
+{
+  if (!card) {
+    return "; no key profile: only the virtual device's entries (a card's key differs)";
+  }
+  return fmt::format("; card entries (key profile {}): {} synthesized, {} bytes, {:.1f} s{}{}", card->profile,
+                     card->entries, card->bytes, card->seconds,
+                     card->skipped.empty() ? "" : fmt::format(", {} skipped", card->skipped.size()),
+                     card->unknown.empty() ? "" : fmt::format(", {} values not known", card->unknown.size()));
 }
 
 } // namespace prewarm::virtual_device

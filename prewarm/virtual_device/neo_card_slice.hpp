@@ -10,6 +10,7 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "bundle/bundle_manifest.hpp"
 #include "manifest/target_registry.hpp"
 #include "virtual_device/intel_root.hpp"
 #include "virtual_device/neo_synthesis.hpp"
@@ -21,18 +22,11 @@
 
 namespace prewarm::virtual_device {
 
-// What the recorder left, read before the staged directory is cleaned (its
-// traces are bookkeeping no slice carries).
-struct NeoRecording
-{
-  std::vector<neo::RecordedEntry> entries;
-  std::optional<manifest::IntelProfile> profile; // nullopt: the target has none
-};
-Result<NeoRecording> read_neo_recording(const manifest::Target& target, const std::filesystem::path& neo_cache);
-
 struct CardEntries
 {
   std::string profile;            // the profile's file
+  std::filesystem::path dir;      // where they wait: <scratch>/neo
+  std::vector<std::string> paths; // relative, NEO's layout
   std::size_t entries = 0;
   std::uint64_t bytes = 0;
   double seconds = 0;
@@ -42,10 +36,20 @@ struct CardEntries
   std::string revision;  // the card's, "0x08"
 };
 
-// Adds the card's entries under `staged_neo` (nullopt: no profile, nothing
-// changed). `scratch` holds the synthesis until it is complete.
-Result<std::optional<CardEntries>> add_card_entries(const IntelRoot& root, const NeoRecording& recording,
-                                                      const std::filesystem::path& staged_neo,
-                                                      const std::filesystem::path& scratch);
+// Reads the recording NEO left in `neo_cache` (entries and their traces:
+// call it before the traces are cleaned away) and synthesizes the card's
+// entries under `scratch` (nullopt: the target has no key profile).
+Result<std::optional<CardEntries>> synthesize_card_entries(const IntelRoot& root, const manifest::Target& target,
+                                                           const std::filesystem::path& neo_cache,
+                                                           const std::filesystem::path& scratch);
+// Moves them into the staged NEO directory (after the virtual device's hit
+// proof, which they would only confuse: the virtual device never looks them up).
+Status stage_card_entries(const std::optional<CardEntries>& card, const std::filesystem::path& neo_cache);
+
+// The slice's pci-revision requirement: the recorder's, and the card's where it differs.
+bundle::Requirement revision_requirement(std::string_view recorded, const std::optional<CardEntries>& card);
+
+// "; card entries (...)" or "; no key profile: ..." for a job's summary.
+std::string describe(const std::optional<CardEntries>& card);
 
 } // namespace prewarm::virtual_device

@@ -7,6 +7,7 @@
 #include "jobs/staged_kind.hpp"
 #include "manifest/plan.hpp"
 #include "process/run.hpp"
+#include "virtual_device/neo_card_slice.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -317,9 +318,11 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   }
   // The key inputs as NEO traced them (no trace without a NEO entry).
   std::optional<TracedKey> key;
+  std::optional<CardEntries> card; // the entries a card looks up (neo_card_slice.hpp)
   if (!neo_entries.empty()) {
     PW_ASSIGN(auto traced, read_traced_key(fill.neo_cache));
     key = std::move(traced);
+    PW_ASSIGN(card, synthesize_card_entries(*m_root, context.target, fill.neo_cache, context.work_dir / "card-synthesis"));
   }
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
@@ -341,6 +344,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   const auto stats = read_neo_cache_stats(again.neo_cache);
   const auto new_neo = added(neo_cache_entries(again.neo_cache), neo_entries);
   const auto new_sycl = added(sycl_cache_items(again.sycl_cache), sycl_items);
+  PW_TRY(stage_card_entries(card, fill.neo_cache));
 
   const auto driver = m_root->package_version("intel-opencl-icd");
   jobs::JobOutcome outcome;
@@ -367,7 +371,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
       driver_requirement(release),
       {"intel.igc", "==", key->igc_identity},
       {"pci-id", "==", key->device_id},
-      {"pci-revision", "==", key->revision},
+      revision_requirement(key->revision, card),
       {"vendor", "==", "intel"},
     };
     outcome.outputs.push_back(std::move(neo));
@@ -405,6 +409,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
                                 filled.ending, filled.seconds, filled.deadline_reached ? " (deadline: kept what it compiled)" : "",
                                 neo_entries.size(), neo_bytes, sycl_items.size(), sycl_bytes, proof, proved.sycl_hits,
                                 new_neo.size() + new_sycl.size(), proved.seconds);
+  outcome.summary += want_neo && !neo_entries.empty() ? describe(card) : "";
   if (!new_neo.empty() || !new_sycl.empty()) {
     log::warn("{}: the re-run on the virtual device compiled anew ({} NEO, {} SYCL; first: {})", context.job.id,
               new_neo.size(), new_sycl.size(), new_neo.empty() ? new_sycl.front() : new_neo.front());

@@ -111,7 +111,8 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
                 "E_VIRTUAL_DEVICE");
   }
   PW_ASSIGN(const auto key, read_traced_key(neo));
-  PW_ASSIGN(const auto recording, read_neo_recording(context.target, neo)); // before cleaning removes the traces
+  // The entries a card looks up, made from the traces cleaning removes (neo_card_slice.hpp).
+  PW_ASSIGN(const auto card, synthesize_card_entries(root, context.target, neo, context.work_dir / "card-synthesis"));
   if (!context.log_file.empty()) {
     // Kept with the job's log: the exact builds, to replay on a virtual
     // device (or a real one) with `prewarm-cl-replay programs.list` there.
@@ -148,17 +149,14 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   for (const auto& e : entries) {
     bytes += fs::file_size(neo / e, ec);
   }
-  // The entries a card looks up, beside the recorder's (neo_card_slice.hpp).
-  PW_ASSIGN(const auto card, add_card_entries(root, recording, neo, context.work_dir / "card-synthesis"));
+  PW_TRY(stage_card_entries(card, neo));
   NeoSlice slice;
   slice.output.staging_dir = staging;
-  const bool card_revision = card && card->revision != key.revision;
   slice.output.requirements = {
     driver_requirement(filled.driver_version),
     {"intel.igc", "==", key.igc_identity},
     {"pci-id", "==", key.device_id},
-    card_revision ? bundle::Requirement{"pci-revision", "in", fmt::format("{},{}", key.revision, card->revision)}
-                  : bundle::Requirement{"pci-revision", "==", key.revision},
+    revision_requirement(key.revision, card),
     {"vendor", "==", "intel"},
   };
   slice.device = fmt::format("virtual {} {} rev {} (NEO {}, {})", device.product, key.device_id, key.revision,
@@ -169,10 +167,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
                               "entries, {:.2f} s",
                               programs.size(), entries.size(), bytes, filled.seconds, proof, new_entries.size(),
                               proved.seconds);
-  slice.summary += card ? fmt::format("; card entries (key profile {}): {} synthesized, {} bytes, {:.1f} s{}", card->profile,
-                                      card->entries, card->bytes, card->seconds,
-                                      card->unknown.empty() ? "" : fmt::format(", {} values not known", card->unknown.size()))
-                        : "; no key profile: only the virtual device's entries (a card's key differs)";
+  slice.summary += describe(card);
   if (!new_entries.empty() || (stats && stats->misses > 0)) {
     log::warn("{}: the re-run on the virtual device did not reuse every entry ({}; first new entry: {})",
               context.job.id, proof, new_entries.empty() ? "none" : new_entries.front());
