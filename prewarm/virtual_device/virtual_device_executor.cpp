@@ -93,7 +93,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
                   const std::vector<ReplayProgram>& programs)
 {
   const auto started = std::chrono::steady_clock::now();
-  PW_ASSIGN(const auto device, virtual_device_for(context.target));
+  PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
   if (programs.empty()) {
     return fail(Errc::internal, fmt::format("{}: no program to build on the virtual device", context.job.id));
   }
@@ -148,13 +148,9 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   }
   NeoSlice slice;
   slice.output.staging_dir = staging;
-  slice.output.requirements = {
-    driver_requirement(filled.driver_version),
-    {"intel.igc", "==", key.igc_identity},
-    {"pci-id", "==", key.device_id},
-    {"pci-revision", "==", key.revision},
-    {"vendor", "==", "intel"},
-  };
+  const bool opencl = std::ranges::any_of(entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
+  slice.output.requirements =
+    neo_slice_requirements(filled.driver_version, key, filled, opencl ? OpenclEntries::present : OpenclEntries::absent);
   slice.device = fmt::format("virtual {} {} rev {} (NEO {}, {})", device.product, key.device_id, key.revision,
                              filled.driver_version, root.dir().string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
