@@ -23,5 +23,6 @@ void add_merge_command(CLI::App& app, Action& action);    // cmd_merge.cpp
 void add_inspect_command(CLI::App& app, Action& action);  // cmd_inspect.cpp
 void add_run_command(CLI::App& app, Action& action);      // cmd_run.cpp
 void add_push_command(CLI::App& app, Action& action);     // cmd_push.cpp
+void add_intel_profile_command(CLI::App& app, Action& action); // cmd_intel_profile.cpp
 
 } // namespace prewarm::cli

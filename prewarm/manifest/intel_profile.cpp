@@ -146,8 +146,11 @@ read_profile(const Source& source, const YAML::Node& root)
   PW_ASSIGN(auto opencl, Map::read(source, opencl_node, "opencl", {"bindless", "extensions"}));
   PW_ASSIGN(profile.opencl_bindless, sourced_bool(opencl, "bindless"));
   PW_ASSIGN(auto extensions_node, opencl.required("extensions"));
-  PW_ASSIGN(auto extensions, Map::read(source, extensions_node, opencl.path_of("extensions"), {"add"}));
+  PW_ASSIGN(auto extensions, Map::read(source, extensions_node, opencl.path_of("extensions"), {"add", "measured"}));
   PW_ASSIGN(profile.opencl_extensions_added, read_added_extensions(extensions));
+  if (extensions.get("measured")) {
+    PW_ASSIGN(profile.opencl_extensions_measured, sourced_string(extensions, "measured"));
+  }
 
   PW_ASSIGN(auto level_zero_node, top.required("level_zero"));
   PW_ASSIGN(auto level_zero, Map::read(source, level_zero_node, "level_zero", {"bindless"}));

@@ -34,6 +34,9 @@
 //           when: always|libva        libva: only where libva.so.2 loads on the host
 //                                     (synthesis makes both variants)
 //           source: TEXT
+//       measured: VALUE TEXT      (optional) the card's CL_DEVICE_EXTENSIONS as
+//                                 `prewarm intel-profile` read it: the list a
+//                                 slice's intel.opencl-extensions is made from
 //   level_zero:
 //     bindless: VALUE true|false
 //   device_name: VALUE TEXT           CL_DEVICE_NAME / ze name (SYCL's cache key)
@@ -98,6 +101,7 @@ struct IntelProfile
   ProfileValue workaround_table; // "virtual-device" or "xx.xx.xx.xx."
   ProfileBool opencl_bindless;
   std::vector<AddedExtension> opencl_extensions_added;
+  std::optional<ProfileValue> opencl_extensions_measured;
   ProfileBool level_zero_bindless;
   ProfileValue device_name;
   std::vector<UnknownValue> unknown;

@@ -11,6 +11,7 @@
 #include "manifest/yaml_reader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -53,6 +54,13 @@ CommandWorkload::uses_precision() const
   const auto names = [](std::string_view text) { return text.find(placeholder) != std::string_view::npos; };
   return std::any_of(argv.begin(), argv.end(), names) || names(cwd.string()) ||
          std::any_of(env.begin(), env.end(), [&](const auto& entry) { return names(entry.second); });
+}
+
+const IntelProfile*
+Manifest::find_profile(std::string_view target) const
+{
+  const auto it = target_profiles.find(target);
+  return it == target_profiles.end() ? nullptr : &it->second;
 }
 
 const ModelSpec*
@@ -377,15 +385,62 @@ parse_manifest(std::string_view text,
   }
 
   PW_ASSIGN(auto targets_node, top.required("targets"));
-  PW_ASSIGN(manifest.targets, yaml::read_unique_strings(source, targets_node, "targets"));
+  PW_ASSIGN(auto target_items, yaml::read_list(source, targets_node, "targets", yaml::Emptiness::rejected));
   const auto target_names = inputs.registry.names();
-  for (std::size_t i = 0; i < manifest.targets.size(); ++i) {
-    if (inputs.registry.find(manifest.targets[i]) == nullptr) {
-      return fail(yaml::error_at(source, std::as_const(targets_node)[i].Mark(), yaml::index_path("targets", i),
-                                 fmt::format("unknown target '{}'{} (`prewarm targets` lists them; registry {})",
-                                             manifest.targets[i], did_you_mean(manifest.targets[i], target_names),
-                                             inputs.registry.source_name())));
+  std::map<std::string, YAML::Mark, std::less<>> seen_targets;
+  for (std::size_t i = 0; i < target_items.size(); ++i) {
+    const auto path = yaml::index_path("targets", i);
+    // NAME, or {name: NAME, profile: FILE}.
+    YAML::Node name_node = target_items[i];
+    std::optional<YAML::Node> profile_node;
+    if (target_items[i].IsMap()) {
+      PW_ASSIGN(auto entry, yaml::Map::read(source, target_items[i], path, {"name", "profile"}));
+      PW_ASSIGN(name_node, entry.required("name"));
+      profile_node = entry.get("profile");
     }
+    const auto name_path = target_items[i].IsMap() ? yaml::join_path(path, "name") : path;
+    PW_ASSIGN(auto name, yaml::read_string(source, name_node, name_path));
+    const Target* target = inputs.registry.find(name);
+    if (target == nullptr) {
+      return fail(yaml::error_at(source, name_node.Mark(), name_path,
+                                 fmt::format("unknown target '{}'{} (`prewarm targets` lists them; registry {})", name,
+                                             did_you_mean(name, target_names), inputs.registry.source_name())));
+    }
+    if (const auto first = seen_targets.find(name); first != seen_targets.end()) {
+      return fail(yaml::error_at(source, name_node.Mark(), name_path,
+                                 fmt::format("duplicate '{}' (first at {}:{})", name, first->second.line + 1,
+                                             first->second.column + 1)));
+    }
+    seen_targets.emplace(name, name_node.Mark());
+    if (profile_node) {
+      const auto profile_path = yaml::join_path(path, "profile");
+      PW_ASSIGN(auto file, yaml::read_string(source, *profile_node, profile_path));
+      if (target->vendor != Vendor::intel) {
+        return fail(yaml::error_at(source, profile_node->Mark(), profile_path,
+                                   fmt::format("target '{}' is not an Intel GPU: a key profile holds the inputs of "
+                                               "Intel's driver caches (`prewarm intel-profile`)",
+                                               name)));
+      }
+      const std::filesystem::path given(file);
+      const auto resolved = given.is_absolute() ? given : (base_directory / given).lexically_normal();
+      auto profile = load_intel_profile(resolved);
+      if (!profile) {
+        return fail(yaml::error_at(source, profile_node->Mark(), profile_path, profile.error().message()));
+      }
+      if (profile->target != name) {
+        return fail(yaml::error_at(source, profile_node->Mark(), profile_path,
+                                   fmt::format("{} is the profile of target '{}', not of '{}'", resolved.string(),
+                                               profile->target, name)));
+      }
+      if (const auto& id = profile->device_id.value; std::ranges::find(target->pci_ids, id) == target->pci_ids.end()) {
+        return fail(yaml::error_at(source, profile_node->Mark(), profile_path,
+                                   fmt::format("{} was measured on PCI id {}, which target '{}' does not list ({})",
+                                               resolved.string(), id, name,
+                                               target->pci_ids.empty() ? "none" : fmt::format("{}", fmt::join(target->pci_ids, ", ")))));
+      }
+      manifest.target_profiles.emplace(name, std::move(*profile));
+    }
+    manifest.targets.push_back(std::move(name));
   }
 
   if (auto bundle_node = top.get("bundle")) {

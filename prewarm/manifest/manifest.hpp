@@ -28,7 +28,11 @@
 //     prefill_lengths: [16]               non-empty, unique, >= 1
 //     decode_steps: 2                     >= 0
 //   coverage: representative|full         optional (default representative)
-//   targets: [cpu, arc-a770, ...]         registry names; non-empty, unique
+//   targets: [cpu, arc-a770, ...]         registry names; non-empty, unique; an Intel
+//                                         target may be {name: arc-b580, profile: FILE}:
+//                                         its card's key profile (intel_profile.hpp,
+//                                         `prewarm intel-profile`; FILE relative to the
+//                                         manifest's directory; for that target only)
 //   bundle:                               optional
 //     channel: NAME                       default "default"
 //     expires: DURATION                   default 90d
@@ -38,6 +42,7 @@
 
 #include "base/error.hpp"
 #include "model/architecture.hpp"
+#include "manifest/intel_profile.hpp"
 #include "manifest/presets.hpp"
 #include "manifest/runtime_needs.hpp"
 #include "manifest/target_registry.hpp"
@@ -125,7 +130,10 @@ struct Manifest
   model::Shapes shapes;
   model::Coverage coverage = model::Coverage::representative;
   std::vector<std::string> targets;
+  std::map<std::string, IntelProfile, std::less<>> target_profiles; // by target name, where one is named
   BundleOptions bundle;
+
+  const IntelProfile* find_profile(std::string_view target) const; // nullptr: the manifest names none
 
   const ModelSpec* find_model(std::string_view name) const;
 };

@@ -4,6 +4,7 @@
 #include "base/digest.hpp"
 #include "base/json_schema.hpp"
 #include "bundle/bundle_files.hpp"
+#include "bundle/requirement.hpp"
 #include "bundle/signature.hpp"
 
 #include <fmt/format.h>
@@ -119,6 +120,9 @@ format_text(const BundleDescription& d)
     for (const auto& r : s.requirements) {
       out += fmt::format("  requires {} {} {}\n", r.key, r.op, r.value);
     }
+    if (const auto unchecked = bundle::describe_unchecked_key_inputs(s); !unchecked.empty()) {
+      out += fmt::format("  unknown  {}\n", unchecked);
+    }
     for (const auto& k : d.slice_kinds[i]) {
       out += fmt::format("  kind     {:<9} {} file{}, {}{}\n", k.kind, k.file_count, k.file_count == 1 ? "" : "s", human_bytes(k.total_bytes),
                          k.link_count == 0 ? "" : fmt::format(", {} link{}", k.link_count, k.link_count == 1 ? "" : "s"));
@@ -166,6 +170,9 @@ format_json(const BundleDescription& d)
     slice["requirements"] = ordered_json::array();
     for (const auto& r : s.requirements) {
       slice["requirements"].push_back({{"key", r.key}, {"op", r.op}, {"value", r.value}});
+    }
+    if (const auto unchecked = bundle::unchecked_key_inputs(s); !unchecked.empty()) { // only when present
+      slice["unknown_key_inputs"] = unchecked;
     }
     slice["jobs"] = s.jobs;
     if (!s.caches.empty()) { // only when present: older readers' output is unchanged

@@ -15,9 +15,11 @@
 //         be empty; the tab is required).
 // stdout, one line each, tab-separated:
 //   device  <CL_DEVICE_NAME>  <CL_DRIVER_VERSION>  <device id, 0x%04x or "">
+//           <CL_DEVICE_IP_VERSION_INTEL, decimal or "">  <CL_DEVICE_EXTENSIONS>
 //   built   <seconds>  <source file>  <options>
 //   failed  <status>   <source file>  <options>     (the build log on stderr)
-// Exit: 0 every program built; 1 one failed; 2 usage, input or no GPU.
+// Exit: 0 every program built (an empty LIST: the device line alone); 1 one
+// failed; 2 usage, input or no GPU.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -31,7 +33,8 @@
 
 namespace {
 
-constexpr cl_device_info k_device_id_intel = 0x4251; // cl_intel_device_attribute_query
+constexpr cl_device_info k_device_id_intel = 0x4251;         // cl_intel_device_attribute_query
+constexpr cl_device_info k_device_ip_version_intel = 0x4250; // the same extension
 
 std::string
 device_string(cl_device_id device, cl_device_info what)
@@ -117,8 +120,13 @@ main(int argc, char** argv)
   if (has_id) {
     std::snprintf(id_text, sizeof id_text, "0x%04x", id);
   }
+  cl_uint ip_version = 0;
+  const bool has_ip = clGetDeviceInfo(device, k_device_ip_version_intel, sizeof ip_version, &ip_version, nullptr) ==
+                        CL_SUCCESS &&
+                      ip_version != 0;
   std::cout << "device\t" << device_string(device, CL_DEVICE_NAME) << '\t' << device_string(device, CL_DRIVER_VERSION)
-            << '\t' << id_text << std::endl;
+            << '\t' << id_text << '\t' << (has_ip ? std::to_string(ip_version) : std::string())
+            << '\t' << device_string(device, CL_DEVICE_EXTENSIONS) << std::endl;
 
   cl_int status = CL_SUCCESS;
   cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);

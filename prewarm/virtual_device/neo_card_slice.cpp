@@ -2,22 +2,26 @@
 #include "virtual_device/neo_card_slice.hpp"
 
 #include "aot/ocloc.hpp"
+#include "base/device_properties.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace prewarm::virtual_device {
 
 namespace fs = std::filesystem;
 
 Result<std::optional<CardEntries>>
-synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, const fs::path& neo_cache,
-                 const fs::path& scratch)
+synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, const manifest::IntelProfile* named,
+                        const fs::path& neo_cache, const fs::path& scratch)
 {
-  PW_ASSIGN(const auto found, manifest::embedded_intel_profile(target.name));
-  if (!found) {
+  PW_ASSIGN(const auto embedded, manifest::embedded_intel_profile(target.name));
+  if (named == nullptr && !embedded) {
     return std::optional<CardEntries>{};
   }
-  const auto& profile = *found;
+  const auto& profile = named != nullptr ? *named : *embedded;
   if (target.ip_version.empty()) {
     return fail(Errc::usage, fmt::format("{}: the registry gives no ip_version, which NEO's key hashes", target.name));
   }
@@ -41,6 +45,7 @@ synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, c
   for (const auto& unknown : profile.unknown) {
     result.unknown.push_back(fmt::format("{}: {}", unknown.field, unknown.why));
   }
+  result.key = card;
   result.device_id = profile.device_id.value;
   result.revision = profile.revision.value;
   return std::optional(std::move(result));
@@ -63,13 +68,43 @@ stage_card_entries(const std::optional<CardEntries>& card, const fs::path& neo_c
   return {};
 }
 
-bundle::Requirement
-revision_requirement(std::string_view recorded, const std::optional<CardEntries>& card)
+Status
+accept_card(std::vector<bundle::Requirement>& requirements, const std::optional<CardEntries>& card,
+            std::string_view device_extensions)
 {
-  if (card && card->revision != recorded) {
-    return {"pci-revision", "in", fmt::format("{},{}", recorded, card->revision)};
+  if (!card) {
+    return {};
   }
-  return {"pci-revision", "==", std::string(recorded)};
+  std::vector<std::string> extension_values;
+  if (!device_extensions.empty()) {
+    PW_ASSIGN(const auto lists, neo::card_extension_lists(device_extensions, card->key));
+    for (const auto& list : lists) {
+      extension_values.push_back(opencl_extensions_value(list));
+    }
+  }
+  for (auto& r : requirements) {
+    std::vector<std::string> cards;
+    if (r.key == prop::pci_revision) {
+      cards = {card->revision};
+    } else if (r.key == prop::intel_ip_version) {
+      cards = {card->key.ip_version.text()};
+    } else if (r.key == prop::intel_opencl_extensions) {
+      cards = extension_values;
+    }
+    if (r.op != "==" || cards.empty()) {
+      continue;
+    }
+    std::vector<std::string> values{r.value};
+    for (auto& value : cards) {
+      if (std::ranges::find(values, value) == values.end()) {
+        values.push_back(std::move(value));
+      }
+    }
+    if (values.size() > 1) {
+      r = {r.key, "in", fmt::format("{}", fmt::join(values, ","))};
+    }
+  }
+  return {};
 }
 
 std::string

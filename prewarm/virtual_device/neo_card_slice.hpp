@@ -32,6 +32,7 @@ struct CardEntries
   double seconds = 0;
   std::vector<std::string> skipped;
   std::vector<std::string> unknown; // "key.revision: why"
+  neo::CardKey key;
   std::string device_id; // the card's, "0xe20b"
   std::string revision;  // the card's, "0x08"
 };
@@ -39,15 +40,22 @@ struct CardEntries
 // Reads the recording NEO left in `neo_cache` (entries and their traces:
 // call it before the traces are cleaned away) and synthesizes the card's
 // entries under `scratch` (nullopt: the target has no key profile).
+// The profile: the one the manifest names for the target (`named`), else
+// the one compiled in (manifests/intel-profiles/<target>.yaml).
 Result<std::optional<CardEntries>> synthesize_card_entries(const IntelRoot& root, const manifest::Target& target,
+                                                           const manifest::IntelProfile* named,
                                                            const std::filesystem::path& neo_cache,
                                                            const std::filesystem::path& scratch);
 // Moves them into the staged NEO directory (after the virtual device's hit
 // proof, which they would only confuse: the virtual device never looks them up).
 Status stage_card_entries(const std::optional<CardEntries>& card, const std::filesystem::path& neo_cache);
 
-// The slice's pci-revision requirement: the recorder's, and the card's where it differs.
-bundle::Requirement revision_requirement(std::string_view recorded, const std::optional<CardEntries>& card);
+// The slice's requirements (neo_slice_requirements: the virtual device's
+// values) widened to also accept the card's: pci-revision, intel.ip-version
+// and intel.opencl-extensions ("in" the virtual device's and the card's).
+// `device_extensions`: the virtual device's CL_DEVICE_EXTENSIONS.
+Status accept_card(std::vector<bundle::Requirement>& requirements, const std::optional<CardEntries>& card,
+                   std::string_view device_extensions);
 
 // "; card entries (...)" or "; no key profile: ..." for a job's summary.
 std::string describe(const std::optional<CardEntries>& card);

@@ -72,9 +72,38 @@ card_key(const manifest::IntelProfile& profile)
 
 namespace {
 
-// The recorded OpenCL internal options with `wanted` extensions inserted
-// into their -cl-ext= list (convertEnabledExtensionsToCompilerInternalOptions:
-// "+ext," per device extension, then "+feature," per OpenCL C feature).
+// `wanted` inserted into a device's extension names where NEO lists them:
+// CL_DEVICE_EXTENSIONS order, sharing extensions then cl_khr_pci_bus_info
+// (cl_device_caps.cpp:165-183); OpenCL C features ("__opencl_c_...") come
+// after every extension in the -cl-ext list (oclc_extensions.cpp:142-165).
+Status
+insert_extensions(std::vector<std::string>& names, const std::vector<const manifest::AddedExtension*>& wanted,
+                  const CardKey& card)
+{
+  for (const auto* extension : wanted) {
+    if (std::ranges::find(names, extension->name) != names.end()) {
+      continue;
+    }
+    std::size_t at = 0;
+    if (extension->after == "end") {
+      at = static_cast<std::size_t>(
+        std::ranges::find_if(names, [](const std::string& n) { return n.starts_with("__opencl_c_"); }) - names.begin());
+    } else {
+      const auto anchor = std::ranges::find(names, extension->after);
+      if (anchor == names.end()) {
+        return fail(Errc::failed,
+                    fmt::format("{}: opencl.extensions.add {}: the recorded extension list has no {} to follow",
+                                card.target, extension->name, extension->after));
+      }
+      at = static_cast<std::size_t>(anchor - names.begin()) + 1;
+    }
+    names.insert(names.begin() + static_cast<std::ptrdiff_t>(at), extension->name);
+  }
+  return {};
+}
+
+// The recorded OpenCL internal options with `wanted` inserted into their
+// -cl-ext= list ("+name," per extension and feature).
 Result<std::string>
 with_extensions(std::string_view recorded, const std::vector<const manifest::AddedExtension*>& wanted,
                 const CardKey& card)
@@ -85,40 +114,34 @@ with_extensions(std::string_view recorded, const std::vector<const manifest::Add
   }
   const auto list_begin = start + k_cl_ext.size();
   const auto list_end = std::min(recorded.find(' ', list_begin), recorded.size());
-  std::vector<std::string> items;
+  std::vector<std::string> names;
   for (auto rest = recorded.substr(list_begin, list_end - list_begin); !rest.empty();) {
     const auto comma = std::min(rest.find(','), rest.size());
-    items.emplace_back(rest.substr(0, comma));
+    names.emplace_back(rest.substr(1, comma - 1)); // without the '+'
     rest.remove_prefix(std::min(comma + 1, rest.size()));
   }
-  for (const auto* extension : wanted) {
-    const auto item = "+" + extension->name;
-    if (std::ranges::find(items, item) != items.end()) {
-      continue;
-    }
-    std::size_t at = 0;
-    if (extension->after == "end") {
-      // after the last extension: OpenCL C features ("+__opencl_c_...") follow the extensions
-      at = static_cast<std::size_t>(std::ranges::find_if(items, [](const std::string& i) {
-                                      return i.starts_with("+__opencl_c_");
-                                    }) - items.begin());
-    } else {
-      const auto anchor = std::ranges::find(items, "+" + extension->after);
-      if (anchor == items.end()) {
-        return fail(Errc::failed,
-                    fmt::format("{}: opencl.extensions.add {}: the recorded -cl-ext list has no {} to follow",
-                                card.target, extension->name, extension->after));
-      }
-      at = static_cast<std::size_t>(anchor - items.begin()) + 1;
-    }
-    items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), item);
-  }
+  PW_TRY(insert_extensions(names, wanted, card));
   std::string out(recorded.substr(0, list_begin));
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += (i == 0 ? "" : ",") + items[i];
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "+" : ",+") + names[i];
   }
   out += recorded.substr(list_end);
   return out;
+}
+
+// The profile's extensions: those always listed, and all of them (libva loads).
+std::pair<std::vector<const manifest::AddedExtension*>, std::vector<const manifest::AddedExtension*>>
+extension_sets(const CardKey& card)
+{
+  std::vector<const manifest::AddedExtension*> always;
+  std::vector<const manifest::AddedExtension*> with_libva;
+  for (const auto& extension : card.opencl_extensions) {
+    with_libva.push_back(&extension);
+    if (extension.when == manifest::AddedExtension::When::always) {
+      always.push_back(&extension);
+    }
+  }
+  return {always, with_libva};
 }
 
 } // namespace
@@ -144,14 +167,7 @@ card_internal_options(std::string_view recorded, CacheApi api, const CardKey& ca
     }
     return std::vector<std::string>{fmt::format("{}{} {}", recorded.substr(0, at), k_bindless, recorded.substr(at))};
   }
-  std::vector<const manifest::AddedExtension*> always;
-  std::vector<const manifest::AddedExtension*> with_libva;
-  for (const auto& extension : card.opencl_extensions) {
-    with_libva.push_back(&extension);
-    if (extension.when == manifest::AddedExtension::When::always) {
-      always.push_back(&extension);
-    }
-  }
+  const auto [always, with_libva] = extension_sets(card);
   std::vector<std::string> variants;
   PW_ASSIGN(auto base, with_extensions(recorded, always, card));
   variants.push_back(std::move(base));
@@ -160,6 +176,40 @@ card_internal_options(std::string_view recorded, CacheApi api, const CardKey& ca
     variants.push_back(std::move(libva));
   }
   return variants;
+}
+
+Result<std::vector<std::string>>
+card_extension_lists(std::string_view device_extensions, const CardKey& card)
+{
+  std::vector<std::string> names;
+  for (auto rest = device_extensions; !rest.empty();) {
+    const auto start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) {
+      break;
+    }
+    rest.remove_prefix(start);
+    const auto end = std::min(rest.find(' '), rest.size());
+    names.emplace_back(rest.substr(0, end));
+    rest.remove_prefix(end);
+  }
+  const auto join = [](const std::vector<std::string>& list) {
+    std::string out;
+    for (const auto& n : list) {
+      out += (out.empty() ? "" : " ") + n;
+    }
+    return out;
+  };
+  const auto [always, with_libva] = extension_sets(card);
+  std::vector<std::string> lists;
+  auto base = names;
+  PW_TRY(insert_extensions(base, always, card));
+  lists.push_back(join(base));
+  if (with_libva.size() != always.size()) {
+    auto libva = names;
+    PW_TRY(insert_extensions(libva, with_libva, card));
+    lists.push_back(join(libva));
+  }
+  return lists;
 }
 
 Result<std::vector<RecordedEntry>>

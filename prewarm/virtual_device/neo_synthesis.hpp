@@ -59,6 +59,10 @@ Result<CardKey> card_key(const manifest::IntelProfile& profile);
 // profile field whose anchor the recorded options lack.
 Result<std::vector<std::string>> card_internal_options(std::string_view recorded, CacheApi api, const CardKey& card);
 
+// The card's CL_DEVICE_EXTENSIONS (one, or without/with libva's) from the
+// virtual device's, by the same rule: the list NEO's -cl-ext= is made of.
+Result<std::vector<std::string>> card_extension_lists(std::string_view device_extensions, const CardKey& card);
+
 // An entry NEO wrote, with its traced key inputs.
 struct RecordedEntry
 {

@@ -123,27 +123,6 @@ added(const std::vector<std::string>& after, const std::vector<std::string>& bef
 
 } // namespace
 
-std::string
-real_device_name(std::string_view pci_id)
-{
-  // NEO's device table (the names its libze_intel_gpu.so.1 26.27 carries);
-  // a real card reports these, the virtual one "Intel(R) Graphics [0x....]".
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> k_device_names = {{
-    {"0xe20b", "Intel(R) Arc(TM) B580 Graphics"},
-    {"0xe20c", "Intel(R) Arc(TM) B570 Graphics"},
-    {"0x56a0", "Intel(R) Arc(TM) A770 Graphics"},
-    {"0x56a1", "Intel(R) Arc(TM) A750 Graphics"},
-    {"0x56a2", "Intel(R) Arc(TM) A580 Graphics"},
-    {"0x56a5", "Intel(R) Arc(TM) A380 Graphics"},
-  }};
-  for (const auto& [id, name] : k_device_names) {
-    if (id == pci_id) {
-      return std::string(name);
-    }
-  }
-  return {};
-}
-
 Result<CommandRunResult>
 run_command(const IntelRoot& root, const VirtualDevice& device, const CommandRun& run)
 {
@@ -167,9 +146,6 @@ run_command(const IntelRoot& root, const VirtualDevice& device, const CommandRun
   environment.merge(icd);
   for (auto& [name, value] : virtual_device_variables(device)) {
     environment.insert_or_assign(name, value);
-  }
-  if (const auto name = real_device_name(device.pci_id); !name.empty()) {
-    environment.insert_or_assign("OverrideDeviceName", name);
   }
   environment.insert_or_assign("NEO_CACHE_DIR", run.neo_cache.string());
   environment.insert_or_assign("NEO_CACHE_PERSISTENT", "1");
@@ -286,7 +262,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
                             context.job.id),
                 "E_VIRTUAL_DEVICE");
   }
-  PW_ASSIGN(const auto device, virtual_device_for(context.target));
+  PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
   auto argv = workload.argv_for(context.job.precision);
   if (argv.empty()) {
     return fail(Errc::usage, fmt::format("{}: the command is empty", context.job.id));
@@ -322,7 +298,8 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   if (!neo_entries.empty()) {
     PW_ASSIGN(auto traced, read_traced_key(fill.neo_cache));
     key = std::move(traced);
-    PW_ASSIGN(card, synthesize_card_entries(*m_root, context.target, fill.neo_cache, context.work_dir / "card-synthesis"));
+    PW_ASSIGN(card, synthesize_card_entries(*m_root, context.target, context.manifest.find_profile(context.target.name),
+                                              fill.neo_cache, context.work_dir / "card-synthesis"));
   }
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
@@ -367,13 +344,12 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   if (want_neo && !neo_entries.empty()) {
     jobs::JobOutput neo;
     neo.staging_dir = fill.neo_cache.parent_path();
-    neo.requirements = {
-      driver_requirement(release),
-      {"intel.igc", "==", key->igc_identity},
-      {"pci-id", "==", key->device_id},
-      revision_requirement(key->revision, card),
-      {"vendor", "==", "intel"},
-    };
+    // The device's IP version and extensions, which the trace does not print.
+    PW_ASSIGN(const auto tool, locate_replay_tool());
+    PW_ASSIGN(const auto probed, replay_programs(*m_root, device, {}, {tool, context.work_dir / "virtual-probe", context.work_dir / "virtual-probe" / "neo"}));
+    const bool opencl = std::ranges::any_of(neo_entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
+    neo.requirements = neo_slice_requirements(release, *key, probed, opencl ? OpenclEntries::present : OpenclEntries::absent);
+    PW_TRY(accept_card(neo.requirements, card, probed.extensions));
     outcome.outputs.push_back(std::move(neo));
   }
   if (want_sycl && !sycl_items.empty()) {
@@ -386,8 +362,8 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
       {"pci-id", "==", device.pci_id},
       {"vendor", "==", "intel"},
     };
-    if (const auto name = real_device_name(device.pci_id); !name.empty()) {
-      sycl.requirements.push_back({"opencl.device", "==", name});
+    if (!device.device_name.empty()) {
+      sycl.requirements.push_back({"opencl.device", "==", device.device_name});
     }
     std::ranges::sort(sycl.requirements);
     outcome.outputs.push_back(std::move(sycl));

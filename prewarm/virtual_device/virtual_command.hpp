@@ -31,8 +31,9 @@
 //   - SYCL's persistent cache keys an item by "<platform name>/<device
 //     name>/<IP version>/<driver version>" (its .src file). The virtual device
 //     names itself "Intel(R) Graphics [0xe20b]"; NEO's own name for the PCI id
-//     on a real card is set with OverrideDeviceName where we know it
-//     (k_device_names). The platform name is the v1 adapter's ("... over
+//     on a real card is set with OverrideDeviceName: the target's key
+//     profile's (virtual_device.hpp virtual_device_for). The
+//     platform name is the v1 adapter's ("... over
 //     Level-Zero"); where an application uses the v2 adapter (2026.2 picks it
 //     by default for the virtual B580) the SYCL item misses there and the NEO entry of the same
 //     SPIR-V build is what can hit. Not verifiable without the card.
@@ -60,10 +61,6 @@ namespace prewarm::virtual_device {
 
 inline constexpr std::string_view k_deadline_variable = "PREWARM_VIRTUAL_DEADLINE";
 inline constexpr std::chrono::seconds k_default_deadline{120};
-
-// NEO's marketing name for a PCI id on a real card (NEO's device table), for
-// OverrideDeviceName; empty when not known here.
-std::string real_device_name(std::string_view pci_id);
 
 struct CommandRun
 {

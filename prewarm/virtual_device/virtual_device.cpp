@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "virtual_device/virtual_device.hpp"
 
+#include "base/device_properties.hpp"
 #include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
@@ -11,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -26,8 +28,29 @@ VirtualDevice::describe() const
   return fmt::format("{} {}", product, pci_id);
 }
 
+std::string
+real_device_name(std::string_view pci_id)
+{
+  // NEO's device table (the names its libze_intel_gpu.so.1 26.27 carries);
+  // a real card reports these, the virtual one "Intel(R) Graphics [0x....]".
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> k_device_names = {{
+    {"0xe20b", "Intel(R) Arc(TM) B580 Graphics"},
+    {"0xe20c", "Intel(R) Arc(TM) B570 Graphics"},
+    {"0x56a0", "Intel(R) Arc(TM) A770 Graphics"},
+    {"0x56a1", "Intel(R) Arc(TM) A750 Graphics"},
+    {"0x56a2", "Intel(R) Arc(TM) A580 Graphics"},
+    {"0x56a5", "Intel(R) Arc(TM) A380 Graphics"},
+  }};
+  for (const auto& [id, name] : k_device_names) {
+    if (id == pci_id) {
+      return std::string(name);
+    }
+  }
+  return {};
+}
+
 Result<VirtualDevice>
-virtual_device_for(const manifest::Target& target)
+virtual_device_for(const manifest::Target& target, const manifest::IntelProfile* named)
 {
   if (target.vendor != manifest::Vendor::intel || target.ocloc_device.empty()) {
     return fail(Errc::internal, fmt::format("a virtual device for non-Intel target {}", target.name));
@@ -37,7 +60,35 @@ virtual_device_for(const manifest::Target& target)
                                          "pci_ids to the target)",
                                          target.name));
   }
-  return VirtualDevice{target.ocloc_device, target.pci_ids.front()};
+  VirtualDevice device{target.ocloc_device, target.pci_ids.front(), {}};
+  if (named != nullptr) {
+    device.device_name = named->device_name.value;
+  } else {
+    PW_ASSIGN(const auto carried, manifest::embedded_intel_profile(target.name));
+    device.device_name = carried ? carried->device_name.value : real_device_name(device.pci_id);
+  }
+  return device;
+}
+
+std::vector<bundle::Requirement>
+neo_slice_requirements(std::string_view release, const TracedKey& key, const ReplayResult& device,
+                       OpenclEntries opencl)
+{
+  std::vector<bundle::Requirement> out = {
+    driver_requirement(release),
+    {std::string(prop::intel_igc), "==", key.igc_identity},
+    {std::string(prop::pci_id), "==", key.device_id},
+    {std::string(prop::pci_revision), "==", key.revision},
+    {std::string(prop::vendor), "==", "intel"},
+  };
+  if (!device.ip_version.empty()) {
+    out.push_back({std::string(prop::intel_ip_version), "==", device.ip_version});
+  }
+  if (opencl == OpenclEntries::present && !device.extensions.empty()) {
+    out.push_back({std::string(prop::intel_opencl_extensions), "==", opencl_extensions_value(device.extensions)});
+  }
+  std::ranges::sort(out);
+  return out;
 }
 
 bundle::Requirement
@@ -52,11 +103,15 @@ process::Environment
 virtual_device_variables(const VirtualDevice& device)
 {
   auto id = device.pci_id.starts_with("0x") ? device.pci_id.substr(2) : device.pci_id;
-  return {
+  process::Environment variables = {
     {"NEOReadDebugKeys", "1"},      {"SetCommandStreamReceiver", "5"}, {"UseAubStream", "0"},
     {"HardwareInfoOverride", "1x5x4"}, {"UseBindlessMode", "0"},       {"ProductFamilyOverride", device.product},
     {"ForceDeviceId", id},
   };
+  if (!device.device_name.empty()) {
+    variables.insert_or_assign("OverrideDeviceName", device.device_name);
+  }
+  return variables;
 }
 
 namespace {
@@ -96,6 +151,35 @@ lowercase(std::string text)
 }
 
 } // namespace
+
+ReplayResult
+read_replay_output(std::string output)
+{
+  ReplayResult result;
+  result.output = std::move(output);
+  for (const auto& line : split(result.output, '\n')) {
+    const auto fields = split(line, '\t');
+    if (fields[0] == "device" && fields.size() >= 4) {
+      result.device_name = fields[1];
+      result.driver_version = fields[2];
+      result.device_id = fields[3];
+      if (fields.size() == 6) {
+        char* end = nullptr;
+        const auto ip = std::strtoul(fields[4].c_str(), &end, 10);
+        if (!fields[4].empty() && *end == '\0' && ip != 0) {
+          result.ip_version = intel_ip_version_text(static_cast<unsigned>(ip));
+        }
+        result.extensions = fields[5];
+      }
+    } else if (fields[0] == "built" && fields.size() == 4) {
+      ++result.built;
+    } else if (fields[0] == "failed" && fields.size() == 4) {
+      result.failed.push_back(fmt::format("{} [{}]: status {}", fs::path(fields[2]).filename().string(), fields[3],
+                                          fields[1]));
+    }
+  }
+  return result;
+}
 
 Result<ReplayResult>
 replay_programs(const IntelRoot& root, const VirtualDevice& device, const std::vector<ReplayProgram>& programs,
@@ -161,22 +245,8 @@ replay_programs(const IntelRoot& root, const VirtualDevice& device, const std::v
     return fail(Errc::failed, outcome.error().describe(spec), "E_VIRTUAL_DEVICE");
   }
 
-  ReplayResult result;
-  result.output = std::move(outcome->output);
+  ReplayResult result = read_replay_output(std::move(outcome->output));
   result.seconds = std::chrono::duration<double>(outcome->duration).count();
-  for (const auto& line : split(result.output, '\n')) {
-    const auto fields = split(line, '\t');
-    if (fields[0] == "device" && fields.size() == 4) {
-      result.device_name = fields[1];
-      result.driver_version = fields[2];
-      result.device_id = fields[3];
-    } else if (fields[0] == "built" && fields.size() == 4) {
-      ++result.built;
-    } else if (fields[0] == "failed" && fields.size() == 4) {
-      result.failed.push_back(fmt::format("{} [{}]: status {}", fs::path(fields[2]).filename().string(), fields[3],
-                                          fields[1]));
-    }
-  }
   const auto tail = [&] {
     const auto& o = result.output;
     return o.size() > 2000 ? "..." + o.substr(o.size() - 2000) : o;
@@ -285,13 +355,14 @@ neo_cache_entries(const fs::path& neo_cache)
   return out;
 }
 
+namespace {
+
 Result<fs::path>
-locate_replay_tool()
+locate_tool(std::string_view name, const std::string& variable)
 {
-  constexpr std::string_view name = "prewarm-cl-replay";
-  if (const char* configured = std::getenv("PREWARM_CL_REPLAY"); configured != nullptr && *configured != '\0') {
+  if (const char* configured = std::getenv(variable.c_str()); configured != nullptr && *configured != '\0') {
     if (::access(configured, X_OK) != 0) {
-      return fail(Errc::usage, fmt::format("PREWARM_CL_REPLAY={}: not an executable file", configured));
+      return fail(Errc::usage, fmt::format("{}={}: not an executable file", variable, configured));
     }
     return fs::path(configured);
   }
@@ -307,9 +378,24 @@ locate_replay_tool()
     }
   }
   return fail(Errc::failed,
-              fmt::format("{} not found beside {} (install it with prewarm, or set PREWARM_CL_REPLAY)", name,
-                          self.string()),
+              fmt::format("{} not found beside {} (install it with prewarm, or set {})", name, self.string(),
+                          variable),
               "E_VIRTUAL_DEVICE");
 }
+
+} // namespace
+
+Result<fs::path>
+locate_replay_tool()
+{
+  return locate_tool("prewarm-cl-replay", "PREWARM_CL_REPLAY");
+}
+
+Result<fs::path>
+locate_ze_probe_tool()
+{
+  return locate_tool("prewarm-ze-probe-build", "PREWARM_ZE_PROBE_BUILD");
+}
+
 
 } // namespace prewarm::virtual_device

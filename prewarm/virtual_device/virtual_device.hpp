@@ -27,6 +27,7 @@
 
 #include "base/error.hpp"
 #include "bundle/bundle_manifest.hpp"
+#include "manifest/intel_profile.hpp"
 #include "manifest/target_registry.hpp"
 #include "process/environment.hpp"
 #include "virtual_device/intel_root.hpp"
@@ -44,12 +45,24 @@ struct VirtualDevice
 {
   std::string product; // ProductFamilyOverride: the registry's ocloc device ("bmg", "acm-g11")
   std::string pci_id;  // "0xe20b": the registry's first id for the target
+  // The name the card reports (OverrideDeviceName): SYCL's persistent cache
+  // keys its items by it. Empty: NEO's own for a virtual device,
+  // "Intel(R) Graphics [0xe20b]", which no card reports.
+  std::string device_name;
   std::string describe() const; // "bmg 0xe20b"
 };
 
 // The registry's Intel target as a virtual device; Errc::usage when it lists
-// no PCI id (NEO's key hashes it: no id, no cache a host could use).
-Result<VirtualDevice> virtual_device_for(const manifest::Target& target);
+// no PCI id (NEO's key hashes it: no id, no cache a host could use). Its
+// device name is the key profile's (manifest/intel_profile.hpp): `named` (the
+// manifest's), else the one prewarm carries for the target, else NEO's name
+// for the PCI id where real_device_name() knows it.
+Result<VirtualDevice> virtual_device_for(const manifest::Target& target,
+                                         const manifest::IntelProfile* named = nullptr);
+
+// NEO's marketing name for a PCI id on a real card (NEO's device table), for
+// OverrideDeviceName; empty when not known here.
+std::string real_device_name(std::string_view pci_id);
 
 // `intel.driver in <every spelling of the release>`: a host reports it
 // through OpenCL ("26.27.039122") or Level Zero ("1.3.39122").
@@ -71,6 +84,8 @@ struct ReplayResult
   std::string device_name;    // "Intel(R) Graphics [0xe20b]"
   std::string driver_version; // CL_DRIVER_VERSION, "26.27.039122"
   std::string device_id;      // "0xe20b"
+  std::string ip_version;     // CL_DEVICE_IP_VERSION_INTEL as intel.ip-version spells it, "20.1.0"; empty: none
+  std::string extensions;     // CL_DEVICE_EXTENSIONS
   std::size_t built = 0;
   std::vector<std::string> failed; // "<name> [<options>]: status N"
   double seconds = 0;              // wall time of the whole run
@@ -88,6 +103,9 @@ struct ReplayRun
   std::chrono::seconds timeout{600};
 };
 
+// prewarm-cl-replay's stdout, read (`output` kept in the result).
+ReplayResult read_replay_output(std::string output);
+
 // Builds every program on the virtual device through the root's driver.
 // Errors: the tool could not run, found no device, the device is not the
 // one asked for, or timed out; a program that fails to build is in `failed`.
@@ -104,6 +122,17 @@ struct TracedKey
 // From the first *.trace file directly under `neo_cache`.
 Result<TracedKey> read_traced_key(const std::filesystem::path& neo_cache);
 
+
+// The requirements of a NEO slice made on a virtual device: the inputs of
+// NEO's key it was made with, as a host's probe reports them
+// (base/device_properties.hpp): the driver release, the IGC identity, PCI id
+// and revision (the trace), the IP version and, for a slice holding OpenCL
+// entries (.cl_cache), the extension list (the device). A host whose value
+// differs is told which at install, instead of missing every entry.
+enum class OpenclEntries { absent, present };
+std::vector<bundle::Requirement> neo_slice_requirements(std::string_view release, const TracedKey& key,
+                                                        const ReplayResult& device, OpenclEntries opencl);
+
 // NEO_CACHE_STATS=1 counters of a cache directory (its top-level "stats":
 // u64 hits, u64 misses, ...). nullopt: no stats file.
 struct NeoCacheStats
@@ -119,5 +148,8 @@ std::vector<std::string> neo_cache_entries(const std::filesystem::path& neo_cach
 // prewarm-cl-replay: PREWARM_CL_REPLAY, else beside this executable, else
 // in the build tree's prewarm/virtual_device/.
 Result<std::filesystem::path> locate_replay_tool();
+// prewarm-ze-probe-build (one Level Zero module build): the same places,
+// PREWARM_ZE_PROBE_BUILD.
+Result<std::filesystem::path> locate_ze_probe_tool();
 
 } // namespace prewarm::virtual_device

@@ -94,7 +94,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
                   const std::vector<ReplayProgram>& programs)
 {
   const auto started = std::chrono::steady_clock::now();
-  PW_ASSIGN(const auto device, virtual_device_for(context.target));
+  PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
   if (programs.empty()) {
     return fail(Errc::internal, fmt::format("{}: no program to build on the virtual device", context.job.id));
   }
@@ -112,7 +112,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   }
   PW_ASSIGN(const auto key, read_traced_key(neo));
   // The entries a card looks up, made from the traces cleaning removes (neo_card_slice.hpp).
-  PW_ASSIGN(const auto card, synthesize_card_entries(root, context.target, neo, context.work_dir / "card-synthesis"));
+  PW_ASSIGN(const auto card, synthesize_card_entries(root, context.target, context.manifest.find_profile(context.target.name), neo, context.work_dir / "card-synthesis"));
   if (!context.log_file.empty()) {
     // Kept with the job's log: the exact builds, to replay on a virtual
     // device (or a real one) with `prewarm-cl-replay programs.list` there.
@@ -152,13 +152,10 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   PW_TRY(stage_card_entries(card, neo));
   NeoSlice slice;
   slice.output.staging_dir = staging;
-  slice.output.requirements = {
-    driver_requirement(filled.driver_version),
-    {"intel.igc", "==", key.igc_identity},
-    {"pci-id", "==", key.device_id},
-    revision_requirement(key.revision, card),
-    {"vendor", "==", "intel"},
-  };
+  const bool opencl = std::ranges::any_of(entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
+  slice.output.requirements =
+    neo_slice_requirements(filled.driver_version, key, filled, opencl ? OpenclEntries::present : OpenclEntries::absent);
+  PW_TRY(accept_card(slice.output.requirements, card, filled.extensions));
   slice.device = fmt::format("virtual {} {} rev {} (NEO {}, {})", device.product, key.device_id, key.revision,
                              filled.driver_version, root.dir().string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -30,6 +30,14 @@ inline constexpr std::string_view intel_driver = "intel.driver";     // NEO vers
 // The IGC library NEO's compiler cache keys hash: "<bytes>:<mtime seconds>" of
 // libigc.so.2 (host/intel_compiler_identity.hpp).
 inline constexpr std::string_view intel_igc = "intel.igc";
+// The OpenCL extension list of an Intel GPU, as NEO puts it into every OpenCL
+// program's internal options (" -cl-ext=-all,+<each extension>", in the
+// device's order) and so into every .cl_cache key: "<count>:<first 16 hex
+// digits of SHA-256>" of CL_DEVICE_EXTENSIONS with its words joined by single
+// spaces (opencl_extensions_value()). A digest, because the list (~2.5 KB)
+// exceeds a manifest value; the profile (`prewarm intel-profile`) keeps the
+// words. A real card lists cl_khr_pci_bus_info, a virtual device does not.
+inline constexpr std::string_view intel_opencl_extensions = "intel.opencl-extensions";
 inline constexpr std::string_view level_zero_device = "level-zero.device"; // ze device name
 // Framework versions a command workload's probe reports (issue: command workloads):
 // "framework.torch", "framework.triton", ... (prefix match).
@@ -46,6 +54,9 @@ intel_ip_version_text(unsigned value)
   return std::to_string(value >> 22) + "." + std::to_string((value >> 14) & 0xffu) + "." +
          std::to_string(value & 0x3fu);
 }
+
+// intel.opencl-extensions of a CL_DEVICE_EXTENSIONS string (any spacing).
+std::string opencl_extensions_value(std::string_view extensions);
 
 // The vendor property of an OpenCL device from its CL_DEVICE_TYPE (is it a
 // CPU?) and CL_DEVICE_VENDOR_ID. A CPU device is "cpu" whoever made the CPU

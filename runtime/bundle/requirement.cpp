@@ -12,11 +12,11 @@ namespace prewarm::bundle {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> k_exact_keys = {
+constexpr std::array<std::string_view, 15> k_exact_keys = {
   prop::vendor,           prop::opencl_platform, prop::opencl_platform_version, prop::opencl_device,
   prop::opencl_device_version, prop::opencl_driver, prop::pci_id,              prop::pci_revision,
   prop::nvidia_driver,    prop::nvidia_sm,       prop::intel_ip_version,        prop::intel_driver,
-  prop::intel_igc,
+  prop::intel_igc,        prop::intel_opencl_extensions,
   prop::level_zero_device,
 };
 
@@ -238,19 +238,93 @@ check_requirement(const Requirement& requirement, const DeviceProperties& device
 
 namespace {
 
-// What a failed requirement costs, where the key is an input of a driver's
-// cache key the operator cannot see (docs/research/intel-stack.md §2).
-std::string_view
-why_it_matters(std::string_view key)
+// Inputs of a driver cache's key (docs/research/neo-cache-key.md §1-2): a host
+// whose value differs computes other names, so the slice's entries can only
+// miss. A mismatch is said as "KEY: host A, slice B (what it costs)".
+struct KeyInput
 {
-  if (key == prop::intel_igc) {
-    return " (the IGC library differs: NEO's cache key hashes its size and mtime, so entries made with another IGC "
-           "build can only miss)";
+  std::string_view key;
+  std::string_view cost;
+};
+constexpr std::array<KeyInput, 3> k_key_inputs = {{
+  {prop::intel_igc, "the IGC library differs: NEO's cache key hashes its size and mtime, so entries made with "
+                    "another IGC build can only miss"},
+  {prop::intel_ip_version, "NEO would miss every entry"},
+  {prop::intel_opencl_extensions, "NEO's OpenCL key hashes the extension list: every .cl_cache entry would miss"},
+}};
+
+const KeyInput*
+key_input(std::string_view key)
+{
+  const auto it = std::ranges::find(k_key_inputs, key, &KeyInput::key);
+  return it == k_key_inputs.end() ? nullptr : &*it;
+}
+
+std::string
+describe_failure(const Requirement& r, const RequirementCheck& check, const DeviceProperties& device,
+                 std::size_t index)
+{
+  if (const auto* input = key_input(r.key)) {
+    const auto slice_value = r.op == "==" ? r.value : fmt::format("{} {}", r.op, r.value);
+    return fmt::format("{}: host {}, slice {} ({}) on {}", r.key, check.actual, slice_value, input->cost,
+                       describe_device(device, index));
   }
-  return {};
+  return fmt::format("requirement {}: {} has {}", in_quotes(describe(r)), describe_device(device, index),
+                     check.actual);
+}
+
+bool
+holds_kind(const Slice& slice, std::string_view kind, std::string_view extension = {})
+{
+  return std::ranges::any_of(slice.files, [&](const FileEntry& f) {
+    return f.path.starts_with(kind) && f.path.size() > kind.size() && f.path[kind.size()] == '/' &&
+           f.path.ends_with(extension);
+  });
+}
+
+bool
+requires_key(const Slice& slice, std::string_view key)
+{
+  return std::ranges::any_of(slice.requirements, [&](const Requirement& r) { return r.key == key; });
 }
 
 } // namespace
+
+std::vector<std::string>
+unchecked_key_inputs(const Slice& slice)
+{
+  std::vector<std::string> out;
+  if (holds_kind(slice, "neo")) {
+    for (const auto key : {prop::intel_igc, prop::intel_ip_version, prop::pci_id, prop::pci_revision}) {
+      if (!requires_key(slice, key)) {
+        out.emplace_back(key);
+      }
+    }
+    if (holds_kind(slice, "neo", ".cl_cache") && !requires_key(slice, prop::intel_opencl_extensions)) {
+      out.emplace_back(prop::intel_opencl_extensions);
+    }
+  }
+  if (holds_kind(slice, "sycl") && !requires_key(slice, prop::opencl_device)) {
+    out.emplace_back(prop::opencl_device);
+  }
+  return out;
+}
+
+std::string
+describe_unchecked_key_inputs(const Slice& slice)
+{
+  const auto keys = unchecked_key_inputs(slice);
+  if (keys.empty()) {
+    return {};
+  }
+  std::string list;
+  for (const auto& key : keys) {
+    list += (list.empty() ? "" : ", ") + key;
+  }
+  return fmt::format("key inputs not known for its target: {} (the driver hashes them; whether this host's "
+                     "values match is not checked, so entries may miss)",
+                     list);
+}
 
 SliceMatch
 match_slice(const Slice& slice, std::span<const DeviceProperties> host_devices)
@@ -277,8 +351,7 @@ match_slice(const Slice& slice, std::span<const DeviceProperties> host_devices)
       if (check->satisfied) {
         ++satisfied;
       } else if (first_failure.empty()) {
-        first_failure = fmt::format("requirement {}: {} has {}{}", in_quotes(describe(r)),
-                                    describe_device(device, i), check->actual, why_it_matters(r.key));
+        first_failure = describe_failure(r, *check, device, i);
       }
     }
     if (first_failure.empty()) {

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace prewarm::bundle {
 
@@ -63,9 +64,22 @@ struct SliceMatch
   std::size_t device_index = 0;
   // Empty when matched; else the first failed requirement of the device that
   // satisfied the most: `requirement nvidia.driver >= 550.0: device has 535.1`
-  // or `... device has unknown`, or "this host has no devices".
+  // or `... device has unknown`, or "this host has no devices". An input of a
+  // driver cache's key is said with both values and what differing costs:
+  // `intel.ip-version: host 20.1.4, slice 20.1.0 (NEO would miss every entry)
+  // on device 0 (Intel(R) Arc(TM) B580 Graphics)`.
   std::string reason;
 };
+
+// The inputs of a driver cache's key that a slice holding such a cache does
+// not require (its target's value was not known when it was made: no profile,
+// or one marked unknown): NEO entries without intel.igc, intel.ip-version,
+// pci-id or pci-revision, .cl_cache entries without intel.opencl-extensions,
+// SYCL items without opencl.device (SYCL keys its items by the device name).
+// Empty for a slice that records them all, or holds no such cache.
+std::vector<std::string> unchecked_key_inputs(const Slice& slice);
+// "key inputs not known for its target: KEY, ... (...)"; empty when none.
+std::string describe_unchecked_key_inputs(const Slice& slice);
 
 // A slice matches a host when ONE device satisfies all of its requirements
 // (a slice without requirements matches any host, even one without devices).

@@ -69,6 +69,11 @@ scan_pci_display_devices(const std::filesystem::path& sys_root)
     if (!is_hex_attribute(device.revision, 2)) {
       device.revision.clear(); // unknown rather than wrong
     }
+    // Intel's driver derives the IP version differently under i915 and xe.
+    if (const auto bound = std::filesystem::read_symlink(dir / "driver", ec); !ec) {
+      device.kernel_driver = bound.filename().string();
+    }
+    ec.clear();
     found.push_back(std::move(device));
   }
   std::sort(found.begin(), found.end(),

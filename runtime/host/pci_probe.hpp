@@ -19,6 +19,7 @@ struct PciDisplayDevice
   std::string device_id;  // "0x56a5"
   std::string revision;   // "0x05"
   std::string class_code; // "0x030000"
+  std::string kernel_driver; // "i915", "xe" (the bound driver's name); empty: none bound
 };
 
 // Every device under SYS/bus/pci/devices whose class is a display controller

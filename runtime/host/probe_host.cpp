@@ -74,7 +74,7 @@ merge_host_findings(const HostFindings& findings)
       seen = seen || gpu.address == n.pci_address;
     }
     if (!seen) {
-      smi_only.push_back({n.pci_address, "0x10de", n.pci_id, "", "0x030200"});
+      smi_only.push_back({n.pci_address, "0x10de", n.pci_id, "", "0x030200", ""});
     }
   }
   for (const auto& gpu : smi_only) {

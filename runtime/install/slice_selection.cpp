@@ -19,6 +19,9 @@ evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::Ho
     const auto match = bundle::match_slice(slice, properties);
     if (match.matched) {
       selection.selected.push_back({&slice, match.device_description_index_or_name});
+      if (const auto unchecked = bundle::describe_unchecked_key_inputs(slice); !unchecked.empty()) {
+        selection.warnings.push_back(fmt::format("slice {}: {}", slice.id, unchecked));
+      }
       continue;
     }
     auto waived = slice;

@@ -6,7 +6,8 @@
 // Requirements on keys the operator waived (install --ignore-requirement KEY)
 // are not evaluated: a slice that failed only those is selected with a
 // warning that names each waived requirement and what the host has (a NEO
-// cache made with another IGC can only miss; the operator decides).
+// cache made with another IGC can only miss; the operator decides). A
+// selected slice whose target's key inputs were not known says which.
 #pragma once
 
 #include "base/error.hpp"
@@ -35,7 +36,9 @@ struct SliceSelection
 {
   std::vector<SelectedSlice> selected; // in manifest order
   std::vector<SkippedSlice> skipped;
-  std::vector<std::string> warnings;   // selected only because of a waiver
+  // Selected only because of a waiver, or selected with inputs of its
+  // driver cache's key unknown (bundle::unchecked_key_inputs).
+  std::vector<std::string> warnings;
 };
 
 // Always succeeds; may select nothing.

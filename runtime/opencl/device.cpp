@@ -130,6 +130,11 @@ properties_of(cl_platform_id platform, cl_device_id device)
     if (const auto driver = p.find(prop::opencl_driver); driver != p.end()) {
       p.emplace(prop::intel_driver, driver->second);
     }
+    // Part of every .cl_cache key NEO computes: a slice of them records it.
+    // The string is read by the extension checks anyway: no extra cost.
+    if (auto extensions = device_info_string(device, CL_DEVICE_EXTENSIONS)) {
+      p.emplace(prop::intel_opencl_extensions, opencl_extensions_value(*extensions));
+    }
   }
   if (auto location = pci_location(device)) {
     if (!p.contains(prop::pci_id)) {

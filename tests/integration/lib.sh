@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the shell integration tests. Source it; it defines:
 #   step, fail, pass, skip, make_scratch, expect_exit, assert_stderr_contains,
-#   tree_hash, flip_byte, assert_no_staging, require_opencl_device, require_intel_root
+#   tree_hash, flip_byte, assert_no_staging, require_opencl_device, require_intel_root,
+#   intel_extensions_value
 LAST_STDERR=""
 
 step() { echo "== $*"; }
@@ -71,6 +72,29 @@ require_intel_root() {
   if [ "${1:-}" = ocloc ]; then
     [ -x "$ROOT/host-bin/ocloc" ] || skip "no $ROOT/host-bin/ocloc (the root's ocloc on host paths)"
   fi
+}
+
+# intel_extensions_value PRODUCT PCI-ID: on stdout, intel.opencl-extensions
+# of the Intel root's NEO posing as that device (ProductFamilyOverride,
+# ForceDeviceId), from the root's clinfo: the count and the first 16 hex
+# digits of SHA-256 of CL_DEVICE_EXTENSIONS' words joined by one space
+# (base/device_properties.hpp). For test-double hosts that report it.
+intel_extensions_value() {
+  local vendors
+  vendors=$(mktemp -d)
+  echo "$ROOT/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so" > "$vendors/neo.icd"
+  env -u LD_LIBRARY_PATH OCL_ICD_VENDORS="$vendors" NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 \
+    HardwareInfoOverride=1x5x4 UseBindlessMode=0 ProductFamilyOverride="$1" ForceDeviceId="${2#0x}" \
+    "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu" \
+    "$ROOT/usr/bin/clinfo" --raw 2>/dev/null | python3 -c '
+import hashlib, sys
+for line in sys.stdin:
+    parts = line.split(None, 2)
+    if len(parts) == 3 and parts[1] == "CL_DEVICE_EXTENSIONS":
+        words = " ".join(parts[2].split())
+        print(f"{len(parts[2].split())}:{hashlib.sha256(words.encode()).hexdigest()[:16]}")
+        break'
+  rm -rf "$vendors"
 }
 
 # preset_manifest MODEL PRESET PRECISIONS TARGETS: on stdout, a manifest of one

@@ -121,7 +121,7 @@ protected:
   Result<double> build_on(const Configuration& c, const fs::path& cache, bool trace, bool stats)
   {
     const auto started = std::chrono::steady_clock::now();
-    const VirtualDevice device{c.product, c.device_id};
+    const VirtualDevice device{c.product, c.device_id, {}};
     ReplayRun run{PREWARM_CL_REPLAY, cache.parent_path() / (cache.filename().string() + "-cl"), cache};
     run.trace = trace;
     run.stats = stats;

@@ -26,14 +26,15 @@ expect_exit 0 "$PREWARM" build manifest.yaml --key keys/test_only_neo_audit.key 
 programs=$(dirname "$(find bundle.logs -name programs.list | head -1)")
 [ -f "$programs/programs.list" ] || fail "no replayable program list beside the job log"
 igc=$(stat -L -c '%s:%Y' "$ROOT/usr/lib/x86_64-linux-gnu/libigc.so.2")
-host() { # pci-id revision -> a test-double host description
+host() { # pci-id revision ip-version product -> a test-double host description
   cat <<JSON
 [{"description": "test Intel GPU (not a GPU)", "vendor": "intel", "pci-id": "$1", "pci-revision": "$2",
-  "intel.driver": "26.27.039122", "intel.igc": "$igc"}]
+  "intel.driver": "26.27.039122", "intel.igc": "$igc", "intel.ip-version": "$3",
+  "intel.opencl-extensions": "$(intel_extensions_value "$4" "$1")"}]
 JSON
 }
-host 0x56a0 0x08 > a770.json
-host 0x56a5 0x05 > a380.json
+host 0x56a0 0x08 12.55.8 acm-g10 > a770.json
+host 0x56a5 0x05 12.56.5 acm-g11 > a380.json
 mkdir vendors && echo "$ROOT/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so" > vendors/neo.icd
 
 # The application on the virtual device (product, PCI id), with the installed
@@ -88,7 +89,8 @@ echo "hit: $built programs built, NEO stats $hits hits / $misses misses; audit $
 
 step "an A380 host given the A770 slice anyway: NEO misses; the audit names the new entries"
 PREWARM_HOST_DEVICES=$PWD/a380.json expect_exit 0 "$PREWARM_RUNTIME" install bundle \
-  --trust keys/test_only_neo_audit.pub --root miss --ignore-requirement pci-id --ignore-requirement pci-revision
+  --trust keys/test_only_neo_audit.pub --root miss --ignore-requirement pci-id --ignore-requirement pci-revision \
+  --ignore-requirement intel.ip-version --ignore-requirement intel.opencl-extensions
 run_app miss acm-g11 56a5 a380.json
 read -r built reused new new_entries hits misses exec_hit status_hit < <(verdict miss)
 echo "miss: $built programs built, NEO stats $hits hits / $misses misses; audit $reused reused, $new new ($new_entries entries)"

@@ -81,7 +81,8 @@ step "installed on a B580 host (test double): the warm-up on the virtual B580 re
 igc=$(stat -L -c '%s:%Y' "$ROOT/usr/lib/x86_64-linux-gnu/libigc.so.2")
 cat > host.json <<JSON
 [{"description": "test B580 (not a GPU)", "vendor": "intel", "pci-id": "0xe20b", "pci-revision": "0x00",
-  "intel.driver": "26.27.039122", "intel.igc": "$igc", "opencl.device": "Intel(R) Arc(TM) B580 Graphics"}]
+  "intel.driver": "26.27.039122", "intel.igc": "$igc", "intel.ip-version": "20.1.0",
+  "opencl.device": "Intel(R) Arc(TM) B580 Graphics"}]
 JSON
 PREWARM_HOST_DEVICES=$PWD/host.json expect_exit 0 "$PREWARM_RUNTIME" install bundle --trust keys/test_only_sycl.pub \
   --root root

@@ -125,6 +125,101 @@ TEST(MatchSlice, UnknownValueInReason)
   EXPECT_NE(match.reason.find("unknown"), std::string::npos) << match.reason;
 }
 
+// A B580 as a host's probe reports it (values from the virtual B580 of
+// NEO 26.27, except where a test changes one).
+DeviceProperties
+b580()
+{
+  return {{"vendor", "intel"}, {"opencl.device", "Intel(R) Arc(TM) B580 Graphics"}, {"pci-id", "0xe20b"},
+          {"pci-revision", "0x00"}, {"intel.ip-version", "20.1.0"}, {"intel.igc", "100312632:1788812530"},
+          {"intel.opencl-extensions", "2:2cd1bc9b1f3d6e58"}};
+}
+
+Slice
+neo_slice(std::vector<Requirement> requirements, std::string_view entry = "neo/ab/cd/abcd.cl_cache")
+{
+  Slice slice;
+  slice.id = "arc-b580-neo";
+  slice.requirements = std::move(requirements);
+  slice.files = {{std::string(entry), std::string(64, 'a'), 1, 0644}};
+  return slice;
+}
+
+TEST(OpenclExtensionsValue, CountAndDigestOfTheWordsInOrder)
+{
+  // Digests from Python's hashlib.sha256 of the words joined by one space.
+  EXPECT_EQ(opencl_extensions_value("cl_khr_fp16 cl_khr_fp64"), "2:2cd1bc9b1f3d6e58");
+  EXPECT_EQ(opencl_extensions_value("  cl_khr_fp16   cl_khr_fp64 "), "2:2cd1bc9b1f3d6e58"); // as drivers pad it
+  EXPECT_EQ(opencl_extensions_value("cl_khr_fp16 cl_khr_pci_bus_info cl_khr_fp64"), "3:5b9e87e33424db46");
+  // NEO's -cl-ext list keeps the device's order, and so does the value.
+  EXPECT_NE(opencl_extensions_value("cl_khr_fp64 cl_khr_fp16"), opencl_extensions_value("cl_khr_fp16 cl_khr_fp64"));
+}
+
+TEST(MatchSlice, AKeyInputThatDiffersIsNamedWithBothValuesAndWhatItCosts)
+{
+  const auto slice = neo_slice({{"intel.ip-version", "==", "20.1.0"}, {"pci-id", "==", "0xe20b"}});
+  auto host = b580();
+  host["intel.ip-version"] = "20.1.4";
+  const std::vector<DeviceProperties> devices{host};
+  const auto match = match_slice(slice, devices);
+  EXPECT_FALSE(match.matched);
+  EXPECT_EQ(match.reason, "intel.ip-version: host 20.1.4, slice 20.1.0 (NEO would miss every entry) on device 0 "
+                          "(Intel(R) Arc(TM) B580 Graphics)");
+  host["intel.ip-version"] = "20.1.0";
+  EXPECT_TRUE(match_slice(slice, std::vector<DeviceProperties>{host}).matched);
+}
+
+TEST(MatchSlice, ARealCardsExtraExtensionRefusesTheOpenclEntries)
+{
+  const auto slice = neo_slice({{"intel.opencl-extensions", "==", "2:2cd1bc9b1f3d6e58"}});
+  auto host = b580();
+  host["intel.opencl-extensions"] = opencl_extensions_value("cl_khr_fp16 cl_khr_pci_bus_info cl_khr_fp64");
+  const auto match = match_slice(slice, std::vector<DeviceProperties>{host});
+  EXPECT_FALSE(match.matched);
+  EXPECT_EQ(match.reason.rfind("intel.opencl-extensions: host 3:5b9e87e33424db46, slice 2:2cd1bc9b1f3d6e58 (NEO's "
+                               "OpenCL key hashes the extension list: every .cl_cache entry would miss)",
+                               0),
+            0u)
+    << match.reason;
+  host.erase("intel.opencl-extensions"); // a host with Level Zero only
+  EXPECT_NE(match_slice(slice, std::vector<DeviceProperties>{host}).reason.find("host unknown, slice 2:"),
+            std::string::npos);
+}
+
+TEST(MatchSlice, OtherKeysKeepTheRequirementForm)
+{
+  const auto slice = neo_slice({{"pci-id", "==", "0x56a0"}});
+  const auto match = match_slice(slice, std::vector<DeviceProperties>{b580()});
+  EXPECT_EQ(match.reason, "requirement \"pci-id == 0x56a0\": device 0 (Intel(R) Arc(TM) B580 Graphics) has 0xe20b");
+}
+
+TEST(UncheckedKeyInputs, NeoEntriesWithoutTheirKeyInputsSaySo)
+{
+  const auto bare = neo_slice({{"pci-id", "==", "0xe20b"}, {"vendor", "==", "intel"}});
+  EXPECT_EQ(unchecked_key_inputs(bare),
+            (std::vector<std::string>{"intel.igc", "intel.ip-version", "pci-revision", "intel.opencl-extensions"}));
+  EXPECT_NE(describe_unchecked_key_inputs(bare).find("key inputs not known for its target: intel.igc, "
+                                                     "intel.ip-version, pci-revision, intel.opencl-extensions"),
+            std::string::npos);
+
+  // Level Zero entries: the OpenCL extension list is not in their key.
+  const auto level_zero = neo_slice({{"intel.igc", "==", "1:2"}, {"intel.ip-version", "==", "20.1.0"},
+                                     {"pci-id", "==", "0xe20b"}, {"pci-revision", "==", "0x00"}},
+                                    "neo/ab/cd/abcd.l0_cache");
+  EXPECT_TRUE(unchecked_key_inputs(level_zero).empty());
+  EXPECT_EQ(describe_unchecked_key_inputs(level_zero), "");
+
+  auto sycl = neo_slice({{"pci-id", "==", "0xe20b"}}, "sycl/1/2/3/4/0.bin");
+  EXPECT_EQ(unchecked_key_inputs(sycl), std::vector<std::string>{"opencl.device"});
+  sycl.requirements.push_back({"opencl.device", "==", "Intel(R) Arc(TM) B580 Graphics"});
+  EXPECT_TRUE(unchecked_key_inputs(sycl).empty());
+
+  // A cache no driver keys by these inputs: nothing to say.
+  EXPECT_TRUE(unchecked_key_inputs(neo_slice({}, "pocl/kcache/x/program.bc")).empty());
+  // A kind whose name merely starts like one.
+  EXPECT_TRUE(unchecked_key_inputs(neo_slice({}, "neon/x.cl_cache")).empty());
+}
+
 TEST(MatchSlice, NoRequirementsMatchesAnyHostNoDevicesNothingElse)
 {
   Slice any;
