@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// The card's internal options, made from what NEO traced on the virtual
+// device (tests/data/neo_key) and a key profile: where NEO 26.27 puts what a
+// card adds (cl_device_caps.cpp:165-183 and sharing_factory.h: GL, then VA,
+// then the format query, then cl_khr_pci_bus_info; module_imp.cpp:197 and
+// 1206-1207: bindless before -ze-intel-has-buffer-offset-arg), and which key
+// fields synthesis changes.
+#include "manifest/intel_profile.hpp"
+#include "virtual_device/neo_synthesis.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace prewarm;
+using namespace prewarm::virtual_device::neo;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path k_data = fs::path(PREWARM_TEST_DATA) / "neo_key";
+
+CardKey
+b580()
+{
+  auto profile = manifest::embedded_intel_profile("arc-b580");
+  EXPECT_TRUE(profile && profile->has_value());
+  auto key = card_key(**profile);
+  EXPECT_TRUE(key) << key.error().message();
+  return *key;
+}
+
+TEST(CardInternalOptions, OpenClListsTheCardsExtensionsWhereNeoDoes)
+{
+  auto recorded = recorded_entries(k_data / "bmg-opencl", {20, 1, 0});
+  ASSERT_TRUE(recorded) << recorded.error().message();
+  ASSERT_FALSE(recorded->empty());
+  const auto& traced = recorded->front().traced.inputs.internal_options;
+  ASSERT_EQ(traced.find("cl_khr_pci_bus_info"), std::string::npos);
+  auto options = card_internal_options(traced, CacheApi::opencl, b580());
+  ASSERT_TRUE(options) << options.error().message();
+  ASSERT_EQ(options->size(), 2u); // without and with libva
+  const auto& plain = (*options)[0];
+  const auto& libva = (*options)[1];
+  EXPECT_TRUE(plain.ends_with("+cl_khr_gl_msaa_sharing,+cl_intel_sharing_format_query,+cl_khr_pci_bus_info "));
+  EXPECT_EQ(plain.find("cl_intel_va_api_media_sharing"), std::string::npos);
+  EXPECT_TRUE(libva.ends_with("+cl_khr_gl_msaa_sharing,+cl_intel_va_api_media_sharing,+cl_intel_sharing_format_query,"
+                              "+cl_khr_pci_bus_info "));
+  // Nothing else moves: the recorded text with the insertions only.
+  auto expected = traced;
+  expected.replace(expected.size() - 1, 1, ",+cl_khr_pci_bus_info ");
+  EXPECT_EQ(plain, expected);
+}
+
+TEST(CardInternalOptions, OpenClCFeaturesStayAfterTheExtensions)
+{
+  const std::string recorded = "-ocl-version=300  -cl-ext=-all,+cl_khr_fp16,+__opencl_c_images,+__opencl_c_3d_image_writes ";
+  auto key = b580();
+  key.opencl_extensions.erase(key.opencl_extensions.begin()); // pci_bus_info only: no GL anchor here
+  auto options = card_internal_options(recorded, CacheApi::opencl, key);
+  ASSERT_TRUE(options) << options.error().message();
+  EXPECT_EQ(options->front(),
+            "-ocl-version=300  -cl-ext=-all,+cl_khr_fp16,+cl_khr_pci_bus_info,+__opencl_c_images,"
+            "+__opencl_c_3d_image_writes ");
+}
+
+TEST(CardInternalOptions, AMissingAnchorNamesTheProfileField)
+{
+  auto options = card_internal_options("-cl-ext=-all,+cl_khr_fp16 ", CacheApi::opencl, b580());
+  ASSERT_FALSE(options);
+  EXPECT_NE(options.error().message().find("opencl.extensions.add cl_intel_va_api_media_sharing"), std::string::npos)
+    << options.error().message();
+  EXPECT_FALSE(card_internal_options("-ocl-version=300", CacheApi::opencl, b580()));
+}
+
+TEST(CardInternalOptions, LevelZeroBindlessGoesBeforeTheBufferOffsetOption)
+{
+  auto recorded = recorded_entries(k_data / "bmg-level-zero", {20, 1, 0});
+  ASSERT_TRUE(recorded && !recorded->empty());
+  const auto& traced = recorded->front().traced.inputs.internal_options;
+  auto options = card_internal_options(traced, CacheApi::level_zero, b580());
+  ASSERT_TRUE(options) << options.error().message();
+  ASSERT_EQ(options->size(), 1u);
+  EXPECT_EQ(options->front(), "-cl-intel-use-bindless-mode -cl-intel-use-bindless-advanced-mode " + traced);
+  auto not_bindless = b580();
+  not_bindless.level_zero_bindless = false;
+  EXPECT_EQ(card_internal_options(traced, CacheApi::level_zero, not_bindless)->front(), traced);
+}
+
+TEST(CardInputs, OnlyTheCardsFieldsChange)
+{
+  auto recorded = recorded_entries(k_data / "mtl-h-opencl", {12, 71, 4});
+  ASSERT_TRUE(recorded && recorded->size() == 1);
+  auto profile = manifest::embedded_intel_profile("mtl-igpu");
+  ASSERT_TRUE(profile && profile->has_value());
+  auto key = card_key(**profile);
+  ASSERT_TRUE(key);
+  auto inputs = card_inputs(recorded->front(), *key);
+  ASSERT_TRUE(inputs);
+  ASSERT_EQ(inputs->size(), 2u);
+  const auto& before = recorded->front().traced.inputs;
+  const auto& after = inputs->front();
+  EXPECT_EQ(after.platform.revision, 0x08);
+  EXPECT_EQ(after.platform.device_id, 0x7d55);
+  EXPECT_EQ(after.ip_version, (IpVersion{12, 71, 4}));
+  EXPECT_EQ(after.input, before.input);
+  EXPECT_EQ(after.feature_table, before.feature_table); // "virtual-device" in the profile
+  auto same_revision = after;
+  same_revision.platform.revision = before.platform.revision;
+  EXPECT_EQ(first_difference(before, same_revision), "internal options");
+  EXPECT_NE(cached_file_name(after), recorded->front().traced.name);
+}
+
+} // namespace
