@@ -100,7 +100,7 @@ run_tool(const Driver& driver, const fs::path& tool, std::vector<std::string> ar
   spec.argv.insert(spec.argv.end(), arguments.begin(), arguments.end());
   spec.environment = std::move(environment);
   spec.working_directory = work;
-  spec.stderr_to = process::StderrTo::null;
+  spec.stderr_to = process::StderrTo::output; // a failure's output says why (no device, the build log)
   process::Supervision supervision;
   supervision.timeout = timeout;
   supervision.max_output = std::size_t{1} << 20;
