@@ -14,8 +14,11 @@ mkdir -p "$out"
 # Each page's NAME line: DESCRIPTION, else the first line of its --help.
 "$help2man" --no-info --no-discard-stderr --name "${4:-$("$program" --help | sed -n '1s/^[^:]*: //p')}" \
   --output "$out/$name.1" "$program"
+# A subcommand's page is named after it (prewarm-runtime-install(1)): help2man
+# takes the name from the version line, so that line is given.
+version=$("$program" --version | sed -n '1s/^[^ ]* //p')
 for sub in $("$program" completion commands); do
   "$help2man" --no-info --no-discard-stderr --name "$("$program" "$sub" --help | sed -n 1p)" \
-    --help-option "$sub --help" --version-option --version \
+    --help-option "$sub --help" --version-string "$name-$sub $version" \
     --output "$out/$name-$sub.1" "$program"
 done

@@ -194,14 +194,14 @@ def generate_reference(root, binaries):
              "`prewarm-SUBCOMMAND(1)` and `prewarm-runtime-SUBCOMMAND(1)` say the same and ship in the runtime image.", ""]
     for binary in binaries:
         program = os.path.basename(binary)
-        index.append(f"## {program}")
-        index.append("")
+        index += [f"## {program}", "", "```text", run_help(binary, "--help").rstrip(), "```", ""]
         for sub in run_help(binary, "completion", "commands").split():
             text = run_help(binary, sub, "--help")
             summary = text.split("\n", 1)[0]
             name = f"{program}-{sub}.md"
-            pages[f"cli/{name}"] = f"# {program} {sub}\n\n{GENERATED}\n\n{summary}\n\n```text\n{text.rstrip()}\n```\n\n" \
-                                   f"Exit codes and every `E_` code: [errors](../errors.md).\n"
+            pages[f"cli/{name}"] = f"# {program} {sub}\n\n{GENERATED}\n\n```text\n{text.rstrip()}\n```\n\n" \
+                                   f"Common flags: `{program} --help` ([index](README.md)). Exit codes and every " \
+                                   f"`E_` code: [errors](../errors.md).\n"
             index.append(f"- [`{program} {sub}`]({name}): {summary}")
         index.append("")
     pages["cli/README.md"] = "\n".join(index)
