@@ -225,6 +225,34 @@ TEST_F(UserEnvTest, OnlyAllowedVariablesAreExportedAndARefusalNamesTheRule)
   EXPECT_FALSE(bundle::check_allowed_variable("XDG_CACHE_HOME", "/tmp", bundle::VariableRole::runtime_env, {}));
 }
 
+// A re-install of the installed bundle under a policy with another
+// install.environment writes no cache, but records what env/exec export
+// again, and says so (it said "nothing written").
+TEST_F(UserEnvTest, ReinstallUnderAnotherPolicyRecordsItsEnvironmentAndSaysSo)
+{
+  auto slice = hashcat_slice();
+  slice.environment = {{"TOOL_EXPECT", "from the policy"}};
+  const auto bundle = factory.write("b1", 1, {slice});
+  install::InstallOptions allowing;
+  allowing.verify.policy.allowed_environment = {"TOOL_EXPECT"};
+  auto first = install::install_bundle(bundle, factory.trust(), root, host, allowing);
+  ASSERT_TRUE(succeeded(first));
+  EXPECT_FALSE(first->environment_updated);
+  ASSERT_TRUE(succeeded(install::application_environment(root)));
+  EXPECT_TRUE(as_map(install::application_environment(root)->settings).contains("TOOL_EXPECT"));
+
+  auto narrower = install::install_bundle(bundle, factory.trust(), root, host, {});
+  ASSERT_TRUE(succeeded(narrower));
+  EXPECT_EQ(narrower->outcome, install::InstallOutcome::already_installed);
+  EXPECT_TRUE(narrower->environment_updated) << "the record changed: the report must say so";
+  EXPECT_FALSE(as_map(install::application_environment(root)->settings).contains("TOOL_EXPECT"));
+
+  auto same = install::install_bundle(bundle, factory.trust(), root, host, {});
+  ASSERT_TRUE(succeeded(same));
+  EXPECT_EQ(same->outcome, install::InstallOutcome::already_installed);
+  EXPECT_FALSE(same->environment_updated) << "nothing changed this time";
+}
+
 // install.environment in the trust policy: names beyond the allow list; a
 // name of the deny list is a config error naming the field (no policy can
 // lower that floor).
