@@ -513,6 +513,14 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     for (const auto& id : installed->slice_ids) {
       report.selected.push_back({id, "the host it was installed on (unchanged)"});
     }
+    // Said at every install, not only the first: a restart on a kept volume
+    // takes this path, and the operator may change the policy there.
+    for (const auto& slice : verified.manifest.slices) {
+      if (std::ranges::find(installed->slice_ids, slice.id) != installed->slice_ids.end()) {
+        auto refused = refused_variables(slice, options.verify.policy.allowed_environment);
+        report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+      }
+    }
     report.outcome = InstallOutcome::already_installed;
     return finish();
   }
