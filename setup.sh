@@ -38,7 +38,7 @@ PACKAGES=(
   intel-opencl-icd libze-dev libze1
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-dev
-  python3 python3-venv python3-pyopencl python3-numpy python3-matplotlib
+  python3 python3-venv python3-pyopencl python3-numpy python3-matplotlib python3-yaml
   buildah debootstrap uidmap fuse-overlayfs
   strace clang-15 bc openssl help2man time
   hashcat clpeak libclblast-dev clfft-client
@@ -135,7 +135,7 @@ test_build_options=(-DPREWARM_BUILD_TESTS=ON -DPREWARM_BUILD_BENCH=ON)
 
 # The Intel compute runtime that knows Battlemage, Meteor/Lunar/Panther Lake (26.27) is only in
 # Debian sid/forky, and its IGC needs glibc 2.43, so it lives in a sid root of its own. Its binaries
-# run on the host through the root's own dynamic loader (no chroot: host paths work), see README.md
+# run on the host through the root's own dynamic loader (no chroot: host paths work), see docs/guide/targets.md
 # "Intel toolchains". Made once (80 s and 634 MB measured on a 2-core build machine, 84 MB
 # downloaded) and reused: `.complete`, written last, lists the
 # packages and versions; a partial root is never used (it is built beside and renamed into place);

@@ -283,7 +283,11 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
             // The command runs on this host's device with the OpenCL layer
             // recording, and ocloc compiles every program it built.
             job.reason = fmt::format("{} for the programs the command builds", assessment.reason);
+            job.runner = std::string(k_cpu_runner); // any runner of the builder image can: no GPU
           } else if (runs_on_virtual_device(model) && intel_root_toolchain(host) != nullptr) {
+            // A runner with the Intel root does it without the GPU, so CI
+            // needs no self-hosted Intel runner for it.
+            job.runner = std::string(k_cpu_runner);
             // The command itself runs with Intel's driver of the root posing
             // as the target; its NEO and SYCL caches become the slices.
             job.reason = fmt::format("{}: the command runs on a virtual {} ({})", target->name,

@@ -5,12 +5,14 @@
 #include "base/json_schema.hpp"
 #include "bundle/bundle_files.hpp"
 #include "bundle/requirement.hpp"
+#include "bundle/runtime_variable.hpp"
 #include "bundle/signature.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 
 namespace prewarm::pack {
 
@@ -83,6 +85,31 @@ inspect_bundle(const std::filesystem::path& dir, const std::optional<bundle::Tru
   return description;
 }
 
+namespace {
+
+// The variables a slice asks env/exec to export that the runtime's allow
+// list does not cover: a trust policy must name each in install.environment,
+// or env/exec leave it unset (runtime_variable.hpp).
+std::vector<std::string>
+needs_install_environment(const bundle::Slice& slice)
+{
+  const std::set<std::string, std::less<>> no_policy;
+  std::vector<std::string> names;
+  for (const auto& c : slice.caches) {
+    if (!bundle::check_allowed_variable(c.variable, "", bundle::VariableRole::cache_location, no_policy)) {
+      names.push_back(c.variable);
+    }
+  }
+  for (const auto& e : slice.environment) {
+    if (!bundle::check_allowed_variable(e.name, e.value, bundle::VariableRole::runtime_env, no_policy)) {
+      names.push_back(e.name);
+    }
+  }
+  return names;
+}
+
+} // namespace
+
 std::string
 format_text(const BundleDescription& d)
 {
@@ -132,6 +159,11 @@ format_text(const BundleDescription& d)
     }
     for (const auto& e : s.environment) {
       out += fmt::format("  env      {}={}\n", e.name, e.value);
+    }
+    if (const auto names = needs_install_environment(s); !names.empty()) {
+      out += fmt::format("  policy   needs install.environment: [{}] in the trust policy; with a .pub, or a policy "
+                         "that does not name them, env/exec leave them unset\n",
+                         fmt::join(names, ", "));
     }
     for (const auto& job : s.jobs) {
       out += fmt::format("  job      {}\n", job);
@@ -186,6 +218,9 @@ format_json(const BundleDescription& d)
       for (const auto& e : s.environment) {
         slice["environment"][e.name] = e.value;
       }
+    }
+    if (const auto names = needs_install_environment(s); !names.empty()) {
+      slice["needs_install_environment"] = names; // only when present, as caches and environment
     }
     slice["kinds"] = ordered_json::array();
     for (const auto& k : d.slice_kinds[i]) {

@@ -125,8 +125,12 @@ struct InstallCommand
       return;
     }
     if (r.outcome == install::InstallOutcome::already_installed) {
-      std::cout << fmt::format("already installed: channel {} serial {} under {} (nothing written)\n", r.channel,
-                               r.serial, r.root.string());
+      std::cout << fmt::format("already installed: channel {} serial {} under {} ({})\n", r.channel, r.serial,
+                               r.root.string(),
+                               r.environment_updated
+                                 ? "no cache written; the variables env/exec export recorded again for this "
+                                   "trust policy's install.environment"
+                                 : "nothing written");
       return;
     }
     std::cout << fmt::format("installed: channel {} serial {} under {} in {:.3f} s\n", r.channel, r.serial,

@@ -120,14 +120,26 @@ void
 add_completion_command(CLI::App& app, std::function<Status()>& action)
 {
   auto shell = std::make_shared<std::string>();
-  // Hidden (no group): `cmake --build` runs it to make the installed script.
+  // Hidden (no group): `cmake --build` runs it to make the installed script,
+  // and `commands` lists the subcommands the man pages and docs/reference
+  // are generated for, one per line.
   auto* cmd = app.add_subcommand("completion", "print a shell completion script");
   cmd->group("");
-  cmd->add_option("shell", *shell, "the shell (bash)")->required()->check(CLI::IsMember({"bash"}));
-  cmd->callback([&app, &action, shell] { action = [&app]() -> Status {
-                                    fmt::print("{}", bash_completion_script(app));
-                                    return {};
-                                  }; });
+  cmd->add_option("shell", *shell, "the shell (bash), or `commands`")
+    ->required()
+    ->check(CLI::IsMember({"bash", "commands"}));
+  cmd->callback([&app, &action, shell] {
+    action = [&app, shell]() -> Status {
+      if (*shell == "commands") {
+        for (const auto* sub : visible_subcommands(app)) {
+          fmt::print("{}\n", sub->get_name());
+        }
+      } else {
+        fmt::print("{}", bash_completion_script(app));
+      }
+      return {};
+    };
+  });
 }
 
 } // namespace prewarm::frontend

@@ -17,7 +17,8 @@ namespace prewarm::frontend {
 // The script for `app` (its name is the program name completed).
 std::string bash_completion_script(const CLI::App& app);
 
-// Registers the hidden `completion bash` subcommand that prints the script;
+// Registers the hidden `completion bash` subcommand that prints the script
+// (`completion commands`: the visible subcommands, one per line);
 // `action` is main()'s deferred action (see prewarm/cli/commands.hpp).
 void add_completion_command(CLI::App& app, std::function<Status()>& action);
 

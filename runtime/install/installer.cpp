@@ -424,7 +424,7 @@ retire_earlier_versions(const fs::path& root, const std::string& id, const std::
 // policy of now, and this host's fingerprint remembered.
 void
 tend_current_version(const fs::path& root, const InstalledMarker& marker, const std::string& fingerprint,
-                     const std::set<std::string, std::less<>>& allowed_environment)
+                     const std::set<std::string, std::less<>>& allowed_environment, InstallReport& report)
 {
   (void)remove_old_versions(root, marker.version);
   point_kind_links(root, marker.version, kind_names(marker), {}); // a link removed, or a kill before them
@@ -432,6 +432,8 @@ tend_current_version(const fs::path& root, const InstalledMarker& marker, const 
   if (!environment_recorded(version, allowed_environment)) {
     if (auto recorded = record_environment(version, allowed_environment); !recorded) {
       log::warn("{} (env/exec keep the variables the earlier policy allowed)", recorded.error().message());
+    } else {
+      report.environment_updated = true;
     }
   }
   if (marker.host_fingerprint != fingerprint && !fingerprint.empty()) {
@@ -511,6 +513,14 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     for (const auto& id : installed->slice_ids) {
       report.selected.push_back({id, "the host it was installed on (unchanged)"});
     }
+    // Said at every install, not only the first: a restart on a kept volume
+    // takes this path, and the operator may change the policy there.
+    for (const auto& slice : verified.manifest.slices) {
+      if (std::ranges::find(installed->slice_ids, slice.id) != installed->slice_ids.end()) {
+        auto refused = refused_variables(slice, options.verify.policy.allowed_environment);
+        report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+      }
+    }
     report.outcome = InstallOutcome::already_installed;
     return finish();
   }
@@ -549,7 +559,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
     report.outcome = InstallOutcome::already_installed;
     if (marker && *marker) {
-      tend_current_version(root, **marker, fingerprint, options.verify.policy.allowed_environment);
+      tend_current_version(root, **marker, fingerprint, options.verify.policy.allowed_environment, report);
     }
     return finish();
   }

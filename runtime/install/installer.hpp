@@ -88,6 +88,10 @@ struct InstallReport
   std::vector<KindCommit> commits;     // empty when already installed
   std::string version;                 // the version made (install_layout.hpp); empty when already installed
   std::vector<std::string> warnings;
+  // Already installed, and the trust policy's install.environment differs
+  // from the one recorded with the version: the record was written again, so
+  // env/exec now export what this policy allows (no cache file changed).
+  bool environment_updated = false;
   double seconds = 0;
   struct Phase
   {

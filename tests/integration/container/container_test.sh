@@ -106,14 +106,17 @@ public_key=$key_dir/test_only_container.pub
 # SOURCE_DATE_EPOCH: today 00:00 UTC. Fixed for a day, so the layers stay
 # cached between runs; recent, so the bundle (expires after 90 days) is valid.
 epoch=$(( $(date +%s) / 86400 * 86400 ))
+# The command line docs/guide/your-image.md shows: BUNDLE_FROM, TOOLS_FROM
+# and BASE_IMAGE keep their defaults (buildah before 1.29 failed on a stage
+# named from a defaulted ARG); only the prebuilt-tools run names TOOLS_FROM.
+defaults_args=()
+[ "$tools_from" = source ] || defaults_args+=(--build-arg "TOOLS_FROM=$tools_from")
+[ "$base_image" = localhost/prewarm-base:bookworm ] || defaults_args+=(--build-arg "BASE_IMAGE=$base_image")
 build_image() { # TARGET
   local target=$1 start
   start=$(date +%s)
   if ! bah build --isolation chroot --layers --force-rm --pull=never \
-      -f "$source_dir/docker/Dockerfile" \
-      --build-arg "BASE_IMAGE=$base_image" \
-      --build-arg "TOOLS_FROM=$tools_from" \
-      --build-arg BUNDLE_FROM=build \
+      -f "$source_dir/docker/Dockerfile" "${defaults_args[@]}" \
       --build-arg "PREWARM_PUBLIC_KEY=keys/test_only_container.pub" \
       --build-arg "SOURCE_DATE_EPOCH=$epoch" \
       --secret "id=prewarm_signing_key,src=$key_file" \
@@ -136,6 +139,16 @@ pinned_build=$(sha256sum "$mnt/opt/prewarm/bundle/manifest" | cut -d' ' -f1)
 bah umount "$c" >/dev/null
 bah rm "$c" >/dev/null 2>&1
 
+# The runtime image ships a man page per prewarm-runtime subcommand.
+c=$(bah from -q --pull=never "$tag-runtime") && echo "$c" >>"$containers"
+mnt=$(bah mount "$c")
+pages=$(cd "$mnt/usr/local/share/man/man1" 2>/dev/null && ls prewarm-runtime*.1 | tr '\n' ' ')
+if [ -s "$mnt/usr/local/share/man/man1/prewarm-runtime-install.1" ] && [ -s "$mnt/usr/local/share/man/man1/prewarm-runtime.1" ]; then
+  pass "runtime image ships the man pages: $pages"
+else
+  failed "runtime image: no man pages for prewarm-runtime and its subcommands (found: ${pages:-none})"
+fi
+bah umount "$c" >/dev/null
 
 for t in builder runtime demo; do
   figure "image size $t: $(bah images --noheading --format '{{.Size}}' "$tag-$t")"

@@ -84,20 +84,21 @@ scratch()
   return std::move(*dir);
 }
 
-BundleFactory::BundleFactory(const fs::path& work_dir)
-  : work(work_dir), test_only_key(*pack::PrivateKey::generate())
+BundleFactory::BundleFactory(const fs::path& work_dir, SysSeconds clock_now)
+  : work(work_dir), now(clock_now), test_only_key(*pack::PrivateKey::generate())
 {
 }
 
 fs::path
 BundleFactory::write(const std::string& name, std::uint64_t serial, const std::vector<SliceSpec>& slices,
-                     const pack::PrivateKey* key, std::string channel, SysSeconds issued_at, SysSeconds expires)
+                     const pack::PrivateKey* key, std::string channel, std::optional<SysSeconds> issued_at,
+                     std::optional<SysSeconds> expires)
 {
   pack::BundleSpec spec;
   spec.channel = std::move(channel);
   spec.serial = serial;
-  spec.issued_at = issued_at;
-  spec.expires = expires;
+  spec.issued_at = issued_at.value_or(now - std::chrono::hours(1));
+  spec.expires = expires.value_or(now + std::chrono::hours(24 * 30));
   spec.build_manifest_sha256 = sha256_hex("test_only build manifest");
   for (const auto& s : slices) {
     const auto staging = work / ("staging-" + std::to_string(counter++));

@@ -10,8 +10,11 @@
 #include "pack/bundle_writer.hpp"
 #include "pack/key_pair.hpp"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +40,26 @@ std::map<std::string, long long> file_mtimes(const fs::path& dir);
 
 TempDir scratch();
 
+// ASSERT_TRUE(succeeded(install(...))): a failed call prints its error code
+// and message instead of "false".
+template <class T>
+::testing::AssertionResult
+succeeded(const Result<T>& result)
+{
+  if (result) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "failed with " << result.error().code() << ": " << result.error().message();
+}
+
 struct BundleFactory
 {
-  explicit BundleFactory(const fs::path& work);
+  // `now` is the factory's clock: every bundle it writes takes its issued-at and
+  // expiry from it, not from the wall clock, so that writing the same bundle
+  // twice yields the same bytes. (Read at each write, a clock that ticked
+  // between two writes of one serial made two different bundles, which the
+  // installer rightly refuses as E_ROLLBACK_EQUIVOCATION.)
+  explicit BundleFactory(const fs::path& work, SysSeconds now = now_seconds());
 
   // One slice per entry: id -> (files, requirements).
   struct SliceSpec
@@ -51,15 +71,16 @@ struct BundleFactory
     std::vector<bundle::EnvSetting> environment = {}; // runtime env
   };
 
-  // Writes a bundle signed by `key` (default: the factory's test_only key).
+  // Writes a bundle signed by `key` (default: the factory's test_only key),
+  // issued an hour before `now` and expiring 30 days after it unless given.
   fs::path write(const std::string& name, std::uint64_t serial, const std::vector<SliceSpec>& slices,
                  const pack::PrivateKey* key = nullptr, std::string channel = "default",
-                 SysSeconds issued_at = now_seconds() - std::chrono::hours(1),
-                 SysSeconds expires = now_seconds() + std::chrono::hours(24 * 30));
+                 std::optional<SysSeconds> issued_at = std::nullopt, std::optional<SysSeconds> expires = std::nullopt);
 
   bundle::TrustStore trust() const;
 
   fs::path work;
+  SysSeconds now;
   pack::PrivateKey test_only_key;
   int counter = 0;
 };

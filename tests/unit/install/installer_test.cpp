@@ -130,7 +130,7 @@ TEST_F(InstallerTest, TritonGroupFilesNameTheInstalledTree)
 TEST_F(InstallerTest, SecondInstallIsANoOp)
 {
   const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
-  ASSERT_TRUE(install(bundle));
+  ASSERT_TRUE(succeeded(install(bundle)));
   const auto hash = tree_hash(root);
   const auto mtimes = file_mtimes(root);
   std::this_thread::sleep_for(20ms);
@@ -173,7 +173,7 @@ TEST(HostSource, AskedOnceProbesAndFingerprintsAtMostOnce)
 TEST_F(InstallerTest, RemovedCacheDirectoryIsInstalledAgain)
 {
   const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
-  ASSERT_TRUE(install(bundle));
+  ASSERT_TRUE(succeeded(install(bundle)));
   fs::remove_all(current_version(root) / "pocl");
   auto again = install(bundle);
   ASSERT_TRUE(again) << again.error().message();
@@ -189,7 +189,7 @@ TEST_F(InstallerTest, RemovedCacheDirectoryIsInstalledAgain)
 
 TEST_F(InstallerTest, NewerBundleIsANewVersionAndTheOldOneGoes)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   const auto first = current_version(root);
   auto report = install(factory.write("b2", 2, {{"cpu", {{"pocl/cd/other.bin", "v2"}}, requires_cpu()}}));
   ASSERT_TRUE(report) << report.error().message();
@@ -210,21 +210,21 @@ TEST_F(InstallerTest, NewerBundleIsANewVersionAndTheOldOneGoes)
 
 TEST_F(InstallerTest, AHeldVersionStaysUntilItsHolderLetsGo)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   auto held = install::environment(root, install::VersionHold::shared);
   ASSERT_TRUE(held) << held.error().message();
   const auto first = current_version(root);
-  ASSERT_TRUE(install(factory.write("b2", 2, {cpu_slice("v2")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b2", 2, {cpu_slice("v2")}))));
   EXPECT_TRUE(fs::exists(first / "pocl/ab/kernel.bin")) << "removed while an application held it";
   EXPECT_EQ(read(root / "pocl/ab/kernel.bin"), "pocl kernel v2");
   held->held.clear(); // the application exits
-  ASSERT_TRUE(install(factory.write("b2", 2, {cpu_slice("v2")}))); // already installed: collects
+  ASSERT_TRUE(succeeded(install(factory.write("b2", 2, {cpu_slice("v2")})))); // already installed: collects
   EXPECT_FALSE(fs::exists(first));
 }
 
 TEST_F(InstallerTest, TamperedPayloadIsRejectedBeforeParsingAndCacheIsUnchanged)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   const auto hash = tree_hash(root);
   const auto bundle = factory.write("b2", 2, {cpu_slice("v2")});
   {
@@ -257,7 +257,7 @@ TEST_F(InstallerTest, WrongKeyWritesNothing)
 
 TEST_F(InstallerTest, TruncatedManifestFailsTheSignature)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   const auto hash = tree_hash(root);
   const auto bundle = factory.write("b2", 2, {cpu_slice("v2")});
   const auto manifest = read(bundle / "manifest");
@@ -296,12 +296,12 @@ TEST_F(InstallerTest, IssuedInTheFutureBeyondSkewIsAClockError)
   EXPECT_EQ(result.error().code(), "E_CLOCK");
   install::InstallOptions skew;
   skew.verify.clock_skew = 3h;
-  EXPECT_TRUE(install(bundle, skew));
+  EXPECT_TRUE(succeeded(install(bundle, skew)));
 }
 
 TEST_F(InstallerTest, RollbackAndEquivocationAreRefused)
 {
-  ASSERT_TRUE(install(factory.write("b5", 5, {cpu_slice("v5")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b5", 5, {cpu_slice("v5")}))));
   const auto hash = tree_hash(root);
   expect_failure_left_root_unchanged(install(factory.write("b4", 4, {cpu_slice("v4")})), "E_ROLLBACK", hash);
   expect_failure_left_root_unchanged(install(factory.write("b5bis", 5, {cpu_slice("v5-other")})),
@@ -310,7 +310,7 @@ TEST_F(InstallerTest, RollbackAndEquivocationAreRefused)
   // on purpose: channel_guard.hpp).
   install::InstallOptions replace;
   replace.channels = install::ChannelReplacement::replace;
-  EXPECT_TRUE(install(factory.write("c1", 1, {cpu_slice("c1")}, nullptr, "other"), replace));
+  EXPECT_TRUE(succeeded(install(factory.write("c1", 1, {cpu_slice("c1")}, nullptr, "other"), replace)));
   // ... and the guard outlives that: channel default is still at 5.
   auto result = install(factory.write("b3", 3, {cpu_slice("v3")}), replace);
   ASSERT_FALSE(result);
@@ -345,7 +345,7 @@ TEST_F(InstallerTest, OnlyMatchingSlicesAreInstalled)
 
 TEST_F(InstallerTest, LockHeldByAnotherProcessTimesOutThenWaits)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   const auto hash = tree_hash(root);
   const auto bundle = factory.write("b2", 2, {cpu_slice("v2")});
   const auto lock_file = install::meta_dir(root) / install::k_lock_file;
@@ -383,7 +383,7 @@ TEST_F(InstallerTest, LockHeldByAnotherProcessTimesOutThenWaits)
 
 TEST_F(InstallerTest, APlantedLinkAtAKindIsReplacedNeverFollowed)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   fs::create_directories(dir.path() / "elsewhere");
   fs::remove(root / "programs");
   fs::create_directory_symlink(dir.path() / "elsewhere", root / "programs");
@@ -408,7 +408,7 @@ TEST_F(InstallerTest, RootThatIsASymlinkIsRefused)
 TEST_F(InstallerTest, StaleStagingAndInterruptedCommitAreRecovered)
 {
   const auto bundle = factory.write("b1", 1, {cpu_slice("v1")});
-  ASSERT_TRUE(install(bundle));
+  ASSERT_TRUE(succeeded(install(bundle)));
   fs::create_directories(install::meta_dir(root) / "staging.crashed/pocl");
   // A crash between the commit and the marker leaves the note: the marker
   // can no longer be trusted, so the same bundle is installed again.
@@ -447,7 +447,7 @@ TEST_F(InstallerTest, SyclHygieneDropsLocksAndSizeFile)
 
 TEST_F(InstallerTest, EnvironmentPointsAtInstalledKinds)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {cpu_slice("v1")})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {cpu_slice("v1")}))));
   auto env = install::environment(root);
   ASSERT_TRUE(env) << env.error().message();
   std::map<std::string, std::string> vars;
@@ -466,7 +466,7 @@ TEST_F(InstallerTest, EnvironmentPointsAtInstalledKinds)
 
 TEST_F(InstallerTest, EnvironmentRecreatesAMissingNeoDirectory)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {{"cpu", {{"neo/cl_cache/k.cl_cache", "neo"}}, requires_cpu()}})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {{"cpu", {{"neo/cl_cache/k.cl_cache", "neo"}}, requires_cpu()}}))));
   fs::remove_all(current_version(root) / "neo"); // e.g. an application cleaned its cache
   auto env = install::environment(root);
   ASSERT_TRUE(env) << env.error().message();
@@ -528,7 +528,7 @@ TEST_F(InstallerTest, DISABLED_TimingOf64MiBSlice)
     ASSERT_TRUE(r);
     fresh_phases = phases(r);
   });
-  const double noop_ms = time([&] { ASSERT_TRUE(install(b1)); });
+  const double noop_ms = time([&] { ASSERT_TRUE(succeeded(install(b1))); });
   const double exchange_ms = time([&] {
     auto r = install(b2);
     ASSERT_TRUE(r);

@@ -88,7 +88,7 @@ protected:
 
 TEST_F(UserEnvTest, CustomCacheAndRuntimeEnvAreExportedWhileTheirSliceIsInstalled)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}))));
   EXPECT_EQ(read_file((root / "custom/hashcat/hashcat/kernels/m0.kernel").string()).value_or(""), "hashcat kernel");
   auto env = install::application_environment(root);
   ASSERT_TRUE(env) << env.error().message();
@@ -110,7 +110,7 @@ TEST_F(UserEnvTest, TheInstallersAuditCountsEachCustomCacheOnItsOwn)
   auto slice = hashcat_slice();
   slice.files.emplace("custom/jax/jit_f-1-cache", "jax executable");
   slice.caches.push_back({"jax", "JAX_COMPILATION_CACHE_DIR"});
-  ASSERT_TRUE(install(factory.write("b1", 1, {slice})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {slice}))));
   auto env = install::application_environment(root);
   ASSERT_TRUE(env) << env.error().message();
   auto baseline = install::read_audit_baseline(root);
@@ -139,7 +139,7 @@ TEST_F(UserEnvTest, TheInstallersAuditCountsEachCustomCacheOnItsOwn)
 
 TEST_F(UserEnvTest, TheAuditsCustomCachesAreDirectoriesNeverALinkFollowed)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}))));
   // Not something an install makes: a link beside the caches, to a
   // directory elsewhere, is no cache of the bundle and is never walked.
   const auto elsewhere = dir.path() / "elsewhere";
@@ -160,7 +160,7 @@ TEST_F(UserEnvTest, ASliceThatIsNotInstalledExportsNothing)
   other.environment = {{"ONLY_ON_GPU", "1"}};
   other.caches.clear();
   other.files = {{"cuda/x", "cuda"}};
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice(), other})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice(), other}))));
   auto env = install::application_environment(root);
   ASSERT_TRUE(env);
   const auto vars = as_map(env->settings);
@@ -170,7 +170,7 @@ TEST_F(UserEnvTest, ASliceThatIsNotInstalledExportsNothing)
 
 TEST_F(UserEnvTest, ADeniedNameInADamagedRootIsNeverExported)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}))));
   // The root is not signed: someone rewrites the installed manifest copy.
   const auto copy = current_version(root) / install::k_version_manifest_file;
   auto text = read_file(copy.string()).value();
@@ -225,6 +225,34 @@ TEST_F(UserEnvTest, OnlyAllowedVariablesAreExportedAndARefusalNamesTheRule)
   EXPECT_FALSE(bundle::check_allowed_variable("XDG_CACHE_HOME", "/tmp", bundle::VariableRole::runtime_env, {}));
 }
 
+// A re-install of the installed bundle under a policy with another
+// install.environment writes no cache, but records what env/exec export
+// again, and says so (it said "nothing written").
+TEST_F(UserEnvTest, ReinstallUnderAnotherPolicyRecordsItsEnvironmentAndSaysSo)
+{
+  auto slice = hashcat_slice();
+  slice.environment = {{"TOOL_EXPECT", "from the policy"}};
+  const auto bundle = factory.write("b1", 1, {slice});
+  install::InstallOptions allowing;
+  allowing.verify.policy.allowed_environment = {"TOOL_EXPECT"};
+  auto first = install::install_bundle(bundle, factory.trust(), root, host, allowing);
+  ASSERT_TRUE(succeeded(first));
+  EXPECT_FALSE(first->environment_updated);
+  ASSERT_TRUE(succeeded(install::application_environment(root)));
+  EXPECT_TRUE(as_map(install::application_environment(root)->settings).contains("TOOL_EXPECT"));
+
+  auto narrower = install::install_bundle(bundle, factory.trust(), root, host, {});
+  ASSERT_TRUE(succeeded(narrower));
+  EXPECT_EQ(narrower->outcome, install::InstallOutcome::already_installed);
+  EXPECT_TRUE(narrower->environment_updated) << "the record changed: the report must say so";
+  EXPECT_FALSE(as_map(install::application_environment(root)->settings).contains("TOOL_EXPECT"));
+
+  auto same = install::install_bundle(bundle, factory.trust(), root, host, {});
+  ASSERT_TRUE(succeeded(same));
+  EXPECT_EQ(same->outcome, install::InstallOutcome::already_installed);
+  EXPECT_FALSE(same->environment_updated) << "nothing changed this time";
+}
+
 // install.environment in the trust policy: names beyond the allow list; a
 // name of the deny list is a config error naming the field (no policy can
 // lower that floor).
@@ -251,7 +279,7 @@ TEST(TrustPolicyEnvironment, NamesVariablesAndNeverADeniedOne)
 
 TEST_F(UserEnvTest, ASecondChannelIsRefusedUnlessReplacedOnPurpose)
 {
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()}, nullptr, "team/a")));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}, nullptr, "team/a"))));
   const auto before = tree_hash(root);
   const auto other = factory.write("b2", 1, {{"cpu", {{"pocl/cd/other.so", "b"}}, requires_cpu()}}, nullptr, "team/b");
   auto refused = install(other);
@@ -274,7 +302,7 @@ TEST_F(UserEnvTest, AnotherUserGetsAPrivateWritableCopyOnce)
   if (::geteuid() != 0) {
     GTEST_SKIP() << "needs root to install as one user and run as another";
   }
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}))));
   fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
   const fs::path base = dir.path() / "private";
   fs::create_directory(base);
@@ -310,7 +338,7 @@ TEST_F(UserEnvTest, AnotherUsersAuditWatchesItsPrivateCopy)
   if (::geteuid() != 0) {
     GTEST_SKIP() << "needs root to install as one user and run as another";
   }
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}))));
   fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
   const fs::path base = dir.path() / "private";
   fs::create_directory(base);
@@ -367,7 +395,7 @@ TEST_F(UserEnvTest, ACacheAnotherUserCannotReadIsLeftUnsetWithAWarning)
   if (::geteuid() != 0) {
     GTEST_SKIP() << "needs root to install as one user and run as another";
   }
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()})));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}))));
   fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
   fs::permissions(root / "pocl", fs::perms::owner_all);
   const fs::path base = dir.path() / "private";
@@ -397,7 +425,7 @@ TEST_F(UserEnvTest, OwnerOptionGivesTheTreeToTheApplicationUser)
   }
   install::InstallOptions options;
   options.verify.policy.install_owner = bundle::InstallOwner{k_nobody, k_nobody};
-  ASSERT_TRUE(install(factory.write("b1", 1, {hashcat_slice()}), options));
+  ASSERT_TRUE(succeeded(install(factory.write("b1", 1, {hashcat_slice()}), options)));
   struct stat st{};
   ASSERT_EQ(::stat((root / "custom/hashcat/hashcat/kernels/m0.kernel").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, k_nobody);

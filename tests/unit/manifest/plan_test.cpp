@@ -309,6 +309,7 @@ TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
   ASSERT_TRUE(without_root) << without_root.error().message();
   EXPECT_EQ(without_root->jobs[0].strategy, Strategy::skip); // no driver that can pose as the target
   EXPECT_THAT(without_root->jobs[0].reason, HasSubstr("name neo or sycl runs on a virtual device"));
+  EXPECT_EQ(without_root->jobs[0].runner, "arc-a380"); // only a runner with the card could
 
   auto root = ocloc_22_43();
   root.origin = "Intel root /var/cache/prewarm/intel-sid";
@@ -317,6 +318,9 @@ TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
   ASSERT_TRUE(with_root) << with_root.error().message();
   EXPECT_EQ(with_root->jobs[0].strategy, Strategy::aot);
   EXPECT_THAT(with_root->jobs[0].reason, HasSubstr("the command runs on a virtual acm-g11 (Intel root"));
+  // So a CI runner of the builder image with the Intel root does it: no
+  // self-hosted runner with the card.
+  EXPECT_EQ(with_root->jobs[0].runner, "cpu");
 
   // programs keeps the recording executors; other kinds alone keep the skip.
   auto both = testing::parse(text("[programs, neo]"));

@@ -210,6 +210,21 @@ TEST_F(BundleWriterTest, InspectTextAndJson)
   EXPECT_EQ(json["slices"][0]["kinds"][0]["kind"], "pocl");
   EXPECT_EQ(json["slices"][0]["kinds"][0]["files"], 1);
 
+  EXPECT_FALSE(json["slices"][0].contains("needs_install_environment")) << "no runtime env, nothing needed";
+
+  // A runtime env line beyond the runtime's allow list: inspect says the
+  // trust policy must name it (install.environment), before anyone installs.
+  auto with_env = spec();
+  with_env.slices[0].environment = {{"PYOPENCL_NO_CACHE", "1"}, {"TOOL_EXPECT", "yes"}};
+  ASSERT_TRUE(write_bundle(with_env, keys, dir() / "with-env"));
+  const auto needing = inspect_bundle(dir() / "with-env", std::nullopt, test::test_time(1));
+  ASSERT_TRUE(needing) << needing.error().message();
+  EXPECT_NE(format_text(*needing).find("needs install.environment: [TOOL_EXPECT]"), std::string::npos)
+    << format_text(*needing);
+  EXPECT_EQ(nlohmann::json::parse(format_json(*needing))["slices"][0]["needs_install_environment"],
+            nlohmann::json::array({"TOOL_EXPECT"}))
+    << "PYOPENCL_NO_CACHE is a vetted switch: only TOOL_EXPECT needs the policy";
+
   const auto other = *PrivateKey::generate();
   const auto wrong = inspect_bundle(dir() / "bundle", test::trust_of(other), test::test_time(1));
   ASSERT_FALSE(wrong);

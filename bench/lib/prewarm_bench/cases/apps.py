@@ -189,7 +189,7 @@ class Darktable(App):
                     # The first start with a benchmark of 0 benchmarks the
                     # device and writes the figure here: state outside the
                     # caches that makes the first start read 2 more of PoCL's
-                    # files than every later one (README, Proven hits).
+                    # files than every later one (docs/guide/manifest.md, Proven hits).
                     if float(fields[8]) == 0:
                         fields[8] = "1.000000"
                 line = f"{m.group(1)}={' '.join(fields)}"

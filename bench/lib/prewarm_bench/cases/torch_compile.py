@@ -67,7 +67,7 @@ class TorchCompile(Case):
                     f"precisions: [{dtype}]\ntargets: [{target}]\nbundle:\n  channel: bench\n  expires: 90d\n")
         # Inductor and Triton key some entries by the cache directory's path:
         # the build captures at the path where every installed sample runs
-        # (`prewarm build --capture-root`, as the README tells users to).
+        # (`prewarm build --capture-root`, as docs/guide/nvidia-torch-compile.md tells users to).
         sample_root = ctx.work / self.sample_root_name(dtype)
         bundle, _, report = ctx.bundle_for(manifest, f"cases/tc-{dtype}-build",
                                            extra_args=("--capture-root", sample_root))

@@ -1,9 +1,10 @@
-# `cmake --install` installs a bash completion and a man page for both
+# `cmake --install` installs a bash completion and man pages (one per program
+# and one per subcommand) for both
 # programs, generated from their CLI definitions; the completion completes
 # subcommands and each subcommand's options.
 cmake --install "$PREWARM_BUILD_DIR" --prefix inst >/dev/null || exit 1
 cd inst/share || exit 1
-ls bash-completion/completions man/man1
+LC_ALL=C ls bash-completion/completions man/man1
 grep -c '^\.SH' man/man1/prewarm.1 | awk '$1 >= 3 { print "prewarm.1 has sections" }'
 grep -q 'build' man/man1/prewarm.1 && grep -q 'install' man/man1/prewarm-runtime.1 && echo "the pages list the subcommands"
 export FN

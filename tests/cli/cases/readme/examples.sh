@@ -1,20 +1,24 @@
-# The README's examples marked "<!-- checked example -->" are run and must
-# match: a marked block of `console` lines runs each "$ command" (prewarm and
+# The examples marked "<!-- checked example -->" in README.md and docs/**/*.md
+# (in that order, in one scratch directory) are run and must match: a marked block of `console` lines runs each "$ command" (prewarm and
 # prewarm-runtime on PATH, in a scratch directory with a development key in
 # keys/dev as ./setup.sh makes) and compares stdout and stderr together with
 # the lines that follow it; "<!-- checked example: NAME -->" writes the block
 # to the file NAME first.
-readme=$PREWARM_SOURCE_DIR/README.md
+pages=("$PREWARM_SOURCE_DIR/README.md")
+while IFS= read -r page; do pages+=("$page"); done < <(find "$PREWARM_SOURCE_DIR/docs" -name "*.md" | sort)
 mkdir bin && ln -s "$PREWARM" bin/prewarm && ln -s "$PREWARM_RUNTIME" bin/prewarm-runtime
 export PATH="$PWD/bin:$PATH"
 unset PREWARM_OCLOC PREWARM_HOST_DEVICES PREWARM_PROGRESS PREWARM_PROGRESS_INTERVAL SOURCE_DATE_EPOCH
 prewarm keygen --out keys/dev >/dev/null 2>&1 || exit 99
-python3 - "$readme" <<'PY'
+python3 - "$PREWARM_SOURCE_DIR" "${pages[@]}" <<'PY'
 import re, subprocess, sys
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+import os
 checked = failed = 0
-i = 0
-while i < len(lines):
+for page in sys.argv[2:]:
+  name = os.path.relpath(page, sys.argv[1])
+  lines = open(page, encoding="utf-8").read().split("\n")
+  i = 0
+  while i < len(lines):
     marker = re.fullmatch(r"<!-- checked example(?::\s*(\S+))? -->", lines[i].strip())
     i += 1
     if not marker:
@@ -44,7 +48,7 @@ while i < len(lines):
         checked += 1
         if actual != expected:
             failed += 1
-            print(f"README line {start + 1}: $ {command}\n  expected:\n    " + "\n    ".join(expected) +
+            print(f"{name} line {start + 1}: $ {command}\n  expected:\n    " + "\n    ".join(expected) +
                   "\n  actual:\n    " + "\n    ".join(actual))
 print(f"{checked} README commands checked, {failed} differ")
 sys.exit(1 if failed or checked == 0 else 0)
