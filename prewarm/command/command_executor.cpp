@@ -4,12 +4,14 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "bundle/runtime_variable.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <system_error>
 
 namespace prewarm::command {
@@ -102,6 +104,31 @@ to_command_workload(const manifest::CommandWorkload& workload)
   case manifest::VerifyMode::require:
     out.verify = VerifyMode::require;
     break;
+  }
+  return out;
+}
+
+std::vector<std::string>
+unexported_variables(const manifest::CommandWorkload& command)
+{
+  std::vector<std::string> out;
+  const std::set<std::string, std::less<>> no_policy;
+  const auto check = [&](const std::string& name, const std::string& value, bundle::VariableRole role,
+                         const std::string& what) {
+    const auto allowed = bundle::check_allowed_variable(name, value, role, no_policy);
+    if (allowed) {
+      return;
+    }
+    out.push_back(fmt::format(
+      "{} prewarm-runtime env and exec will not export ${} unless the trust policy names it (install: "
+      "{{environment: [{}]}}), and the hit proof ran with it set: {}",
+      what, name, name, allowed.error().message()));
+  };
+  for (const auto& cache : command.caches) {
+    check(cache.variable, "", bundle::VariableRole::cache_location, fmt::format("custom cache {}:", cache.name));
+  }
+  for (const auto& [name, value] : command.runtime_env) {
+    check(name, value, bundle::VariableRole::runtime_env, "runtime_env");
   }
   return out;
 }
@@ -220,6 +247,9 @@ CommandExecutor::run(const jobs::JobContext& context)
   if (!m_options.capture_root.empty()) {
     request.capture_root = m_options.capture_root;
     root_turn = std::unique_lock(m_capture_root_busy);
+  }
+  for (const auto& warning : unexported_variables(*context.model.command)) {
+    log::warn("{}: {}", job.id, warning);
   }
   PW_ASSIGN(auto result, run_command_job(request));
   for (const auto& warning : result.warnings) {

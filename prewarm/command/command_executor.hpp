@@ -51,6 +51,13 @@ private:
 // command joined into the one string `sh -c` runs.
 Result<CommandWorkload> to_command_workload(const manifest::CommandWorkload& workload);
 
+// What the command asks the runtime to export (its custom caches' variables,
+// its runtime_env) that the runtime exports only when the trust policy
+// allows it (bundle/runtime_variable.hpp): one warning each, naming
+// install.environment. The hit proof ran with them set; an application
+// installed under a policy that does not name them runs without them.
+std::vector<std::string> unexported_variables(const manifest::CommandWorkload& command);
+
 // The per-job JSON report (outcome, duration, per-kind files and bytes,
 // requirements, frameworks, warnings, log tail on failure).
 std::string report_json(const CommandJobResult& result);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/command_job.hpp"
 
+#include "audit/file_inventory.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
@@ -100,10 +101,16 @@ public:
     return m_hidden / original.filename();
   }
 
+  // Puts the capture back. Whatever the proof's run created at a hidden
+  // path meanwhile (a cache that names its own files by the absolute path
+  // they had at the capture: the application will write there too) is
+  // recorded in written_into_capture() and removed first: it is the run's
+  // output, never the capture's.
   Status restore()
   {
     while (!m_moved.empty()) {
       const auto [original, hidden] = m_moved.back();
+      PW_TRY(take_what_was_written(original));
       if (::rename(hidden.c_str(), original.c_str()) != 0) {
         return fail(Errc::failed, fmt::format("cannot move {} back to {}: {}", in_quotes(hidden.string()),
                                               in_quotes(original.string()), errno_message(errno)));
@@ -115,10 +122,33 @@ public:
     return {};
   }
 
+  // The files the proof's run wrote at the capture's own paths, as
+  // "<original path>/<relative path>".
+  const std::vector<std::filesystem::path>& written_into_capture() const { return m_written; }
+
 private:
   explicit CaptureOutOfReach(std::filesystem::path hidden) : m_hidden(std::move(hidden)) {}
+
+  Status take_what_was_written(const std::filesystem::path& original)
+  {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(original, ec))) {
+      return {};
+    }
+    if (std::filesystem::is_directory(std::filesystem::symlink_status(original, ec))) {
+      PW_ASSIGN(const auto files, audit::list_files(original));
+      for (const auto& file : files) {
+        m_written.push_back(original / file);
+      }
+    } else {
+      m_written.push_back(original);
+    }
+    return remove_tree(original);
+  }
+
   std::filesystem::path m_hidden;
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> m_moved; // original, hidden
+  std::vector<std::filesystem::path> m_written;
 };
 
 } // namespace
@@ -368,6 +398,35 @@ identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>&
   }
 }
 
+// The proof run's writes at the capture's own paths, by kind: "inductor:
+// ab/x.best_config" under the staging root, "home: .cache/x" under the
+// private home.
+std::vector<WrittenIntoCapture>
+written_into_capture(const std::vector<std::filesystem::path>& files, const std::filesystem::path& staging_root,
+                     const std::filesystem::path& private_home)
+{
+  std::vector<WrittenIntoCapture> out;
+  for (const auto& file : files) {
+    auto relative = file.lexically_relative(staging_root);
+    std::string kind;
+    if (!relative.empty() && *relative.begin() != "..") {
+      kind = relative.begin()->string();
+      if (kind == "custom" && std::next(relative.begin()) != relative.end()) {
+        kind += "/" + std::next(relative.begin())->string();
+      }
+    } else {
+      kind = "home";
+      relative = file.lexically_relative(private_home);
+    }
+    auto it = std::find_if(out.begin(), out.end(), [&](const WrittenIntoCapture& w) { return w.kind == kind; });
+    if (it == out.end()) {
+      it = out.insert(out.end(), WrittenIntoCapture{kind, {}});
+    }
+    it->files.push_back(file.string());
+  }
+  return out;
+}
+
 // The hit proof: the program run again on a copy of the capture, out of
 // reach of the capture itself (hit_proof.hpp); what it found becomes
 // warnings of the job.
@@ -396,6 +455,11 @@ prove_capture(const CommandJobRequest& request, const SubprocessSpec& spec, cons
   log::verbose("job {}: hit proof: running it again on a copy of the capture", request.job_id);
   PW_ASSIGN(result.hit_proof, prove_hits(proof));
   PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), out_of_reach.restore());
+  result.hit_proof->written_into_capture =
+    written_into_capture(out_of_reach.written_into_capture(), capture.staging_root(), capture.private_home());
+  for (const auto& written : result.hit_proof->written_into_capture) {
+    result.hit_proof->causes.push_back(written_into_capture_cause(written));
+  }
   // The copy has served its purpose; the log stays beside the capture's.
   PW_TRY(remove_tree(proof.work_dir));
   if (claim) {

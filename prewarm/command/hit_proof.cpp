@@ -312,6 +312,20 @@ HitProof::hit() const
 }
 
 std::string
+written_into_capture_cause(const WrittenIntoCapture& written)
+{
+  std::set<std::string> names(written.files.begin(), written.files.end());
+  return fmt::format(
+    "{}: the re-run wrote {} file{} at the capture's own path, not in the copy it was given ({}): the captured "
+    "files name their location by the absolute path they had at the capture (Inductor's cached output code keeps "
+    "each kernel's source path, and its autotune results, .best_config, are written beside it), so an application "
+    "given this cache writes at the build's path and repeats that work wherever the bundle is installed. Fix: "
+    "build with --capture-root ROOT and install with --root ROOT, so that the recorded paths are the installed "
+    "ones",
+    written.kind, written.files.size(), written.files.size() == 1 ? "" : "s", joined(names, 3));
+}
+
+std::string
 HitProof::line() const
 {
   std::string text;
@@ -335,6 +349,10 @@ HitProof::misses() const
     if (!k.hit()) {
       out.push_back(k.summary());
     }
+  }
+  for (const auto& w : written_into_capture) {
+    out.push_back(fmt::format("{}: wrote {} file{} at the capture's path", w.kind, w.files.size(),
+                              w.files.size() == 1 ? "" : "s"));
   }
   return out;
 }

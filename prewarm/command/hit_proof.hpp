@@ -77,20 +77,36 @@ struct HitProofRequest
   std::vector<std::string> capture_paths;
 };
 
+// Files the re-run wrote at the capture's own paths (the capture was out of
+// reach meanwhile, command_job.cpp): a cache that names its files by the
+// absolute path they had at the capture. `kind`: the kind whose directory
+// they lie in ("inductor", "custom/NAME"), or "home" (the private home).
+struct WrittenIntoCapture
+{
+  std::string kind;
+  std::vector<std::string> files; // absolute paths
+};
+
 struct HitProof
 {
   SubprocessResult run;
   audit::UsageReport usage;           // captured kinds, and kinds the re-run filled
   std::vector<std::string> causes;    // why kinds missed, with the fix
   std::vector<std::string> uncaptured; // caches outside the captured kinds
+  std::vector<WrittenIntoCapture> written_into_capture;
 
-  // Every kind that was captured hit, and the re-run succeeded.
+  // Every kind that was captured hit, the re-run succeeded and wrote
+  // nothing at the capture's own paths.
   bool hit() const;
   // "pocl: 96 reused, 0 new" for each kind, "; " between.
   std::string line() const;
-  // The kinds that missed, one "kind: N new (names)" each.
+  // The kinds that missed, one "kind: N new (names)" each, and the writes
+  // at the capture's paths, one "kind: wrote N files at the capture's path" each.
   std::vector<std::string> misses() const;
 };
+
+// Why a kind's re-run wrote at the capture's path, with the fix.
+std::string written_into_capture_cause(const WrittenIntoCapture& written);
 
 // Runs the proof. An error: it could not be set up (copy, watch); a re-run
 // that fails is a result with run.succeeded() == false.

@@ -337,20 +337,39 @@ parse_manifest(std::string_view text,
     }
   }
 
-  PW_ASSIGN(auto precisions_node, top.required("precisions"));
-  PW_ASSIGN(auto precision_names, yaml::read_unique_strings(source, precisions_node, "precisions"));
-  std::vector<std::string> known_precisions;
-  for (const auto precision : model::k_precisions) {
-    known_precisions.emplace_back(precision_name(precision));
-  }
-  for (std::size_t i = 0; i < precision_names.size(); ++i) {
-    const auto precision = parse_precision(precision_names[i]);
-    if (!precision) {
-      return fail(yaml::error_at(source, std::as_const(precisions_node)[i].Mark(), yaml::index_path("precisions", i),
-                                 fmt::format("unknown precision '{}' (known: {}){}", precision_names[i], model::precision_names(),
-                                             did_you_mean(precision_names[i], known_precisions))));
+  // Precisions matter only to a model that runs once per precision: a
+  // built-in one, or a command that names {precision}. Without such a model
+  // the key may be left out; the plan then makes one job per model, as it
+  // does for a command that names none (plan.cpp), and that job's precision
+  // is never seen.
+  const auto needs_precision = std::find_if(manifest.models.begin(), manifest.models.end(), [](const ModelSpec& m) {
+    return !m.command || m.command->uses_precision();
+  });
+  if (auto precisions_node = top.get("precisions")) {
+    PW_ASSIGN(auto precision_names, yaml::read_unique_strings(source, *precisions_node, "precisions"));
+    std::vector<std::string> known_precisions;
+    for (const auto precision : model::k_precisions) {
+      known_precisions.emplace_back(precision_name(precision));
     }
-    manifest.precisions.push_back(*precision);
+    for (std::size_t i = 0; i < precision_names.size(); ++i) {
+      const auto precision = parse_precision(precision_names[i]);
+      if (!precision) {
+        return fail(yaml::error_at(source, std::as_const(*precisions_node)[i].Mark(), yaml::index_path("precisions", i),
+                                   fmt::format("unknown precision '{}' (known: {}){}", precision_names[i],
+                                               model::precision_names(),
+                                               did_you_mean(precision_names[i], known_precisions))));
+      }
+      manifest.precisions.push_back(*precision);
+    }
+  } else if (needs_precision != manifest.models.end()) {
+    return fail(yaml::error_at(source, root.Mark(), "precisions",
+                               fmt::format("required: model '{}' (at {}) {}, so the manifest must list the "
+                                           "precisions to build (e.g. precisions: [fp16])",
+                                           needs_precision->name, needs_precision->position.to_string(),
+                                           needs_precision->command ? "names {precision} in its command"
+                                                                    : "is a built-in model, run once per precision")));
+  } else {
+    manifest.precisions.push_back(model::Precision::fp32); // one job per model; its precision is never seen
   }
 
   if (auto shapes_node = top.get("shapes")) {

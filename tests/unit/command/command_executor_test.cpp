@@ -52,6 +52,21 @@ TEST(CommandExecutor, ExampleManifestsParseAsCommandWorkloads)
   }
 }
 
+// A custom cache whose variable the runtime does not export on its own: the
+// build says so and names the policy key; vetted names are not mentioned.
+TEST(CommandExecutor, VariablesTheRuntimeExportsOnlyUnderAPolicyAreNamed)
+{
+  manifest::CommandWorkload m;
+  m.caches = {{"jax", "JAX_COMPILATION_CACHE_DIR", {}}, {"mine", "MY_APP_KERNEL_CACHE", {}}};
+  m.runtime_env = {{"PYOPENCL_NO_CACHE", "1"}, {"MY_APP_MODE", "fast"}};
+  const auto warnings = unexported_variables(m);
+  ASSERT_EQ(warnings.size(), 2u) << (warnings.empty() ? "" : warnings.front());
+  EXPECT_NE(warnings[0].find("custom cache mine:"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("install: {environment: [MY_APP_KERNEL_CACHE]}"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("$MY_APP_MODE"), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[1].find("install.environment"), std::string::npos) << warnings[1];
+}
+
 TEST(CommandExecutor, ShellWorkloadsAreJoinedIntoOneString)
 {
   manifest::CommandWorkload m;

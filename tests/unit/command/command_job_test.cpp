@@ -301,6 +301,56 @@ TEST(CommandJob, TheHitProofCannotReachTheCaptureAndRelocatesTritonGroups)
   EXPECT_NE(result->report().find(" s)\n"), std::string::npos) << "the proof's own time: " << result->report();
 }
 
+// Inductor's autotune cache as seen on an H100 (torch 2.11): the cached
+// output code keeps each kernel's source path, and every process writes the
+// winning config beside it (codecache.write_atomic creates the directories).
+// Here the path is recorded in a file of the cache; the second run writes at
+// the capture's own path, which the proof hid.
+constexpr std::string_view k_writes_at_recorded_path = R"(
+import os
+cache = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+recorded = os.path.join(cache, "ab", "kernel.path")
+if os.path.exists(recorded):
+    source = open(recorded).read()
+    os.makedirs(os.path.dirname(source), exist_ok=True)
+    open(os.path.splitext(source)[0] + ".best_config", "w").write("{}")
+else:
+    os.makedirs(os.path.join(cache, "ab"))
+    source = os.path.join(cache, "ab", "kernel.py")
+    open(source, "w").write("kernel")
+    open(recorded, "w").write(source)
+)";
+
+TEST(CommandJob, AWriteAtTheCapturesPathDuringTheProofIsAVerdictNamingFilesKindAndFix)
+{
+  auto dirs = make_dirs();
+  CommandJobRequest request;
+  request.job_id = "cpu/test_only_autotune/fp32";
+  request.work_dir = dirs.work;
+  request.workload.argv = {"/usr/bin/python3", "-c", std::string(k_writes_at_recorded_path)};
+  request.workload.kinds = {CacheKind::inductor};
+  request.workload.verify = VerifyMode::require;
+  auto result = run_command_job(request);
+  ASSERT_TRUE(result) << "a write at the capture's path is a verdict, not an error: " << result.error().message();
+  ASSERT_TRUE(result->succeeded()) << result->report();
+  ASSERT_TRUE(result->hit_proof.has_value());
+  const auto& proof = *result->hit_proof;
+  EXPECT_FALSE(proof.hit()) << proof.line();
+  ASSERT_EQ(proof.written_into_capture.size(), 1u);
+  EXPECT_EQ(proof.written_into_capture[0].kind, "inductor");
+  const auto written = (result->staging_root / "inductor/ab/kernel.best_config").string();
+  EXPECT_EQ(proof.written_into_capture[0].files, std::vector<std::string>{written});
+  const auto failure = result->required_proof_failure();
+  ASSERT_TRUE(failure.has_value()) << "verify: require fails the job";
+  EXPECT_NE(failure->find("missed: inductor: wrote 1 file at the capture's path"), std::string::npos) << *failure;
+  EXPECT_NE(failure->find(written), std::string::npos) << *failure;
+  EXPECT_NE(failure->find("--capture-root"), std::string::npos) << *failure;
+  // The capture is back as it was captured, without the run's write.
+  EXPECT_TRUE(fs::exists(result->staging_root / "inductor/ab/kernel.py"));
+  EXPECT_FALSE(fs::exists(written));
+  EXPECT_FALSE(fs::exists(dirs.work / ".capture-hidden-during-proof"));
+}
+
 TEST(CommandJob, LinksAndPrintableNamesAreCapturedAndProven)
 {
   auto dirs = make_dirs();

@@ -211,6 +211,30 @@ targets: [cpu]
             (std::vector<std::string>{"python3", "warmup.py", "--dtype=fp16", "fp16fp16"}));
 }
 
+// Written as a user writes a torch.compile manifest: no precision anywhere,
+// so no precisions list either; one job per model. A command that names
+// {precision}, or a built-in model, still needs the list, and the error says
+// which model and why.
+TEST(ManifestCommand, PrecisionsAreRequiredOnlyWhereAModelRunsPerPrecision)
+{
+  const std::string text = R"(version: 1
+models:
+  - name: app
+    command:
+      argv: [python3, app.py]
+      kinds: [inductor]
+targets: [cpu]
+)";
+  auto m = parse(text);
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(m->precisions.size(), 1u) << "one job per model";
+
+  const auto per_precision = error_of(replace(text, "app.py]", "app.py, \"{precision}\"]"));
+  EXPECT_THAT(per_precision, HasSubstr("precisions"));
+  EXPECT_THAT(per_precision, HasSubstr("required: model 'app'"));
+  EXPECT_THAT(per_precision, HasSubstr("names {precision}"));
+}
+
 TEST(ManifestCommand, UnknownKindAndBadShellType)
 {
   const std::string base = R"(version: 1
