@@ -343,6 +343,11 @@ collect_slices(std::vector<JobRecord>& records, const std::filesystem::path& roo
       if (std::find(slice.jobs.begin(), slice.jobs.end(), line) == slice.jobs.end()) {
         slice.jobs.push_back(line);
       }
+      for (const auto& path : output.site_packages) {
+        if (std::find(slice.site_packages.begin(), slice.site_packages.end(), path) == slice.site_packages.end()) {
+          slice.site_packages.push_back(path);
+        }
+      }
       if (std::find(record.slice_ids.begin(), record.slice_ids.end(), id) == record.slice_ids.end()) {
         record.slice_ids.push_back(id);
       }

@@ -284,6 +284,7 @@ CommandExecutor::run(const jobs::JobContext& context)
       moved.emplace_back(to_string(kind));
     }
     jobs::JobOutput output{staging, group.requirements};
+    output.site_packages = group.site_packages;
     if (!group.custom_caches.empty()) {
       fs::create_directory(staging / std::string(bundle::k_custom_kind), ec);
       for (const auto& name : group.custom_caches) {

@@ -256,7 +256,11 @@ CommandJobResult::slice_groups() const
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const SliceGroup& g) { return g.requirements == identity.requirements; });
     if (it == groups.end()) {
-      groups.push_back(SliceGroup{{identity.kind}, {}, identity.requirements});
+      const bool names_frameworks =
+        std::any_of(identity.requirements.begin(), identity.requirements.end(),
+                    [](const bundle::Requirement& r) { return r.key.starts_with(prop::framework_prefix); });
+      groups.push_back(SliceGroup{{identity.kind}, {}, identity.requirements,
+                                  names_frameworks ? site_packages : std::vector<std::string>{}});
     } else {
       it->kinds.push_back(identity.kind);
     }
@@ -540,8 +544,10 @@ run_command_job_timed(const CommandJobRequest& request)
   if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.
-    facts.frameworks = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);
+    auto probed = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);
+    facts.frameworks = std::move(probed.versions);
     result.frameworks = facts.frameworks;
+    result.site_packages = std::move(probed.site_packages);
   }
 
   SubprocessSpec spec;

@@ -70,6 +70,9 @@ struct SliceGroup
   std::vector<CacheKind> kinds;
   std::vector<std::string> custom_caches; // names, under staging/custom/
   std::vector<bundle::Requirement> requirements;
+  // Where the frameworks the requirements name were found: the installer
+  // reads their versions there (host/framework_probe.hpp).
+  std::vector<std::string> site_packages = {};
 };
 
 struct CommandJobResult
@@ -85,6 +88,7 @@ struct CommandJobResult
   std::vector<KindIdentity> identities; // captured (non-empty) kinds only
   std::vector<bundle::Requirement> custom_requirements; // of the captured custom caches
   std::map<std::string, std::string, std::less<>> frameworks;
+  std::vector<std::string> site_packages; // where they were found (framework_probe.hpp)
   std::vector<std::string> warnings;    // traps, probe problems, empty capture, misses
   VerifyMode verify = VerifyMode::warn;
   std::optional<HitProof> hit_proof;    // when verify != off and something was captured

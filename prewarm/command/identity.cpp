@@ -316,7 +316,7 @@ probe_nvidia_gpus()
   return gpus;
 }
 
-std::map<std::string, std::string, std::less<>>
+ProbedFrameworks
 probe_frameworks(const std::string& python, const Environment& environment,
                  const std::filesystem::path& working_directory, std::vector<std::string>& warnings)
 {
@@ -334,7 +334,7 @@ probe_frameworks(const std::string& python, const Environment& environment,
   if (!run->succeeded()) {
     warnings.push_back(fmt::format("framework probe `{} -c ...` {}", python, run->describe(spec.timeout)));
   }
-  return host::parse_framework_versions(run->output_tail);
+  return {host::parse_framework_versions(run->output_tail), host::parse_site_packages(run->output_tail)};
 }
 
 } // namespace prewarm::command

@@ -86,10 +86,16 @@ std::vector<DeviceProperties> probe_nvidia_gpus();
 using manifest::looks_like_python;
 
 // Runs `<python> -c <probe>` (host/framework_probe.hpp: the script the
-// runtime runs too) with the program's environment and working directory. Failures (no such interpreter, timeout) give an empty map and a
-// warning in `warnings`.
-std::map<std::string, std::string, std::less<>>
-probe_frameworks(const std::string& python, const Environment& environment,
-                 const std::filesystem::path& working_directory, std::vector<std::string>& warnings);
+// runtime runs too) with the program's environment and working directory:
+// the framework versions, and the site-packages directories they were found
+// in (recorded with the slice, read by the installer). Failures (no such
+// interpreter, timeout) give nothing and a warning in `warnings`.
+struct ProbedFrameworks
+{
+  std::map<std::string, std::string, std::less<>> versions;
+  std::vector<std::string> site_packages;
+};
+ProbedFrameworks probe_frameworks(const std::string& python, const Environment& environment,
+                                  const std::filesystem::path& working_directory, std::vector<std::string>& warnings);
 
 } // namespace prewarm::command

@@ -53,6 +53,9 @@ struct JobOutput
   std::vector<bundle::Requirement> requirements; // what the caches are valid for
   std::vector<bundle::CustomCache> caches = {};     // custom caches under staging_dir/custom/
   std::vector<bundle::EnvSetting> environment = {}; // the model's runtime_env
+  // Where the program's Python frameworks were found (framework_probe.hpp):
+  // for a slice requiring framework.*, read at install.
+  std::vector<std::string> site_packages = {};
 };
 
 struct JobOutcome

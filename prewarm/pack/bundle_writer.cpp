@@ -163,6 +163,7 @@ write_bundle(const BundleSpec& spec, std::span<const PrivateKey> keys, const std
     slice.payload_size = written.payload_size;
     slice.uncompressed_size = written.uncompressed_size;
     slice.requirements = input.requirements;
+    slice.site_packages = input.site_packages;
     slice.jobs = input.jobs;
     slice.caches = input.caches;
     slice.environment = input.environment;

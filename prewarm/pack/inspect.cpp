@@ -150,6 +150,9 @@ format_text(const BundleDescription& d)
     if (const auto unchecked = bundle::describe_unchecked_key_inputs(s); !unchecked.empty()) {
       out += fmt::format("  unknown  {}\n", unchecked);
     }
+    for (const auto& dir : s.site_packages) {
+      out += fmt::format("  python   {} (read at install for framework.*)\n", dir);
+    }
     for (const auto& k : d.slice_kinds[i]) {
       out += fmt::format("  kind     {:<9} {} file{}, {}{}\n", k.kind, k.file_count, k.file_count == 1 ? "" : "s", human_bytes(k.total_bytes),
                          k.link_count == 0 ? "" : fmt::format(", {} link{}", k.link_count, k.link_count == 1 ? "" : "s"));
@@ -207,6 +210,9 @@ format_json(const BundleDescription& d)
       slice["unknown_key_inputs"] = unchecked;
     }
     slice["jobs"] = s.jobs;
+    if (!s.site_packages.empty()) {
+      slice["site_packages"] = s.site_packages;
+    }
     if (!s.caches.empty()) { // only when present: older readers' output is unchanged
       slice["caches"] = ordered_json::array();
       for (const auto& c : s.caches) {

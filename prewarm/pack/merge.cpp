@@ -373,6 +373,8 @@ merge_bundles(std::span<const fs::path> partial_dirs,
     for (const auto& copy : copies) {
       PW_TRY(extract_copy(partials[copy.partial_index], *copy.slice, scratch.path(), staging, entry_times));
       input.jobs.insert(input.jobs.end(), copy.slice->jobs.begin(), copy.slice->jobs.end());
+      input.site_packages.insert(input.site_packages.end(), copy.slice->site_packages.begin(),
+                                 copy.slice->site_packages.end());
       if (auto joined = join_slice_extras(input, copy.slice->caches, copy.slice->environment,
                                           describe(partials[copy.partial_index].dir));
           !joined) {

@@ -120,6 +120,28 @@ validate_links(const Slice& slice, std::set<std::string, std::less<>>& folded, c
   return {};
 }
 
+// An absolute directory of normal components (APATH).
+Status
+validate_site_packages(std::string_view path)
+{
+  const auto refuse = [&](std::string_view why) {
+    return format_error(fmt::format("site-packages {}: {}", in_quotes(path.substr(0, 80)), why));
+  };
+  if (path.size() < 2 || path.size() > 1024 || path.front() != '/' || path.back() == '/') {
+    return refuse("not an absolute directory of 2..1024 bytes without a trailing \"/\"");
+  }
+  for (std::size_t start = 1; start <= path.size();) {
+    const auto end = std::min(path.find('/', start), path.size());
+    const auto component = path.substr(start, end - start);
+    if (component.empty() || component == "." || component == ".." ||
+        std::any_of(component.begin(), component.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      return refuse("an empty, \".\" or \"..\" component, or a control character");
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
 Status
 validate_slice(const Slice& slice)
 {
@@ -143,6 +165,19 @@ validate_slice(const Slice& slice)
     }
     if (i > 0 && !(slice.requirements[i - 1] < r)) {
       return format_error(where(fmt::format("requirement \"{} {} {}\" is duplicated or out of order", r.key, r.op, r.value)));
+    }
+  }
+  if (slice.site_packages.size() > k_max_site_packages_per_slice) {
+    return format_error(where(fmt::format("{} site-packages lines (at most {})", slice.site_packages.size(),
+                                          k_max_site_packages_per_slice)));
+  }
+  for (std::size_t i = 0; i < slice.site_packages.size(); ++i) {
+    if (auto s = validate_site_packages(slice.site_packages[i]); !s) {
+      return fail(s.error().wrap(fmt::format("slice {}", in_quotes(slice.id))));
+    }
+    if (i > 0 && !(slice.site_packages[i - 1] < slice.site_packages[i])) {
+      return format_error(where(fmt::format("site-packages {} is duplicated or out of order",
+                                            in_quotes(slice.site_packages[i]))));
     }
   }
   if (slice.jobs.size() > k_max_jobs_per_slice) {
@@ -241,6 +276,9 @@ serialize(const BundleManifest& manifest)
     for (const auto& r : slice.requirements) {
       line(fmt::format("require {} {} {}", r.key, r.op, r.value));
     }
+    for (const auto& path : slice.site_packages) {
+      line(fmt::format("site-packages {}", encode_entry_path(path)));
+    }
     for (const auto& job : slice.jobs) {
       line(fmt::format("job {}", job));
     }
@@ -270,6 +308,9 @@ normalize(BundleManifest& manifest)
             [](const Slice& a, const Slice& b) { return a.id < b.id; });
   for (auto& slice : manifest.slices) {
     std::sort(slice.requirements.begin(), slice.requirements.end());
+    std::sort(slice.site_packages.begin(), slice.site_packages.end());
+    slice.site_packages.erase(std::unique(slice.site_packages.begin(), slice.site_packages.end()),
+                              slice.site_packages.end());
     std::sort(slice.jobs.begin(), slice.jobs.end());
     slice.jobs.erase(std::unique(slice.jobs.begin(), slice.jobs.end()), slice.jobs.end());
     std::sort(slice.caches.begin(), slice.caches.end());
@@ -423,6 +464,23 @@ parse_require(std::size_t line_no, std::string_view rest, Slice& slice)
   return {};
 }
 
+Result<std::string> decoded_field(std::size_t line_no, std::string_view what, std::string_view field);
+
+// "site-packages APATH"
+Status
+parse_site_packages(std::size_t line_no, std::string_view rest, Slice& slice)
+{
+  if (slice.site_packages.size() >= k_max_site_packages_per_slice) {
+    return line_error(line_no, fmt::format("more than {} site-packages lines", k_max_site_packages_per_slice));
+  }
+  PW_ASSIGN(auto path, decoded_field(line_no, "site-packages", rest));
+  if (auto s = validate_site_packages(path); !s) {
+    return line_error(line_no, s.error().message());
+  }
+  slice.site_packages.push_back(std::move(path));
+  return {};
+}
+
 // "job ID"
 Status
 parse_job(std::size_t line_no, std::string_view rest, Slice& slice)
@@ -551,8 +609,9 @@ struct SectionParser
   Status (*parse)(std::size_t line_no, std::string_view rest, Slice& slice);
   bool is_entry; // dir and file lines count against k_max_entries_per_slice
 };
-constexpr std::array<SectionParser, 7> k_sections{{
+constexpr std::array<SectionParser, 8> k_sections{{
   {"require", parse_require, false},
+  {"site-packages", parse_site_packages, false},
   {"job", parse_job, false},
   {"cache", parse_cache, false},
   {"env", parse_env, false},
@@ -604,7 +663,7 @@ parse_slices(Lines& lines, BundleManifest& manifest)
     }
     const auto index = static_cast<std::size_t>(found - k_sections.begin());
     if (index < section) {
-      return line_error(line_no, fmt::format("{} line out of order (require, job, cache, env, dir, file, link)", in_quotes(keyword)));
+      return line_error(line_no, fmt::format("{} line out of order (require, site-packages, job, cache, env, dir, file, link)", in_quotes(keyword)));
     }
     section = index;
     if (found->is_entry && slice->directories.size() + slice->files.size() + slice->links.size() >= k_max_entries_per_slice) {

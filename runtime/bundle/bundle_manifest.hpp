@@ -25,6 +25,11 @@
 //                   "payload " SHA256 " " U64 " " U64 " " U64 LF
 //                                  (digest, size of .tar.zst, sum of file sizes, entries)
 //                   ("require " KEY " " OP " " VALUE LF)*   sorted by (key, op, value)
+//                   ("site-packages " APATH LF)*       sorted; where the build found the
+//                                                      application's frameworks (a slice
+//                                                      requiring framework.*): the
+//                                                      installer reads their versions there
+//                                                      (host/framework_probe.hpp)
 //                   ("job " TEXT LF)*                  jobs that filled it, sorted
 //                   ("cache " CNAME " " VAR LF)*       custom caches, sorted by CNAME;
 //                                                      each has "dir custom/CNAME"
@@ -51,6 +56,8 @@
 //                   link's own tree (KIND, or custom/CNAME): no absolute
 //                   target, no climb out of the tree, no link to a directory,
 //                   to another link or to nothing
+//   APATH        := "/" COMPONENT ("/" COMPONENT)*   absolute, length <= 1024,
+//                   percent-encoded as PATH is; at most 8 per slice
 //   SHA256       := 64 lowercase hex
 //
 // PATH and TARGET are written percent-encoded (encode_entry_path()): bytes of
@@ -122,6 +129,7 @@ struct Slice
   std::uint64_t uncompressed_size = 0; // sum of file sizes
   std::uint64_t entry_count = 0;       // dirs + files + links
   std::vector<Requirement> requirements;
+  std::vector<std::string> site_packages; // absolute directories, sorted
   std::vector<std::string> jobs;
   std::vector<CustomCache> caches;     // sorted by name
   std::vector<EnvSetting> environment; // runtime_env, sorted by name
@@ -167,6 +175,7 @@ inline constexpr std::size_t k_max_slices = 4096;
 inline constexpr std::size_t k_max_entries_per_slice = 1'000'000;
 inline constexpr std::size_t k_max_requirements_per_slice = 64;
 inline constexpr std::size_t k_max_jobs_per_slice = 4096;
+inline constexpr std::size_t k_max_site_packages_per_slice = 8;
 inline constexpr std::size_t k_max_caches_per_slice = 64;
 inline constexpr std::size_t k_max_environment_per_slice = 64;
 

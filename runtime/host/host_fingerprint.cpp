@@ -183,7 +183,7 @@ add_icd_files(std::string& out, const std::vector<fs::path>& dirs)
 } // namespace
 
 std::string
-host_fingerprint_text(const HostProbeOptions& options, bool with_frameworks)
+host_fingerprint_text(const HostProbeOptions& options)
 {
   std::string out = "prewarm-host-fingerprint 1\n";
   std::vector<std::string> variables;
@@ -224,22 +224,20 @@ host_fingerprint_text(const HostProbeOptions& options, bool with_frameworks)
   for (const auto& name : loaders) {
     out += fmt::format("library {}\n", library_identity(name, dirs));
   }
-  if (with_frameworks && !options.python.empty()) {
-    if (auto versions = probe_framework_versions(options.python, options.timeout)) {
-      for (const auto& [name, version] : *versions) {
-        out += fmt::format("framework {} {}\n", name, version);
-      }
-    } else {
-      out += "framework unknown\n";
+  if (options.frameworks.wanted) {
+    const auto found = find_framework_versions(options.frameworks, options.python, options.timeout);
+    out += fmt::format("framework-source {}\n", found.source);
+    for (const auto& [name, version] : found.versions) {
+      out += fmt::format("framework {} {}\n", name, version);
     }
   }
   return out;
 }
 
 std::string
-host_fingerprint(const HostProbeOptions& options, bool with_frameworks)
+host_fingerprint(const HostProbeOptions& options)
 {
-  return sha256_hex(host_fingerprint_text(options, with_frameworks));
+  return sha256_hex(host_fingerprint_text(options));
 }
 
 } // namespace prewarm::host

@@ -21,8 +21,10 @@
 //     (libOpenCL.so.1, libze_loader.so.1, libze_intel_gpu.so.1 and
 //     ZE_ENABLE_ALT_DRIVERS) and Intel's graphics compiler (libigc.so.2,
 //     whose identity NEO's cache keys hash): resolved path, size, mtime;
-//   - with_frameworks: the application's framework versions (the Python
-//     probe, ~30 ms), for bundles whose slices require framework.* keys.
+//   - options.frameworks.wanted: the application's framework versions and
+//     where they came from (framework_probe.hpp: read from the recorded
+//     site-packages without running Python, else the Python probe, ~30 ms),
+//     for bundles whose slices require framework.* keys.
 // Anything that differs (a driver upgrade, another GPU, the volume moved to
 // another machine) gives another fingerprint, and the install then probes
 // the host in full as before. The fingerprint never decides which slices
@@ -37,9 +39,9 @@ namespace prewarm::host {
 
 // The canonical text the fingerprint is the digest of (one "source value"
 // line each; for tests and `--verbose` diagnosis).
-std::string host_fingerprint_text(const HostProbeOptions& options, bool with_frameworks);
+std::string host_fingerprint_text(const HostProbeOptions& options);
 
 // SHA-256 (lowercase hex) of host_fingerprint_text().
-std::string host_fingerprint(const HostProbeOptions& options, bool with_frameworks);
+std::string host_fingerprint(const HostProbeOptions& options);
 
 } // namespace prewarm::host

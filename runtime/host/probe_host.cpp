@@ -240,13 +240,20 @@ probe_host(const HostProbeOptions& options)
 
   collect_gpu_identity(findings, options);
 
-  if (!options.python.empty()) {
-    if (auto versions = probe_framework_versions(options.python, options.timeout)) {
-      findings.frameworks = std::move(*versions);
+  if (options.frameworks.wanted) {
+    auto found = find_framework_versions(options.frameworks, options.python, options.timeout);
+    if (found.versions.empty()) {
+      // No Python in the image is the common case for non-Python apps; a
+      // bundle whose slices recorded where the frameworks were gets a warning.
+      if (options.frameworks.site_packages.empty()) {
+        log::verbose("framework versions not probed: {}", found.source);
+      } else {
+        log::warn("framework versions not found: {}", found.source);
+      }
     } else {
-      // No Python in the image is the common case for non-Python apps.
-      log::verbose("framework versions not probed: {}", versions.error().message());
+      log::verbose("framework versions from {}", found.source);
     }
+    findings.frameworks = std::move(found.versions);
   }
   return merge_host_findings(findings);
 }

@@ -53,6 +53,7 @@ struct HostProbeOptions
   std::filesystem::path sys_root = "/sys";
   std::string nvidia_smi = "nvidia-smi"; // looked up in PATH; absent is fine
   std::string python = framework_python_from_environment(); // empty: no framework probe
+  FrameworkSearch frameworks;                                // where to look (framework_probe.hpp)
   OpenclProbe opencl = OpenclProbe::enabled;
   LevelZeroProbe level_zero = LevelZeroProbe::enabled;
   std::chrono::milliseconds timeout{10'000}; // per source that can hang

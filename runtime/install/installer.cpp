@@ -191,20 +191,6 @@ installed_already(int root_fd, const fs::path& root, const VerifiedBundle& verif
   return true;
 }
 
-// Whether a slice of this bundle requires the application's framework
-// versions, which the fingerprint then covers (they cost a Python start).
-bool
-requires_frameworks(const bundle::BundleManifest& manifest)
-{
-  for (const auto& slice : manifest.slices) {
-    for (const auto& r : slice.requirements) {
-      if (r.key.starts_with(prop::framework_prefix)) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
 
 // Staging directories or temporary files an interrupted install left: the
 // locked path removes them (remove_stale_staging), so it must run.
@@ -453,7 +439,7 @@ tend_current_version(const fs::path& root, const InstalledMarker& marker, const 
 bool
 holds_bundle_for_unchanged_host(const fs::path& root, const VerifiedBundle& verified, const HostSource& host)
 {
-  const std::string fingerprint = host.fingerprint ? host.fingerprint(requires_frameworks(verified.manifest)) : "";
+  const std::string fingerprint = host.fingerprint ? host.fingerprint(framework_search(verified.manifest)) : "";
   return unchanged_host_install(root, verified, fingerprint).has_value();
 }
 
@@ -502,7 +488,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   };
 
   // The cheap check first: with nothing to do, the host probe is the whole cost.
-  const std::string fingerprint = host.fingerprint ? host.fingerprint(requires_frameworks(verified.manifest)) : "";
+  const std::string fingerprint = host.fingerprint ? host.fingerprint(framework_search(verified.manifest)) : "";
   if (const auto installed = unchanged_host_install(root, verified, fingerprint);
       installed &&
       environment_recorded(versions_dir(root) / installed->version, options.verify.policy.allowed_environment) &&
@@ -528,7 +514,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     log::verbose("host fingerprint {} not the install's: probing the host", fingerprint);
   }
   if (!selection) { // else the caller's, from this manifest for this host
-    PW_ASSIGN(const auto host_devices, host.probe());
+    PW_ASSIGN(const auto host_devices, host.probe(framework_search(verified.manifest)));
     log::verbose("host devices:\n{}", host::describe_host(host_devices));
     PW_ASSIGN(selection, select_slices(verified.manifest, host_devices, options.waived_requirements));
   }
@@ -607,20 +593,49 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   return finish();
 }
 
+host::FrameworkSearch
+framework_search(const bundle::BundleManifest& manifest)
+{
+  host::FrameworkSearch search;
+  search.wanted = false;
+  for (const auto& slice : manifest.slices) {
+    const bool requires_frameworks = std::any_of(slice.requirements.begin(), slice.requirements.end(), [](const auto& r) {
+      return r.key.starts_with(prop::framework_prefix);
+    });
+    if (!requires_frameworks) {
+      continue;
+    }
+    search.wanted = true;
+    for (const auto& dir : slice.site_packages) {
+      if (std::find(search.site_packages.begin(), search.site_packages.end(), dir) == search.site_packages.end()) {
+        search.site_packages.emplace_back(dir);
+      }
+    }
+  }
+  return search;
+}
+
 HostSource
 probed_host()
 {
-  return {[] { return host::probe_host(); },
-          [](bool with_frameworks) { return host::host_fingerprint({}, with_frameworks); }};
+  const auto options_for = [](const host::FrameworkSearch& search) {
+    host::HostProbeOptions options;
+    options.frameworks = search;
+    return options;
+  };
+  return {[options_for](const host::FrameworkSearch& search) { return host::probe_host(options_for(search)); },
+          [options_for](const host::FrameworkSearch& search) { return host::host_fingerprint(options_for(search)); }};
 }
 
 HostSource
 asked_once(HostSource host)
 {
   auto probed = std::make_shared<std::optional<Result<std::vector<host::HostDevice>>>>();
-  auto probe = [probe = std::move(host.probe), probed]() -> Result<std::vector<host::HostDevice>> {
+  // One bundle per install or pull: the search is the same each time.
+  auto probe = [probe = std::move(host.probe), probed](const host::FrameworkSearch& search)
+    -> Result<std::vector<host::HostDevice>> {
     if (!*probed) {
-      *probed = probe();
+      *probed = probe(search);
     }
     return **probed;
   };
@@ -628,10 +643,10 @@ asked_once(HostSource host)
     return {std::move(probe), {}};
   }
   auto fingerprints = std::make_shared<std::array<std::optional<std::string>, 2>>(); // without, with frameworks
-  auto fingerprint = [fingerprint = std::move(host.fingerprint), fingerprints](bool with_frameworks) {
-    auto& known = (*fingerprints)[with_frameworks ? 1 : 0];
+  auto fingerprint = [fingerprint = std::move(host.fingerprint), fingerprints](const host::FrameworkSearch& search) {
+    auto& known = (*fingerprints)[search.wanted ? 1 : 0];
     if (!known) {
-      known = fingerprint(with_frameworks);
+      known = fingerprint(search);
     }
     return *known;
   };
@@ -643,7 +658,8 @@ install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, cons
                std::span<const host::HostDevice> host_devices, const InstallOptions& options)
 {
   const std::vector<host::HostDevice> devices(host_devices.begin(), host_devices.end());
-  const HostSource given{[&]() -> Result<std::vector<host::HostDevice>> { return devices; }, {}};
+  const HostSource given{[&](const host::FrameworkSearch&) -> Result<std::vector<host::HostDevice>> { return devices; },
+                         {}};
   return install_bundle(bundle_dir, trust, root, given, options);
 }
 

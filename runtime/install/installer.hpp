@@ -32,6 +32,7 @@
 #include "base/time_format.hpp"
 #include "bundle/slice_reader.hpp"
 #include "bundle/trust.hpp"
+#include "host/framework_probe.hpp"
 #include "host/host_device.hpp"
 #include "install/bundle_verification.hpp"
 #include "install/channel_guard.hpp"
@@ -104,13 +105,21 @@ struct InstallReport
 // The host, probed only when the install needs its devices: a repeated
 // install on an unchanged host (the marker holds this fingerprint) is done
 // without the probe, which is most of its time.
+// Both are asked with what the bundle needs of the application's frameworks
+// (framework_search(): whether any slice requires framework.*, and where the
+// build found them).
 struct HostSource
 {
-  std::function<Result<std::vector<host::HostDevice>>()> probe;
+  std::function<Result<std::vector<host::HostDevice>>(const host::FrameworkSearch&)> probe;
   // The fingerprint of this host; empty function: none (always probe, and
   // the marker records none).
-  std::function<std::string(bool with_frameworks)> fingerprint;
+  std::function<std::string(const host::FrameworkSearch&)> fingerprint;
 };
+
+// What the slices of this bundle need of the application's frameworks: wanted
+// when one requires a framework.* key, and the site-packages directories
+// those slices recorded (host/framework_probe.hpp).
+host::FrameworkSearch framework_search(const bundle::BundleManifest& manifest);
 
 // The host probe (host/probe_host.hpp) behind its fingerprint.
 HostSource probed_host();

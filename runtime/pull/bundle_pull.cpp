@@ -98,7 +98,7 @@ fetch_selected_slices(RegistryClient& client, VerifiedPull pull, const PullReque
     pulled.already_installed = true;
     return done();
   }
-  PW_ASSIGN(const auto devices, request.host.probe());
+  PW_ASSIGN(const auto devices, request.host.probe(install::framework_search(pull.verified.manifest)));
   auto selection = install::select_slices(pull.verified.manifest, devices, request.waived_requirements);
   if (!selection) {
     (void)remove_download_directory(pull.dir); // nothing for this host: nothing to resume either

@@ -261,6 +261,34 @@ TEST(BundleManifest, NamesAndLinksRoundTripPercentEncoded)
   EXPECT_EQ(sample_bytes().find('%'), std::string::npos);
 }
 
+// The application's site-packages the build found the frameworks in: after
+// the requirements, sorted, percent-encoded, absolute only.
+TEST(BundleManifest, SitePackagesRoundTripAndRefuseWhatIsNotAnAbsoluteDirectory)
+{
+  auto slice = sample_slice();
+  slice.site_packages = {"/opt/conda/lib/python3.11/site-packages", "/app/my venv/lib/python3.11/site-packages"};
+  auto m = test::make_manifest({slice});
+  ASSERT_TRUE(validate(m)) << validate(m).error().message();
+  const auto bytes = serialize(m);
+  EXPECT_NE(bytes.find("require vendor == cpu\nsite-packages /app/my%20venv/lib/python3.11/site-packages\n"
+                       "site-packages /opt/conda/lib/python3.11/site-packages\njob "),
+            std::string::npos)
+    << bytes;
+  const auto parsed = parse(bytes);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->slices[0].site_packages,
+            (std::vector<std::string>{"/app/my venv/lib/python3.11/site-packages", "/opt/conda/lib/python3.11/site-packages"}));
+  EXPECT_EQ(serialize(*parsed), bytes);
+  // Without one, the bytes are what they always were.
+  EXPECT_EQ(sample_bytes().find("site-packages"), std::string::npos);
+  for (const auto* bad : {"relative/site-packages", "/a/../site-packages", "/a/./b", "/a//b", "/a/b/", "/"}) {
+    expect_format_error(replace_once(bytes, "/opt/conda/lib/python3.11/site-packages", bad));
+  }
+  expect_format_error(replace_once(bytes, "/opt/conda/", "/aaa/conda/"));
+  expect_format_error(replace_once(replace_once(bytes, "site-packages /opt/conda/lib/python3.11/site-packages\n", ""),
+                                   "dir pocl\n", "site-packages /opt/conda/lib/python3.11/site-packages\ndir pocl\n"));
+}
+
 TEST(BundleManifest, PercentEncodingHasOneSpelling)
 {
   for (const std::string name : {"a b", "(x)", "%", "caf\xc3\xa9", "x+y-z_1.2", "\xff\x01"}) {

@@ -262,13 +262,16 @@ TEST(Identity, FrameworkProbeRunsTheSamePythonAndToleratesMissingModules)
   Environment env = inherited_environment();
   env["PYTHONPATH"] = dir->path().string();
   std::vector<std::string> warnings;
-  const auto versions = probe_frameworks("/usr/bin/python3", env, dir->path(), warnings);
+  const auto probed = probe_frameworks("/usr/bin/python3", env, dir->path(), warnings);
   EXPECT_TRUE(warnings.empty());
-  ASSERT_TRUE(versions.contains("framework.torch"));
-  EXPECT_EQ(versions.at("framework.torch"), "9.9.9+test_only");
+  ASSERT_TRUE(probed.versions.contains("framework.torch"));
+  EXPECT_EQ(probed.versions.at("framework.torch"), "9.9.9+test_only");
+  // Where it was found: the directory the installer reads without Python.
+  EXPECT_EQ(probed.site_packages, std::vector<std::string>{std::filesystem::absolute(dir->path()).lexically_normal().string()});
 
   const auto none = probe_frameworks("/nonexistent/test_only_python", env, dir->path(), warnings);
-  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(none.versions.empty());
+  EXPECT_TRUE(none.site_packages.empty());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("test_only_python"), std::string::npos);
 }

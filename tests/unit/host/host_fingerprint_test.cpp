@@ -34,6 +34,7 @@ protected:
     options.proc_root = dir.path() / "proc";
     options.sys_root = dir.path() / "sys";
     options.python = "";
+    options.frameworks.wanted = false;
     write(options.proc_root / "cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Test CPU\n"
                                          "cpu MHz\t\t: 2000.1\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n");
     write(vendors / "pocl.icd", "libpocl.so.2\n");
@@ -41,7 +42,7 @@ protected:
   }
   void TearDown() override { ::unsetenv("OCL_ICD_VENDORS"); }
 
-  std::string fingerprint() { return host_fingerprint(options, false); }
+  std::string fingerprint() { return host_fingerprint(options); }
 };
 
 } // namespace
@@ -62,7 +63,7 @@ TEST_F(HostFingerprint, ChangesWithEverySource)
   auto last = fingerprint();
   const auto expect_changed = [&](const char* what) {
     const auto now = fingerprint();
-    EXPECT_NE(now, last) << what << "\n" << host_fingerprint_text(options, false);
+    EXPECT_NE(now, last) << what << "\n" << host_fingerprint_text(options);
     last = now;
   };
   write(options.proc_root / "cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: Other CPU\n");

@@ -282,6 +282,89 @@ TEST(FrameworkVersions, ReadFromTheInterpretersPackageMetadata)
   EXPECT_FALSE(missing);
 }
 
+// The installer reads the versions from the files of the site-packages the
+// build recorded, without running Python: the same answer as importlib's
+// (the real interpreter reading the same metadata), and framework.python
+// from the environment's own record of its interpreter.
+TEST(FrameworkVersions, ReadFromSitePackagesWithoutPython)
+{
+  auto dir = scratch();
+  const auto venv = dir.path() / "venv";
+  const auto site = venv / "lib/python3.11/site-packages";
+  write(site / "torch-2.11.0+cu130.dist-info/METADATA",
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cu130\nSummary: x\n\nVersion: 0 (the body)\n");
+  write(site / "triton-3.6.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: triton\nVersion: 3.6.0\n");
+  write(site / "intel_extension_for_pytorch-2.8.10+xpu.dist-info/METADATA",
+        "Name: intel-extension-for-pytorch\nVersion: 2.8.10+xpu\n");
+  write(site / "torchvision-0.26.0.dist-info/METADATA", "Name: torchvision\nVersion: 0.26.0\n");
+  write(venv / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.7\n");
+  const auto read = read_framework_versions(site);
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(*read, (FrameworkVersions{{"framework.ipex", "2.8.10+xpu"}, {"framework.python", "3.11.7"},
+                                      {"framework.torch", "2.11.0+cu130"}, {"framework.triton", "3.6.0"}}));
+  if (std::filesystem::exists("/usr/bin/python3")) {
+    ::setenv("PYTHONPATH", site.c_str(), 1);
+    const auto probed = probe_framework_versions("/usr/bin/python3", std::chrono::seconds(20));
+    ::unsetenv("PYTHONPATH");
+    ASSERT_TRUE(probed) << probed.error().message();
+    for (const auto* key : {"framework.torch", "framework.triton", "framework.ipex"}) {
+      EXPECT_EQ(read->at(key), probed->at(key)) << key << ": importlib.metadata reads another version";
+    }
+  }
+  // virtualenv and uv write version_info; conda records its python package.
+  write(venv / "pyvenv.cfg", "home = /usr/bin\nversion_info = 3.12.4.final.0\n");
+  EXPECT_EQ(read_framework_versions(site)->at("framework.python"), "3.12.4");
+  fs::remove(venv / "pyvenv.cfg");
+  write(venv / "conda-meta/python-3.10.14-h955ad1f_0.json", "{}");
+  EXPECT_EQ(read_framework_versions(site)->at("framework.python"), "3.10.14");
+  // A system Python's dist-packages records no interpreter version.
+  fs::remove_all(venv / "conda-meta");
+  EXPECT_FALSE(read_framework_versions(site)->contains("framework.python"));
+
+  const auto absent = read_framework_versions(dir.path() / "nowhere");
+  ASSERT_FALSE(absent);
+  EXPECT_NE(absent.error().message().find("nowhere"), std::string::npos);
+  const auto empty = read_framework_versions(venv);
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message().find("no torch"), std::string::npos) << empty.error().message();
+}
+
+// Where the installer looks, in order: PREWARM_PYTHON when given, the
+// recorded site-packages when it exists here, else python3 (here: an
+// interpreter that does not exist, so none), and the message says what was
+// tried.
+TEST(FrameworkVersions, TheRecordedSitePackagesComeBeforeAnyInterpreter)
+{
+  auto dir = scratch();
+  const auto site = dir.path() / "app/lib/python3.11/site-packages";
+  write(site / "torch-2.11.0.dist-info/METADATA", "Name: torch\nVersion: 2.11.0\n");
+  ::unsetenv("PREWARM_PYTHON");
+  const FrameworkSearch search{true, {dir.path() / "elsewhere", site}};
+  const auto found = find_framework_versions(search, "/nonexistent/test_only_python3", std::chrono::seconds(5));
+  EXPECT_EQ(found.versions, (FrameworkVersions{{"framework.torch", "2.11.0"}}));
+  EXPECT_EQ(found.source, "site-packages " + site.string());
+
+  const FrameworkSearch gone{true, {dir.path() / "elsewhere"}};
+  const auto none = find_framework_versions(gone, "/nonexistent/test_only_python3", std::chrono::seconds(5));
+  EXPECT_TRUE(none.versions.empty());
+  EXPECT_NE(none.source.find((dir.path() / "elsewhere").string()), std::string::npos) << none.source;
+  EXPECT_NE(none.source.find("PREWARM_PYTHON"), std::string::npos) << none.source;
+
+  // The operator's interpreter wins over the record.
+  ::setenv("PREWARM_PYTHON", "/nonexistent/test_only_python3", 1);
+  const auto given = find_framework_versions(search, "/nonexistent/test_only_python3", std::chrono::seconds(5));
+  ::unsetenv("PREWARM_PYTHON");
+  EXPECT_TRUE(given.versions.empty()) << "PREWARM_PYTHON was not the source: " << given.source;
+}
+
+TEST(FrameworkVersions, SitePackagesLinesOfTheProbe)
+{
+  EXPECT_EQ(parse_site_packages("framework.torch 2.11.0\nsite-packages /v/lib/python3.11/site-packages\n"
+                                "site-packages relative/ignored\nsite-packages /v/lib/python3.11/site-packages\n"
+                                "site-packages /opt/conda/lib/python3.11/site-packages\n"),
+            (std::vector<std::string>{"/v/lib/python3.11/site-packages", "/opt/conda/lib/python3.11/site-packages"}));
+}
+
 TEST(FrameworkVersions, InterpreterFromTheEnvironment)
 {
   ::setenv("PREWARM_PYTHON", "none", 1);

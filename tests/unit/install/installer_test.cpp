@@ -146,26 +146,28 @@ TEST(HostSource, AskedOnceProbesAndFingerprintsAtMostOnce)
 {
   int probes = 0;
   int fingerprints = 0;
-  const install::HostSource counted{[&probes]() -> Result<std::vector<host::HostDevice>> {
+  const install::HostSource counted{[&probes](const host::FrameworkSearch&) -> Result<std::vector<host::HostDevice>> {
                                       ++probes;
                                       return cpu_host();
                                     },
-                                    [&fingerprints](bool with_frameworks) {
+                                    [&fingerprints](const host::FrameworkSearch& search) {
                                       ++fingerprints;
-                                      return std::string(with_frameworks ? "with" : "fingerprint");
+                                      return std::string(search.wanted ? "with" : "fingerprint");
                                     }};
+  const host::FrameworkSearch without{false, {}};
+  const host::FrameworkSearch with{true, {}};
   const auto once = install::asked_once(counted);
   EXPECT_EQ(probes, 0) << "making the source must not probe";
-  const auto first = once.probe();
-  const auto second = once.probe();
+  const auto first = once.probe(with);
+  const auto second = once.probe(with);
   ASSERT_TRUE(first && second);
   EXPECT_EQ(probes, 1);
   EXPECT_EQ(first->size(), cpu_host().size());
   EXPECT_EQ(second->size(), first->size());
-  EXPECT_EQ(once.fingerprint(false), "fingerprint");
-  EXPECT_EQ(once.fingerprint(false), "fingerprint");
-  EXPECT_EQ(once.fingerprint(true), "with");
-  EXPECT_EQ(once.fingerprint(true), "with");
+  EXPECT_EQ(once.fingerprint(without), "fingerprint");
+  EXPECT_EQ(once.fingerprint(without), "fingerprint");
+  EXPECT_EQ(once.fingerprint(with), "with");
+  EXPECT_EQ(once.fingerprint(with), "with");
   EXPECT_EQ(fingerprints, 2) << "one per kind of fingerprint";
   EXPECT_FALSE(install::asked_once({counted.probe, {}}).fingerprint) << "no fingerprint stays none";
 }
