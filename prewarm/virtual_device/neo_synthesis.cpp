@@ -307,6 +307,10 @@ synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, 
       request.source = source;
       request.options = in.options;
       request.internal_options = inputs.internal_options;
+      // Bindless exactly where NEO's internal options say so: ocloc would add it by itself.
+      if (inputs.internal_options.find("-cl-intel-use-bindless") == std::string::npos) {
+        request.stateful_address_mode = "bindful";
+      }
       request.device = card.ip_version.text();
       PW_ASSIGN_CTX(auto output, fmt::format("{}: synthesizing NEO entry {}", card.target, entry.traced.name),
                     ocloc.compile(request));
