@@ -55,7 +55,7 @@ identity_of(const fs::path& executable)
 }
 
 void
-add(std::vector<Toolchain>& out, const fs::path& executable, std::string origin)
+add(std::vector<Toolchain>& out, const fs::path& executable, std::string origin, manifest::OclocSource source)
 {
   for (const auto& known : out) {
     if (identity_of(known.ocloc.executable()) == identity_of(executable)) {
@@ -67,7 +67,7 @@ add(std::vector<Toolchain>& out, const fs::path& executable, std::string origin)
     log::verbose("ocloc {} ({}): {}", executable.string(), origin, ocloc.error().message());
     return;
   }
-  out.push_back(Toolchain{std::move(*ocloc), std::move(origin)});
+  out.push_back(Toolchain{std::move(*ocloc), std::move(origin), source});
 }
 
 } // namespace
@@ -77,15 +77,15 @@ locate_toolchains()
 {
   std::vector<Toolchain> out;
   if (const char* over = std::getenv("PREWARM_OCLOC"); over != nullptr && *over != '\0') {
-    add(out, over, "PREWARM_OCLOC");
+    add(out, over, "PREWARM_OCLOC", manifest::OclocSource::environment);
     return out;
   }
   if (auto host = find_host_ocloc()) {
-    add(out, *host, "host");
+    add(out, *host, "host", manifest::OclocSource::host);
   }
   const auto root = intel_root();
   if (intel_root_complete(root)) {
-    add(out, root / "host-bin" / "ocloc", fmt::format("Intel root {}", root.string()));
+    add(out, root / "host-bin" / "ocloc", fmt::format("Intel root {}", root.string()), manifest::OclocSource::intel_root);
   } else if (!root.empty()) {
     log::verbose("Intel root {}: not made (./setup.sh intel-root makes it)", root.string());
   }

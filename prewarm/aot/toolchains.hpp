@@ -23,6 +23,7 @@
 
 #include "aot/ocloc.hpp"
 #include "base/error.hpp"
+#include "manifest/plan.hpp"
 
 #include <filesystem>
 #include <map>
@@ -45,6 +46,7 @@ struct Toolchain
 {
   Ocloc ocloc;
   std::string origin; // "PREWARM_OCLOC", "host", "Intel root /var/cache/prewarm/intel-sid"
+  manifest::OclocSource source = manifest::OclocSource::host;
 };
 
 // The toolchains in precedence order (above); those that cannot run are

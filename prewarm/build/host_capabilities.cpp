@@ -76,6 +76,7 @@ probe_ocloc(manifest::HostCapabilities& host, const manifest::TargetRegistry& re
     info.path = toolchain.ocloc.executable().string();
     info.version = toolchain.ocloc.driver_version();
     info.origin = toolchain.origin;
+    info.source = toolchain.source;
     host.oclocs.push_back(std::move(info));
   }
   for (const auto& target : registry.targets()) {

@@ -381,7 +381,8 @@ identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>&
   if (wants_nvidia) {
     facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
   }
-  const bool wants_opencl = !workload.custom_caches.empty() || selected(kinds, CacheKind::pocl) ||
+  const bool wants_opencl = custom_caches_need_opencl_device(workload.custom_caches) ||
+                            selected(kinds, CacheKind::pocl) ||
                             selected(kinds, CacheKind::programs) ||
                             selected(kinds, CacheKind::neo) ||
                             selected(kinds, CacheKind::sycl);
@@ -396,9 +397,15 @@ identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>&
     result.warnings.insert(result.warnings.end(), identity.warnings.begin(), identity.warnings.end());
     result.identities.push_back(std::move(identity));
   }
-  if (std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
-                  [](const CustomCapture& c) { return c.files > 0; })) {
-    result.custom_requirements = custom_cache_requirements(facts.opencl_devices, result.warnings);
+  std::vector<CustomCacheRequest> filled;
+  for (const auto& cache : workload.custom_caches) {
+    if (std::any_of(result.capture.custom.begin(), result.capture.custom.end(),
+                    [&](const CustomCapture& c) { return c.name == cache.name && c.files > 0; })) {
+      filled.push_back(cache);
+    }
+  }
+  if (!filled.empty()) {
+    result.custom_requirements = custom_cache_requirements(filled, facts.opencl_devices, result.warnings);
   }
 }
 

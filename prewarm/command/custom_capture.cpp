@@ -3,6 +3,7 @@
 
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "bundle/app_hint.hpp"
 #include "bundle/custom_cache.hpp"
 #include "bundle/runtime_variable.hpp"
 #include "jobs/staged_kind.hpp"
@@ -110,9 +111,21 @@ collect_custom_caches(const fs::path& staging_root, const std::vector<CustomCach
   return out;
 }
 
-std::vector<bundle::Requirement>
-custom_cache_requirements(const std::vector<DeviceProperties>& opencl_devices, std::vector<std::string>& warnings)
+bool
+custom_caches_need_opencl_device(const std::vector<CustomCacheRequest>& caches)
 {
+  return std::any_of(caches.begin(), caches.end(), [](const CustomCacheRequest& c) {
+    return bundle::custom_cache_device(c.variable, c.subdir.string()) == bundle::CacheDevice::opencl_device;
+  });
+}
+
+std::vector<bundle::Requirement>
+custom_cache_requirements(const std::vector<CustomCacheRequest>& caches,
+                          const std::vector<DeviceProperties>& opencl_devices, std::vector<std::string>& warnings)
+{
+  if (!custom_caches_need_opencl_device(caches)) {
+    return {};
+  }
   if (opencl_devices.size() != 1) {
     warnings.push_back(fmt::format("custom caches: {} OpenCL devices known for this job (one expected); their slice "
                                    "carries no device requirement",

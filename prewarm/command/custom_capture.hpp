@@ -8,7 +8,8 @@
 // removed, and the tree is measured.
 //
 // Identity: a custom cache's format is unknown to prewarm, so its slice
-// requires the OpenCL device the job ran on (vendor, platform, device,
+// requires the OpenCL device the job ran on, unless its application's row
+// (bundle/app_hint.hpp) says the cache holds nothing for that device (vendor, platform, device,
 // device version, driver: the keys of a PoCL slice, with which it then
 // shares a slice); a program that keys its own cache by device (hashcat
 // does) simply misses on another one, but a program that does not would load
@@ -64,9 +65,16 @@ Result<std::vector<CustomCapture>> collect_custom_caches(const std::filesystem::
                                                          std::vector<std::string>& warnings,
                                                          std::vector<std::string>& refusals);
 
-// The requirements of a custom cache (see the header), with a warning when
-// no single OpenCL device is known.
-std::vector<bundle::Requirement> custom_cache_requirements(const std::vector<DeviceProperties>& opencl_devices,
+// Whether any of `caches` holds code for the job's OpenCL device: all but
+// those an application row says do not (bundle/app_hint.hpp: Numba's,
+// tinygrad's), so a slice requires what its cache depends on, no more.
+bool custom_caches_need_opencl_device(const std::vector<CustomCacheRequest>& caches);
+
+// The requirements of the filled custom caches `caches` (see the header),
+// with a warning when one needs the OpenCL device and no single one is
+// known; none when no cache needs the device.
+std::vector<bundle::Requirement> custom_cache_requirements(const std::vector<CustomCacheRequest>& caches,
+                                                           const std::vector<DeviceProperties>& opencl_devices,
                                                            std::vector<std::string>& warnings);
 
 } // namespace prewarm::command

@@ -9,6 +9,7 @@
 #include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "bundle/app_hint.hpp"
 #include "install/opencl_layer_environment.hpp"
 #include "jobs/staged_output.hpp"
 
@@ -53,13 +54,7 @@ joined(const std::set<std::string>& names, std::size_t at_most = 4)
 Status
 copy_as_installed(CacheKind kind, const fs::path& from, const fs::path& to)
 {
-  std::error_code ec;
-  // Links inside a cache stay links, as the slice keeps them.
-  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot copy {} to {}: {}", in_quotes(from.string()), in_quotes(to.string()),
-                                              ec.message()));
-  }
+  PW_TRY(jobs::copy_for_proof(from, to));
   // As the installer does it (audit/triton_groups.hpp): Triton's group files
   // point at the copy, never at the capture.
   if (audit::kind_holds_triton_groups(to_string(kind))) {
@@ -267,7 +262,7 @@ uncaptured_caches(const fs::path& home, const std::vector<CacheKind>& kinds)
   }
   std::vector<std::string> out;
   for (const auto& [rel, shown] : candidates) {
-    if (known.contains(rel)) {
+    if (known.contains(rel) || bundle::home_dir_not_a_cache(rel.string())) {
       continue;
     }
     const auto files = audit::list_files(home / rel);
@@ -359,26 +354,25 @@ HitProof::misses() const
 
 namespace {
 
-// Caches whose keys hold the cache directory's own path, so that every entry
-// misses wherever the cache is installed at another path than the capture's.
-// Named only beside the evidence (the kind missed); the fix is the user's.
+// The known case of an application (app_hint.hpp), named only beside the
+// evidence (the kind missed); the fix is the user's. By kind: why kernels
+// came back under new keys (pyopencl on PoCL). By custom cache: why every
+// entry of it missed (JAX's path-keyed entries).
 std::string
-known_path_keyed_cache(const std::string& kind, const std::vector<CustomCacheRequest>& custom_caches)
+known_case(const bundle::AppHint* hint)
+{
+  return hint && !hint->miss_hint.empty() ? fmt::format(" ({})", hint->miss_hint) : std::string();
+}
+
+const bundle::AppHint*
+custom_cache_hint(const std::string& kind, const std::vector<CustomCacheRequest>& custom_caches)
 {
   for (const auto& cache : custom_caches) {
-    if ("custom/" + cache.name != kind || cache.variable != "JAX_COMPILATION_CACHE_DIR") {
-      continue;
+    if ("custom/" + cache.name == kind) {
+      return bundle::app_hint_for_cache(cache.variable, cache.subdir.string());
     }
-    // jax/_src/compiler.py: with the persistent cache on, the compile
-    // options that jax/_src/cache_key.py hashes carry
-    // xla_gpu_per_fusion_autotune_cache_dir = <cache dir>/... (JAX 0.10.2
-    // here missed every entry at another path; 0.11.2 on the GPU machine hit).
-    return " (a known case: JAX releases that hash <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into their "
-           "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root ROOT, "
-           "install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none in the "
-           "model's env and runtime_env)";
   }
-  return "";
+  return nullptr;
 }
 
 } // namespace
@@ -430,12 +424,7 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       }
     }
     if (!again.empty()) {
-      // PoCL keeps no source in its cache, so its key inputs cannot be
-      // compared; the case seen in practice is named as such, not as the cause.
-      const std::string known = k.kind == "pocl"
-                                  ? " (a known case: pyopencl's own cache adds a fresh constant to every source it "
-                                    "builds; PYOPENCL_NO_CACHE=1 in the model's env and runtime_env turns it off)"
-                                  : "";
+      const std::string known = known_case(bundle::app_hint_for_kind(k.kind));
       if (!differences.empty()) {
         causes.push_back(fmt::format("{}: the re-run compiled kernels again ({}) that the capture holds under other "
                                      "keys; what differs: {}{}",
@@ -470,7 +459,7 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       causes.push_back(fmt::format("{}: cause unknown ({} new files, e.g. {}){}", k.kind, k.new_files,
                                    k.new_file_paths.empty() ? std::string("none listed")
                                                             : in_quotes(k.new_file_paths.front()),
-                                   known_path_keyed_cache(k.kind, custom_caches)));
+                                   known_case(custom_cache_hint(k.kind, custom_caches))));
     }
   }
   return causes;
@@ -529,13 +518,7 @@ prove_hits(const HitProofRequest& request)
     const auto captured = custom_staging_dir(request.captured_root, cache.name);
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(captured, ec))) {
-      fs::copy(captured, dir,
-               fs::copy_options::recursive | fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks,
-               ec);
-      if (ec) {
-        return fail(Errc::failed, fmt::format("job {}: hit proof: copying {}: {}", request.job_id, captured.string(),
-                                              ec.message()));
-      }
+      PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), jobs::copy_for_proof(captured, dir));
     }
     PW_TRY(take_before(name, dir));
     dirs[name] = dir;

@@ -136,4 +136,22 @@ merge_staged_tree(const fs::path& from, const fs::path& to, std::string_view job
   return differing;
 }
 
+Status
+copy_for_proof(const std::filesystem::path& from, const std::filesystem::path& to)
+{
+  std::error_code ec;
+  std::filesystem::create_directories(to, ec);
+  if (!ec) {
+    std::filesystem::copy(from, to,
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks |
+                            std::filesystem::copy_options::overwrite_existing,
+                          ec);
+  }
+  if (ec) {
+    return fail(Errc::failed, fmt::format("cannot copy {} to {} for the hit proof: {}", in_quotes(from.string()),
+                                          in_quotes(to.string()), ec.message()));
+  }
+  return {};
+}
+
 } // namespace prewarm::jobs

@@ -9,7 +9,8 @@
 //                                  must not carry;
 //   count   (count_staged_files)   regular files and bytes;
 //   prune   (prune_empty_kinds)    kind directories the job left empty;
-//   merge   (merge_staged_tree)    a job's output into its slice's tree.
+//   merge   (merge_staged_tree)    a job's output into its slice's tree;
+//   copy    (copy_for_proof)       what a hit proof re-runs against.
 // Every walk is base/directory_tree's for_each_entry(): a symbolic link is
 // seen as a link and never followed.
 #pragma once
@@ -57,5 +58,13 @@ Result<std::uint64_t> prune_empty_kinds(const std::filesystem::path& staging);
 // the copy kept, for the report. `job_id` names the job in messages.
 Result<std::size_t> merge_staged_tree(const std::filesystem::path& from, const std::filesystem::path& to,
                                       std::string_view job_id);
+
+// The hit proof's copy of a staged tree, the one every executor's proof
+// reads (command/hit_proof.hpp on this host, virtual_device/virtual_command.hpp
+// on a virtual device): `from` copied into `to` as the slice carries it,
+// links kept as links (a slice keeps a link that stays inside its cache), so
+// the re-run reads what is packaged and the staged files stay untouched.
+// `to` is created when missing; files already there are replaced.
+Status copy_for_proof(const std::filesystem::path& from, const std::filesystem::path& to);
 
 } // namespace prewarm::jobs

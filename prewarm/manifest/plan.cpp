@@ -172,7 +172,7 @@ const OclocInfo*
 intel_root_toolchain(const HostCapabilities& host)
 {
   for (const auto& ocloc : host.oclocs) {
-    if (ocloc.origin.starts_with("Intel root")) {
+    if (ocloc.source == OclocSource::intel_root) {
       return &ocloc;
     }
   }

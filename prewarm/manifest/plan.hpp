@@ -39,6 +39,11 @@ struct HostDevice
   bool is_gpu = false;
 };
 
+// Where an ocloc comes from (prewarm/aot/toolchains.hpp). Only an Intel
+// root's carries a driver that can pose as an absent Intel GPU
+// (prewarm/virtual_device).
+enum class OclocSource { host, environment, intel_root };
+
 // One Intel toolchain (an ocloc) of this host.
 struct OclocInfo
 {
@@ -46,6 +51,7 @@ struct OclocInfo
   std::string version;                    // "22.43.24595"
   std::vector<std::string> known_devices; // acronyms `ocloc ids` accepts
   std::string origin = "host";            // "host", "PREWARM_OCLOC", "Intel root /var/cache/prewarm/intel-sid"
+  OclocSource source = OclocSource::host; // what the plan asks; `origin` is for people
   bool knows(std::string_view device) const;
   std::string describe() const;           // "ocloc 22.43.24595 (host)"
 };

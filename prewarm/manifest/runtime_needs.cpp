@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "manifest/runtime_needs.hpp"
 
+#include "bundle/app_hint.hpp"
 #include "bundle/custom_cache.hpp"
 #include "bundle/runtime_variable.hpp"
 #include "manifest/yaml_reader.hpp"
@@ -69,6 +70,11 @@ read_custom_caches(const yaml::Source& source, const YAML::Node& node, const std
     PW_ASSIGN(cache.variable, yaml::read_string(source, variable_node, map.path_of("variable")));
     if (auto allowed = bundle::check_exported_variable(cache.variable); !allowed) {
       return fail(yaml::error_at(source, variable_node.Mark(), map.path_of("variable"), allowed.error().message()));
+    }
+    if (const auto instead = bundle::names_a_file(cache.variable); !instead.empty()) {
+      // The application would fail on a directory with an error of its own
+      // (tinygrad: sqlite3 "unable to open database file"), after the build ran.
+      return fail(yaml::error_at(source, variable_node.Mark(), map.path_of("variable"), std::string(instead)));
     }
     if (runtime_env.contains(cache.variable)) {
       return fail(yaml::error_at(source, variable_node.Mark(), map.path_of("variable"),

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "virtual_device/intel_root.hpp"
 
+#include "aot/toolchains.hpp"
+
+#include "base/encoding.hpp"
 #include "base/files.hpp"
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -15,8 +19,11 @@ namespace fs = std::filesystem;
 Result<IntelRoot>
 IntelRoot::locate()
 {
-  const char* configured = std::getenv(std::string(k_intel_root_variable).c_str());
-  return at(configured != nullptr && *configured != '\0' ? fs::path(configured) : fs::path(k_default_intel_root));
+  const auto dir = aot::intel_root();
+  if (dir.empty()) {
+    return fail(Errc::failed, fmt::format("{}=none: no Intel root", aot::k_intel_root_variable), "E_INTEL_ROOT");
+  }
+  return at(dir);
 }
 
 Result<IntelRoot>
@@ -26,7 +33,7 @@ IntelRoot::at(const fs::path& dir)
     return fail(Errc::failed,
                 fmt::format("Intel root {}: {} (make it with `./setup.sh intel-root`, or set {} to a root that "
                             "carries intel-opencl-icd and libigc2)",
-                            dir.string(), what, k_intel_root_variable),
+                            dir.string(), what, aot::k_intel_root_variable),
                 "E_INTEL_ROOT");
   };
   auto packages = read_file((dir / ".complete").string(), 64 * 1024);
@@ -95,6 +102,22 @@ IntelRoot::package_version(std::string_view package) const
     rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
   }
   return {};
+}
+
+Result<std::string>
+IntelRoot::driver_release() const
+{
+  const auto package = package_version("intel-opencl-icd");
+  unsigned major = 0;
+  unsigned minor = 0;
+  unsigned build = 0;
+  if (std::sscanf(package.c_str(), "%u.%u.%u", &major, &minor, &build) != 3) {
+    return fail(Errc::failed,
+                fmt::format("the Intel root {} lists no intel-opencl-icd version in its .complete (found {})",
+                            m_dir.string(), package.empty() ? "none" : in_quotes(package)),
+                "E_INTEL_ROOT");
+  }
+  return fmt::format("{}.{}.{:06}", major, minor, build);
 }
 
 std::vector<std::string>

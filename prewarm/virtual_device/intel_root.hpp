@@ -11,8 +11,9 @@
 // host is the host's (older) ICD, and ocl-icd 2.3 ignores OCL_ICD_FILENAMES
 // when OCL_ICD_VENDORS names a directory.
 //
-// Location: PREWARM_INTEL_ROOT, else /var/cache/prewarm/intel-sid; usable
-// when ROOT/.complete exists (written last by the setup, "package version"
+// Location: aot/toolchains.hpp intel_root(), the one owner of where the root
+// is (PREWARM_INTEL_ROOT, else /var/cache/prewarm/intel-sid; "none": no
+// root); usable when ROOT/.complete exists (written last by the setup, "package version"
 // lines) and the loader and NEO's ICD are there.
 #pragma once
 
@@ -24,9 +25,6 @@
 #include <vector>
 
 namespace prewarm::virtual_device {
-
-inline constexpr std::string_view k_intel_root_variable = "PREWARM_INTEL_ROOT";
-inline constexpr std::string_view k_default_intel_root = "/var/cache/prewarm/intel-sid";
 
 class IntelRoot
 {
@@ -46,6 +44,11 @@ public:
   // The version .complete lists for a package ("26.27.39122.14-1"); empty
   // when not listed.
   std::string package_version(std::string_view package) const;
+  // The driver release as OpenCL and ocloc spell it ("26.27.039122", from
+  // intel-opencl-icd "26.27.39122.14-1"): the identity every slice made
+  // with this root requires (virtual_device.hpp driver_requirement).
+  // Errc::failed E_INTEL_ROOT when .complete lists no such version.
+  Result<std::string> driver_release() const;
 
   // argv that runs `program` (a host path) on the root's loader and libraries.
   std::vector<std::string> command(const std::filesystem::path& program, std::vector<std::string> arguments) const;

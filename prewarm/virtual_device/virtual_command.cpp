@@ -2,8 +2,10 @@
 #include "virtual_device/virtual_command.hpp"
 
 #include "base/directory_tree.hpp"
+#include "base/files.hpp"
 
 #include "base/log.hpp"
+#include "command/custom_capture.hpp"
 #include "jobs/staged_kind.hpp"
 #include "manifest/plan.hpp"
 #include "process/run.hpp"
@@ -16,10 +18,10 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <unistd.h>
 
 namespace prewarm::virtual_device {
@@ -111,14 +113,6 @@ total_bytes(const fs::path& dir, const std::vector<std::string>& files)
     bytes += fs::file_size(dir / f, ec);
   }
   return bytes;
-}
-
-std::vector<std::string>
-added(const std::vector<std::string>& after, const std::vector<std::string>& before)
-{
-  std::vector<std::string> out;
-  std::ranges::set_difference(after, before, std::back_inserter(out));
-  return out;
 }
 
 } // namespace
@@ -250,176 +244,385 @@ VirtualCommandExecutor::handles(const manifest::Job& job, const manifest::ModelS
   return m_root.has_value() && job.strategy == manifest::Strategy::aot && manifest::runs_on_virtual_device(model);
 }
 
+namespace {
+
+// What the warm-up left in staging, after each kind's hygiene.
+struct FilledCaches
+{
+  std::filesystem::path neo;
+  std::filesystem::path sycl;
+  std::filesystem::path custom_root; // custom/<name> below it (command/custom_capture.hpp)
+  std::vector<std::string> neo_entries;
+  std::vector<std::string> sycl_items;
+  struct Custom
+  {
+    command::CustomCacheRequest request;
+    std::uint64_t files = 0;
+    std::uint64_t bytes = 0;
+    std::string name() const { return request.name; }
+  };
+  std::vector<Custom> custom; // the ones that filled
+  std::size_t sycl_interrupted = 0;
+  std::optional<TracedKey> key; // the key inputs as NEO traced them (no trace without a NEO entry)
+  std::optional<CardEntries> card; // the entries a card looks up (neo_card_slice.hpp)
+
+  bool empty() const { return neo_entries.empty() && sycl_items.empty() && custom.empty(); }
+  std::string counts() const
+  {
+    return fmt::format("NEO {} entries, SYCL {} items{}", neo_entries.size(), sycl_items.size(),
+                       custom.empty() ? std::string() : fmt::format(", {} custom caches", custom.size()));
+  }
+};
+
+std::vector<command::CustomCacheRequest>
+custom_requests(const manifest::CommandWorkload& workload)
+{
+  std::vector<command::CustomCacheRequest> out;
+  for (const auto& cache : workload.caches) {
+    out.push_back({cache.name, cache.variable, cache.subdir});
+  }
+  return out;
+}
+
+// Each custom cache's variable pointed at its directory under `root`.
+void
+point_custom_caches(std::map<std::string, std::string>& environment, const fs::path& root,
+                    const std::vector<command::CustomCacheRequest>& caches)
+{
+  for (const auto& cache : caches) {
+    environment.insert_or_assign(cache.variable, command::custom_staging_dir(root, cache.name).string());
+  }
+}
+
+// Where the card's entries are made from the recording (neo_card_slice.hpp).
+struct CardSynthesis
+{
+  const IntelRoot& root;
+  const manifest::Target& target;
+  const manifest::IntelProfile* named_profile; // null: the compiled-in one, if any
+  fs::path scratch;
+};
+
+Result<FilledCaches>
+collect_filled(const std::string& job_id, const CommandRun& fill, const fs::path& custom_root,
+               const std::vector<command::CustomCacheRequest>& custom, const CardSynthesis& synthesis,
+               std::vector<std::string>& warnings)
+{
+  FilledCaches filled;
+  filled.neo = fill.neo_cache;
+  filled.sycl = fill.sycl_cache;
+  filled.custom_root = custom_root;
+  filled.sycl_interrupted = drop_interrupted_sycl_items(fill.sycl_cache);
+  filled.neo_entries = neo_cache_entries(fill.neo_cache);
+  filled.sycl_items = sycl_cache_items(fill.sycl_cache);
+  std::vector<std::string> refusals;
+  PW_ASSIGN(auto captures, command::collect_custom_caches(custom_root, custom, warnings, refusals));
+  if (!refusals.empty()) {
+    return fail(Errc::failed, fmt::format("{}: the custom caches cannot be packed: {}", job_id,
+                                          fmt::join(refusals, "; ")),
+                "E_VIRTUAL_DEVICE");
+  }
+  for (const auto& capture : captures) {
+    const auto request = std::ranges::find(custom, capture.name, &command::CustomCacheRequest::name);
+    if (capture.files > 0 && request != custom.end()) {
+      filled.custom.push_back({*request, capture.files, capture.bytes});
+    } else {
+      // Empty (collect_custom_caches warned): not part of the slice.
+      PW_TRY(remove_tree(command::custom_staging_dir(custom_root, capture.name)));
+    }
+  }
+  if (!filled.neo_entries.empty()) {
+    PW_ASSIGN(auto traced, read_traced_key(fill.neo_cache));
+    filled.key = std::move(traced);
+    // Before the hygiene below removes the traces the synthesis reads.
+    PW_ASSIGN(filled.card, synthesize_card_entries(synthesis.root, synthesis.target, synthesis.named_profile,
+                                                   fill.neo_cache, synthesis.scratch));
+  }
+  PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
+  PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
+  return filled;
+}
+
+// A warm-up the deadline stopped is a verdict, not a success: NEO hits on
+// what it built prove nothing about what it never reached (OpenVINO's GPU
+// plugin spins in the driver after its 2 constant-folding kernels, and the
+// network's own kernels are never built).
+std::string
+cut_off_verdict(const FilledCaches& filled, const CommandRun& fill, double seconds)
+{
+  return fmt::format("the warm-up did not finish: the deadline ({} s, {}) stopped it after {:.1f} s; kept what it "
+                     "had built ({}); it probably missed every kernel it would have compiled after that point (on a "
+                     "virtual device kernels never run, and a wait on a result never returns: build every kernel "
+                     "before the first wait, or skip the wait when PREWARM_VIRTUAL_DEVICE is set); no hit proof "
+                     "(it would stop at the same point and pay the deadline again)",
+                     fill.deadline.count(), k_deadline_variable, seconds, filled.counts());
+}
+
+// The slices: NEO's, SYCL's and the custom caches', each with what the
+// target's card must match.
+// `probe`: the virtual device's IP version and extensions, which NEO's trace
+// does not print (replay_programs with no program).
+Result<std::vector<jobs::JobOutput>>
+slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const VirtualDevice& device,
+          const std::string& driver, const std::function<Result<ReplayResult>()>& probe)
+{
+  std::vector<jobs::JobOutput> outputs;
+  if (names_kind(model, "neo") && filled.key) {
+    jobs::JobOutput neo;
+    neo.staging_dir = filled.neo.parent_path();
+    PW_ASSIGN(const auto probed, probe());
+    const bool opencl =
+      std::ranges::any_of(filled.neo_entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
+    neo.requirements =
+      neo_slice_requirements(driver, *filled.key, probed, opencl ? OpenclEntries::present : OpenclEntries::absent);
+    PW_TRY(accept_card(neo.requirements, filled.card, probed.extensions));
+    outputs.push_back(std::move(neo));
+  }
+  // SYCL's own key holds the device name and the driver version: the device
+  // name is what a host's probe reports (opencl.device).
+  std::vector<bundle::Requirement> device_requirements = {
+    driver_requirement(driver),
+    {"pci-id", "==", device.pci_id},
+    {"vendor", "==", "intel"},
+  };
+  if (!device.device_name.empty()) {
+    device_requirements.push_back({"opencl.device", "==", device.device_name});
+  }
+  std::ranges::sort(device_requirements);
+  if (names_kind(model, "sycl") && !filled.sycl_items.empty()) {
+    outputs.push_back({filled.sycl.parent_path(), device_requirements});
+  }
+  if (!filled.custom.empty()) {
+    // A custom cache's format is the program's own: what it compiled there
+    // was for this device and driver (custom_capture.hpp), as SYCL's items,
+    // unless its application's row says it holds nothing for the device.
+    jobs::JobOutput custom{filled.custom_root, {}};
+    std::vector<command::CustomCacheRequest> requests;
+    for (const auto& c : filled.custom) {
+      custom.caches.push_back(bundle::CustomCache{c.request.name, c.request.variable});
+      requests.push_back(c.request);
+    }
+    if (command::custom_caches_need_opencl_device(requests)) {
+      custom.requirements = device_requirements;
+    }
+    outputs.push_back(std::move(custom));
+  }
+  return outputs;
+}
+
+// What the fill amounts to: a warm-up cut off by the deadline, else the hit
+// proof, a re-run on copies (prove_on_copies) within the same deadline.
+struct VirtualProof
+{
+  std::optional<std::string> verdict; // why the job is not a plain success
+  std::optional<ProofOnCopies> copies; // when the proof ran
+  CommandRunResult rerun;
+  std::optional<NeoCacheStats> stats;
+};
+
+Result<VirtualProof>
+judge_fill(const IntelRoot& root, const VirtualDevice& device, const CommandRun& fill, const CommandRunResult& ran,
+           const FilledCaches& filled, const std::vector<command::CustomCacheRequest>& custom,
+           const fs::path& proof_dir, manifest::VerifyMode verify)
+{
+  VirtualProof judged;
+  if (ran.deadline_reached) {
+    judged.verdict = cut_off_verdict(filled, fill, ran.seconds);
+    return judged;
+  }
+  if (verify == manifest::VerifyMode::off) {
+    return judged;
+  }
+  std::vector<ProofCache> caches = {{"neo", fill.neo_cache, neo_cache_entries},
+                                    {"sycl", fill.sycl_cache, sycl_cache_items}};
+  for (const auto& c : filled.custom) {
+    caches.push_back({fmt::format("{}/{}", bundle::k_custom_kind, c.name()),
+                      command::custom_staging_dir(filled.custom_root, c.name())});
+  }
+  PW_ASSIGN(auto copies, prove_on_copies(caches, proof_dir, [&](const std::map<std::string, fs::path>& at) -> Status {
+              CommandRun again = fill;
+              again.neo_cache = at.at("neo");
+              again.sycl_cache = at.at("sycl");
+              point_custom_caches(again.environment, proof_dir, custom);
+              again.trace = false;
+              again.proof = true;
+              PW_ASSIGN(judged.rerun, run_command(root, device, again));
+              return {};
+            }));
+  judged.stats = read_neo_cache_stats(copies.copies.at("neo"));
+  if (judged.rerun.deadline_reached) {
+    judged.verdict = fmt::format("the hit proof did not finish: the re-run on the copies {}", judged.rerun.ending);
+  } else if (copies.new_total() > 0) {
+    std::string first;
+    for (const auto& [name, entries] : copies.new_entries) {
+      if (!entries.empty() && first.empty()) {
+        first = fmt::format("{}/{}", name, entries.front());
+      }
+    }
+    judged.verdict = fmt::format("the re-run on the virtual device compiled anew ({} new entries; first: {})",
+                                 copies.new_total(), first);
+  }
+  judged.copies = std::move(copies);
+  return judged;
+}
+
+// The job's line and its report (`prewarm build --json`).
+void
+describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const VirtualDevice& device,
+                 const std::string& driver, const CommandRun& fill, const CommandRunResult& ran,
+                 const FilledCaches& filled, const VirtualProof& judged)
+{
+  const auto neo_bytes = total_bytes(fill.neo_cache, filled.neo_entries);
+  const auto sycl_bytes = total_bytes(fill.sycl_cache, filled.sycl_items);
+  outcome.device = filled.key ? fmt::format("virtual {} {} rev {} ({})", device.product, filled.key->device_id,
+                                            filled.key->revision, root.dir().string())
+                              : fmt::format("virtual {} ({})", device.describe(), root.dir().string());
+  std::string custom_text;
+  for (const auto& c : filled.custom) {
+    custom_text += fmt::format(", custom/{} {} files ({} bytes)", c.name(), c.files, c.bytes);
+  }
+  std::string proof_text = "no hit proof (verify: off)";
+  if (ran.deadline_reached) {
+    proof_text = "no hit proof (the deadline stopped the warm-up)";
+  } else if (judged.copies) {
+    proof_text = fmt::format("re-run: {}, SYCL {} loaded, {} new entries, {:.1f} s",
+                             judged.stats ? fmt::format("NEO {} hits, {} misses", judged.stats->hits,
+                                                        judged.stats->misses)
+                                          : std::string("no NEO statistics"),
+                             judged.rerun.sycl_hits, judged.copies->new_total(), judged.rerun.seconds);
+  }
+  outcome.summary = fmt::format("virtual device: command {} in {:.1f} s{} -> NEO {} entries ({} bytes), SYCL {} "
+                                "items ({} bytes){}; {}",
+                                ran.ending, ran.seconds, ran.deadline_reached ? " (deadline: kept what it compiled)" : "",
+                                filled.neo_entries.size(), neo_bytes, filled.sycl_items.size(), sycl_bytes, custom_text,
+                                proof_text);
+  nlohmann::json json = {
+    {"virtual_device", device.describe()},
+    {"intel_root", root.dir().string()},
+    {"driver", driver},
+    {"deadline_seconds", fill.deadline.count()},
+    {"deadline_reached", ran.deadline_reached},
+    {"ending", ran.ending},
+    {"fill_seconds", ran.seconds},
+    {"neo_entries", filled.neo_entries.size()},
+    {"neo_bytes", neo_bytes},
+    {"sycl_items", filled.sycl_items.size()},
+    {"sycl_bytes", sycl_bytes},
+    {"sycl_items_interrupted", filled.sycl_interrupted},
+    {"seconds", outcome.seconds},
+  };
+  for (const auto& c : filled.custom) {
+    json["custom"][c.name()] = {{"variable", c.request.variable}, {"files", c.files}, {"bytes", c.bytes}};
+  }
+  if (judged.verdict) {
+    json["verdict"] = *judged.verdict;
+  }
+  if (filled.key) {
+    json["pci_id"] = filled.key->device_id;
+    json["pci_revision"] = filled.key->revision;
+    json["igc"] = filled.key->igc_identity;
+  }
+  if (judged.copies) {
+    json["proof_seconds"] = judged.rerun.seconds;
+    json["proof_sycl_loaded"] = judged.rerun.sycl_hits;
+    json["proof_new_neo_entries"] = judged.copies->new_entries.at("neo").size();
+    json["proof_new_sycl_items"] = judged.copies->new_entries.at("sycl").size();
+    json["proof_new_entries"] = judged.copies->new_total();
+  }
+  if (judged.stats) {
+    json["proof_neo_hits"] = judged.stats->hits;
+    json["proof_neo_misses"] = judged.stats->misses;
+  }
+  outcome.report_json = json.dump();
+}
+
+} // namespace
+
 Result<jobs::JobOutcome>
 VirtualCommandExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   const auto& workload = *context.model.command;
+  const auto& job_id = context.job.id;
   if (workload.shell != manifest::ShellMode::direct) {
     return fail(Errc::usage,
                 fmt::format("{}: a shell command cannot run on a virtual Intel device (the shell runs on this "
                             "host's loader, which cannot load the Intel root's driver); give argv directly",
-                            context.job.id),
+                            job_id),
                 "E_VIRTUAL_DEVICE");
   }
   PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
   auto argv = workload.argv_for(context.job.precision);
   if (argv.empty()) {
-    return fail(Errc::usage, fmt::format("{}: the command is empty", context.job.id));
+    return fail(Errc::usage, fmt::format("{}: the command is empty", job_id));
   }
   PW_ASSIGN(const auto program, resolve_program(argv.front(), workload.env));
   argv.front() = program.string();
-  const bool want_neo = names_kind(context.model, "neo");
-  const bool want_sycl = names_kind(context.model, "sycl");
+  PW_ASSIGN(const auto driver, m_root->driver_release());
+  const auto custom = custom_requests(workload);
+  const auto custom_root = context.work_dir / "custom-slice";
+  PW_TRY(command::prepare_custom_staging(custom_root, custom));
 
   CommandRun fill;
   fill.argv = argv;
   fill.working_directory = workload.cwd;
   fill.environment = workload.env;
+  point_custom_caches(fill.environment, custom_root, custom);
   fill.neo_cache = context.work_dir / "neo-slice" / "neo";
   fill.sycl_cache = context.work_dir / "sycl-slice" / "sycl";
   fill.log_file = context.log_file_or("virtual-command.log");
   fill.vendors_dir = context.work_dir / "virtual-vendors";
   fill.deadline = deadline_for(workload.timeout);
   fill.trace = true;
-  PW_ASSIGN(const auto filled, run_command(*m_root, device, fill));
-  const auto interrupted = drop_interrupted_sycl_items(fill.sycl_cache);
-  const auto neo_entries = neo_cache_entries(fill.neo_cache);
-  const auto sycl_items = sycl_cache_items(fill.sycl_cache);
-  if (neo_entries.empty() && sycl_items.empty()) {
+  PW_ASSIGN(const auto ran, run_command(*m_root, device, fill));
+  std::vector<std::string> warnings;
+  const CardSynthesis synthesis{*m_root, context.target, context.manifest.find_profile(context.target.name),
+                                context.work_dir / "card-synthesis"};
+  PW_ASSIGN(const auto filled, collect_filled(job_id, fill, custom_root, custom, synthesis, warnings));
+  if (filled.empty()) {
     return fail(Errc::failed,
-                fmt::format("{}: the command compiled nothing on the virtual device {} ({}; log: {})",
-                            context.job.id, device.describe(), filled.ending, fill.log_file.string()),
+                fmt::format("{}: the command compiled nothing on the virtual device {} ({}; log: {})", job_id,
+                            device.describe(), ran.ending, fill.log_file.string()),
                 "E_VIRTUAL_DEVICE");
   }
-  // The key inputs as NEO traced them (no trace without a NEO entry).
-  std::optional<TracedKey> key;
-  std::optional<CardEntries> card; // the entries a card looks up (neo_card_slice.hpp)
-  if (!neo_entries.empty()) {
-    PW_ASSIGN(auto traced, read_traced_key(fill.neo_cache));
-    key = std::move(traced);
-    PW_ASSIGN(card, synthesize_card_entries(*m_root, context.target, context.manifest.find_profile(context.target.name),
-                                              fill.neo_cache, context.work_dir / "card-synthesis"));
-  }
-  PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
-  PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
-
-  // The hit proof, on copies: the staged files stay exactly what is packaged.
-  CommandRun again = fill;
-  again.neo_cache = context.work_dir / "virtual-proof" / "neo";
-  again.sycl_cache = context.work_dir / "virtual-proof" / "sycl";
-  again.trace = false;
-  again.proof = true;
-  std::error_code ec;
-  fs::create_directories(again.neo_cache.parent_path(), ec);
-  fs::copy(fill.neo_cache, again.neo_cache, fs::copy_options::recursive, ec);
-  fs::copy(fill.sycl_cache, again.sycl_cache, fs::copy_options::recursive, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("copying the caches for the hit proof: {}", ec.message()));
-  }
-  PW_ASSIGN(const auto proved, run_command(*m_root, device, again));
-  const auto stats = read_neo_cache_stats(again.neo_cache);
-  const auto new_neo = added(neo_cache_entries(again.neo_cache), neo_entries);
-  const auto new_sycl = added(sycl_cache_items(again.sycl_cache), sycl_items);
-  PW_TRY(stage_card_entries(card, fill.neo_cache));
-
-  const auto driver = m_root->package_version("intel-opencl-icd");
   jobs::JobOutcome outcome;
-  const std::string device_text =
-    key ? fmt::format("virtual {} {} rev {} ({})", device.product, key->device_id, key->revision,
-                      m_root->dir().string())
-        : fmt::format("virtual {} ({})", device.describe(), m_root->dir().string());
-  // "26.27.39122.14-1" -> "26.27.039122", as ocloc and OpenCL spell it.
-  std::string release;
-  {
-    unsigned major = 0, minor = 0, build = 0;
-    if (std::sscanf(driver.c_str(), "%u.%u.%u", &major, &minor, &build) == 3) {
-      release = fmt::format("{}.{}.{:06}", major, minor, build);
-    }
-  }
-  if (release.empty()) {
-    return fail(Errc::failed, fmt::format("{}: the Intel root lists no intel-opencl-icd version", context.job.id),
-                "E_VIRTUAL_DEVICE");
-  }
-  if (want_neo && !neo_entries.empty()) {
-    jobs::JobOutput neo;
-    neo.staging_dir = fill.neo_cache.parent_path();
-    // The device's IP version and extensions, which the trace does not print.
-    PW_ASSIGN(const auto tool, locate_replay_tool());
-    PW_ASSIGN(const auto probed, replay_programs(*m_root, device, {}, {tool, context.work_dir / "virtual-probe", context.work_dir / "virtual-probe" / "neo"}));
-    const bool opencl = std::ranges::any_of(neo_entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
-    neo.requirements = neo_slice_requirements(release, *key, probed, opencl ? OpenclEntries::present : OpenclEntries::absent);
-    PW_TRY(accept_card(neo.requirements, card, probed.extensions));
-    outcome.outputs.push_back(std::move(neo));
-  }
-  if (want_sycl && !sycl_items.empty()) {
-    // SYCL's own key holds the device name and the driver version: the
-    // device name is what a host's probe reports (opencl.device).
-    jobs::JobOutput sycl;
-    sycl.staging_dir = fill.sycl_cache.parent_path();
-    sycl.requirements = {
-      driver_requirement(release),
-      {"pci-id", "==", device.pci_id},
-      {"vendor", "==", "intel"},
-    };
-    if (!device.device_name.empty()) {
-      sycl.requirements.push_back({"opencl.device", "==", device.device_name});
-    }
-    std::ranges::sort(sycl.requirements);
-    outcome.outputs.push_back(std::move(sycl));
-  }
+  PW_ASSIGN(outcome.outputs, slices_of(filled, context.model, device, driver, [&]() -> Result<ReplayResult> {
+              PW_ASSIGN(const auto tool, locate_replay_tool());
+              const auto probe_dir = context.work_dir / "virtual-probe";
+              return replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"});
+            }));
   if (outcome.outputs.empty()) {
     return fail(Errc::failed,
-                fmt::format("{}: the command filled only caches of kinds it does not name (NEO entries {}, SYCL "
-                            "items {})",
-                            context.job.id, neo_entries.size(), sycl_items.size()),
+                fmt::format("{}: the command filled only caches of kinds it does not name ({})", job_id,
+                            filled.counts()),
                 "E_VIRTUAL_DEVICE");
   }
-  const auto neo_bytes = total_bytes(fill.neo_cache, neo_entries);
-  const auto sycl_bytes = total_bytes(fill.sycl_cache, sycl_items);
-  const auto proof = stats ? fmt::format("NEO {} hits, {} misses", stats->hits, stats->misses) : "no NEO statistics";
-  outcome.device = device_text;
+  for (auto& output : outcome.outputs) {
+    for (const auto& [name, value] : workload.runtime_env) {
+      output.environment.push_back({name, value});
+    }
+  }
+
+  PW_ASSIGN(const auto judged, judge_fill(*m_root, device, fill, ran, filled, custom,
+                                         context.work_dir / "virtual-proof", workload.verify));
+  if (judged.verdict && workload.verify == manifest::VerifyMode::require) {
+    return fail(Errc::failed, fmt::format("job {}: verify: require, and {}", job_id, *judged.verdict));
+  }
+  if (judged.verdict) {
+    log::warn("{}: {}", job_id, *judged.verdict);
+  }
+  // After the proof, which they would only confuse: the virtual device never looks them up.
+  PW_TRY(stage_card_entries(filled.card, fill.neo_cache));
+  for (const auto& w : warnings) {
+    log::warn("{}: {}", job_id, w);
+  }
+
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  outcome.summary = fmt::format("virtual device: command {} in {:.1f} s{} -> NEO {} entries ({} bytes), SYCL {} "
-                                "items ({} bytes); re-run: {}, SYCL {} loaded, {} new entries, {:.1f} s",
-                                filled.ending, filled.seconds, filled.deadline_reached ? " (deadline: kept what it compiled)" : "",
-                                neo_entries.size(), neo_bytes, sycl_items.size(), sycl_bytes, proof, proved.sycl_hits,
-                                new_neo.size() + new_sycl.size(), proved.seconds);
-  outcome.summary += want_neo && !neo_entries.empty() ? describe(card) : "";
-  if (!new_neo.empty() || !new_sycl.empty()) {
-    log::warn("{}: the re-run on the virtual device compiled anew ({} NEO, {} SYCL; first: {})", context.job.id,
-              new_neo.size(), new_sycl.size(), new_neo.empty() ? new_sycl.front() : new_neo.front());
+  describe_outcome(outcome, *m_root, device, driver, fill, ran, filled, judged);
+  if (names_kind(context.model, "neo") && !filled.neo_entries.empty()) {
+    outcome.summary += describe(filled.card);
   }
-  nlohmann::json json = {
-    {"virtual_device", device.describe()},
-    {"intel_root", m_root->dir().string()},
-    {"driver", release},
-    {"deadline_seconds", fill.deadline.count()},
-    {"deadline_reached", filled.deadline_reached},
-    {"ending", filled.ending},
-    {"fill_seconds", filled.seconds},
-    {"neo_entries", neo_entries.size()},
-    {"neo_bytes", neo_bytes},
-    {"sycl_items", sycl_items.size()},
-    {"sycl_bytes", sycl_bytes},
-    {"sycl_items_interrupted", interrupted},
-    {"proof_seconds", proved.seconds},
-    {"proof_sycl_loaded", proved.sycl_hits},
-    {"proof_new_neo_entries", new_neo.size()},
-    {"proof_new_sycl_items", new_sycl.size()},
-    {"seconds", outcome.seconds},
-  };
-  if (key) {
-    json["pci_id"] = key->device_id;
-    json["pci_revision"] = key->revision;
-    json["igc"] = key->igc_identity;
-  }
-  if (stats) {
-    json["proof_neo_hits"] = stats->hits;
-    json["proof_neo_misses"] = stats->misses;
-  }
-  outcome.report_json = json.dump();
-  log::verbose("{}: {}", context.job.id, outcome.summary);
+  log::verbose("{}: {}", job_id, outcome.summary);
   return outcome;
 }
 

@@ -12,9 +12,19 @@
 // block forever or read garbage. So the run has a deadline: the workload's
 // timeout, at most PREWARM_VIRTUAL_DEADLINE seconds (default 120). A run
 // stopped by the deadline keeps what it compiled until then; an entry cut
-// off mid-write (a SYCL item whose .lock remains) is dropped whole. Nothing
-// of what the application printed or computed is trusted: only the caches
-// are kept, and they are what the real driver wrote.
+// off mid-write (a SYCL item whose .lock remains) is dropped whole. Such a
+// run is a verdict, not a success: it did not finish, what it built, and
+// that it probably missed what it would have compiled later (OpenVINO's GPU
+// plugin spins after its constant-folding kernels); it is a warning, and
+// under `verify: require` a failed job. No hit proof runs after it: the
+// proof would stop at the same point and pay the deadline a second time.
+// Nothing of what the application printed or computed is trusted: only the
+// caches are kept, and they are what the real driver wrote.
+//
+// The model's custom caches (`caches:`, command/custom_capture.hpp: OpenVINO's
+// CACHE_DIR) are captured as on this host, each variable pointed into
+// staging, and become one slice with the SYCL slice's requirements: what the
+// program compiled there was for this device and driver.
 //
 // The command's program (argv[0], looked up in PATH) must be an ELF
 // executable that runs on the root's glibc: the root's own Python or a
@@ -38,10 +48,11 @@
 //     by default for the virtual B580) the SYCL item misses there and the NEO entry of the same
 //     SPIR-V build is what can hit. Not verifiable without the card.
 //
-// Hit proof: the command runs again on the same virtual device against
-// copies of both caches with NEO_CACHE_STATS=1 and SYCL_CACHE_TRACE=1; the
-// job reports NEO hits and misses, SYCL items loaded from the cache, and any
-// entry written anew.
+// Hit proof (virtual_device.hpp prove_on_copies, unless `verify: off`): the
+// command runs again on the same virtual device against copies of every
+// cache with NEO_CACHE_STATS=1 and SYCL_CACHE_TRACE=1; the job reports NEO
+// hits and misses, SYCL items loaded from the cache, and any entry written
+// anew (a warning; under `verify: require` a failed job).
 #pragma once
 
 #include "base/error.hpp"

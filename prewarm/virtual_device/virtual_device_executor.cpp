@@ -129,22 +129,29 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   const auto entries = neo_cache_entries(neo);
   PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(bundle::CacheKind::neo, neo));
 
-  // The hit proof, on a copy: the staged files stay exactly what is packaged.
-  const auto proof_dir = context.work_dir / "virtual-proof";
-  std::error_code ec;
-  fs::create_directories(proof_dir, ec);
-  fs::copy(neo, proof_dir / "neo", fs::copy_options::recursive, ec);
-  if (ec) {
-    return fail(Errc::failed, fmt::format("copying {} for the hit proof: {}", neo.string(), ec.message()));
+  // The hit proof: the same programs built again against a copy.
+  ReplayResult proved;
+  PW_ASSIGN(const auto rerun,
+            prove_on_copies({{"neo", neo, neo_cache_entries}}, context.work_dir / "virtual-proof",
+                            [&](const std::map<std::string, fs::path>& copies) -> Status {
+                              ReplayRun again{tool, context.work_dir / "virtual-proof", copies.at("neo")};
+                              again.stats = true;
+                              PW_ASSIGN(proved, replay_programs(root, device, programs, again));
+                              return {};
+                            }));
+  const auto& new_entries = rerun.new_entries.at("neo");
+  const auto stats = read_neo_cache_stats(rerun.copies.at("neo"));
+  PW_ASSIGN(const auto driver, root.driver_release());
+  if (filled.driver_version != driver) {
+    // The requirement names the root's driver: a device that reports another
+    // one ran another ICD than the root's, and its entries are not the root's.
+    return fail(Errc::failed,
+                fmt::format("virtual device {}: the driver reports version {}, the Intel root {} lists {}",
+                            device.describe(), filled.driver_version, root.dir().string(), driver),
+                "E_VIRTUAL_DEVICE");
   }
-  ReplayRun again{tool, proof_dir, proof_dir / "neo"};
-  again.stats = true;
-  PW_ASSIGN(const auto proved, replay_programs(root, device, programs, again));
-  const auto after = neo_cache_entries(proof_dir / "neo");
-  std::vector<std::string> new_entries;
-  std::ranges::set_difference(after, entries, std::back_inserter(new_entries));
-  const auto stats = read_neo_cache_stats(proof_dir / "neo");
 
+  std::error_code ec;
   std::uint64_t bytes = 0;
   for (const auto& e : entries) {
     bytes += fs::file_size(neo / e, ec);
@@ -154,10 +161,10 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   slice.output.staging_dir = staging;
   const bool opencl = std::ranges::any_of(entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
   slice.output.requirements =
-    neo_slice_requirements(filled.driver_version, key, filled, opencl ? OpenclEntries::present : OpenclEntries::absent);
+    neo_slice_requirements(driver, key, filled, opencl ? OpenclEntries::present : OpenclEntries::absent);
   PW_TRY(accept_card(slice.output.requirements, card, filled.extensions));
   slice.device = fmt::format("virtual {} {} rev {} (NEO {}, {})", device.product, key.device_id, key.revision,
-                             filled.driver_version, root.dir().string());
+                             driver, root.dir().string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto proof = stats ? fmt::format("{} hits, {} misses", stats->hits, stats->misses) : "no NEO statistics";
   slice.summary = fmt::format("NEO cache: {} programs -> {} entries ({} bytes) in {:.1f} s; re-run: {}, {} new "
@@ -172,7 +179,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   nlohmann::json json = {
     {"virtual_device", device.describe()},
     {"intel_root", root.dir().string()},
-    {"driver", filled.driver_version},
+    {"driver", driver},
     {"device_name", filled.device_name},
     {"pci_id", key.device_id},
     {"pci_revision", key.revision},

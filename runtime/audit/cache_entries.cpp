@@ -2,6 +2,7 @@
 #include "audit/cache_entries.hpp"
 
 #include "base/files.hpp"
+#include "bundle/app_hint.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -182,6 +183,9 @@ is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
   }
   if (kind == "neo") {
     return is_neo_bookkeeping(name);
+  }
+  if (kind.starts_with("custom/")) {
+    return bundle::rewritten_on_every_use(name); // an application's own (app_hint.hpp: tinygrad's cache.db-shm)
   }
   return false;
 }

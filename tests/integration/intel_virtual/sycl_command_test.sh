@@ -9,12 +9,15 @@
 #     and SYCL's persistent cache become the target's neo and sycl slices;
 #   - the hit proof, a second run on the same virtual device against copies,
 #     counts NEO hits (NEO_CACHE_STATS) and SYCL items loaded, no new entry;
-#   - a warm-up that never returns is stopped by the deadline and its caches
-#     are still kept.
+#   - a warm-up that never returns is stopped by the deadline: its caches are
+#     kept with a verdict (it did not finish, what it built, what it probably
+#     missed), no hit proof is run after it (the deadline is paid once), and
+#     under verify: require the job fails;
+#   - a custom cache (caches:) of the warm-up is captured as its own slice.
 # Not verifiable here (no Intel GPU): that a real B580 computes the same NEO and
 # SYCL keys (feature tables; the SYCL key names the v1 Level Zero adapter's
 # platform, see prewarm/virtual_device/virtual_command.hpp), and that the binaries
-# run. Cost: ~10-20 s on 2 cores.
+# run. Cost: ~20-40 s on 2 cores.
 set -euo pipefail
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
 source "$(dirname "$0")/../lib.sh"
@@ -29,7 +32,7 @@ make_scratch intel-virtual-sycl
 [ -z "${KEEP_SCRATCH:-}" ] || trap - EXIT
 cd "$SCRATCH"
 
-manifest() { # name argv timeout
+manifest() { # name argv timeout [extra command lines]
   cat <<YAML
 version: 1
 models:
@@ -38,6 +41,7 @@ models:
       argv: $2
       timeout: $3
       kinds: [neo, sycl]
+${4:-}
 precisions: [fp32]
 targets: [arc-b580]
 bundle:
@@ -120,21 +124,44 @@ slice=$(awk '/^slice /{id=$2} /^require intel.igc/{print id}' ocl-bundle/manifes
 zstd -qdc "ocl-bundle/slices/$slice.tar.zst" | tar -x -C ocl-neo
 [ -n "$(find ocl-neo -name '*.cl_cache')" ] || fail "no .cl_cache entry from the OpenCL backend"
 
-step "deadline: a warm-up that never returns keeps what it compiled"
+step "deadline: a warm-up that never returns keeps what it compiled, with a verdict and no second deadline"
 cat > hang.py <<'PY'
-import runpy, sys, time
+import os, pathlib, runpy, sys, time
 sys.argv = [sys.argv[1]]
 runpy.run_path(sys.argv[0], run_name="__main__")
+# An application's own cache (OpenVINO's CACHE_DIR blobs), written before its wait.
+pathlib.Path(os.environ["APP_CACHE"], "blob.bin").write_bytes(b"compiled for the device")
 time.sleep(3600)  # a wait that never ends on a virtual device
 PY
-manifest hang "[$VENV/bin/python, $SCRATCH/hang.py, $WARMUP]" 2m > hang.yaml
+manifest hang "[$VENV/bin/python, $SCRATCH/hang.py, $WARMUP]" 2m \
+  "      caches: [{name: app, variable: APP_CACHE}]" > hang.yaml
 export PREWARM_VIRTUAL_DEADLINE=8
 expect_exit 0 "$PREWARM" build hang.yaml --key keys/test_only_sycl.key --out hang-bundle --json hang.json
 python3 - <<'PY' || fail "the deadline report"
 import json
-r = json.load(open("hang.json"))["jobs"][0]["report"]
+job = json.load(open("hang.json"))["jobs"][0]
+r = job["report"]
 assert r["deadline_reached"] and r["deadline_seconds"] == 8, r
-assert r["neo_entries"] >= 2 and r["sycl_items"] >= 1 and r["proof_new_neo_entries"] == 0, r
-print(f'deadline {r["deadline_seconds"]} s reached ({r["ending"]}); kept NEO {r["neo_entries"]}, SYCL {r["sycl_items"]}')
+# The deadline is paid once: the job took less than the warm-up and another deadline.
+assert job["seconds"] < r["fill_seconds"] + r["deadline_seconds"], (job["seconds"], r)
+assert r["neo_entries"] >= 2 and r["sycl_items"] >= 1, r
+assert "did not finish" in r["verdict"] and "probably missed" in r["verdict"], r
+assert "proof_seconds" not in r, r  # no re-run after a cut-off warm-up
+assert r["custom"]["app"]["files"] == 1, r
+print(f'deadline {r["deadline_seconds"]} s reached ({r["ending"]}); kept NEO {r["neo_entries"]}, SYCL {r["sycl_items"]}, '
+      f'custom app {r["custom"]["app"]["files"]} file; verdict: {r["verdict"][:60]}...')
 PY
+grep -q "did not finish" <<< "$LAST_STDERR" || { echo "$LAST_STDERR" | tail; fail "the build did not warn of the cut-off"; }
+grep -q "^cache app APP_CACHE" hang-bundle/manifest || { cat hang-bundle/manifest; fail "no custom app slice"; }
+
+step "deadline under verify: require: the cut-off warm-up fails the job"
+manifest hang-require "[$VENV/bin/python, $SCRATCH/hang.py, $WARMUP]" 2m \
+  "      caches: [{name: app, variable: APP_CACHE}]
+      verify: require" > hang-require.yaml
+if "$PREWARM" build hang-require.yaml --key keys/test_only_sycl.key --out require-bundle 2> require.err; then
+  tail require.err; fail "a warm-up cut off by the deadline passed verify: require"
+fi
+grep -q "verify: require, and the warm-up did not finish" require.err \
+  || { tail require.err; fail "the require failure does not name the cut-off"; }
+[ ! -e require-bundle/manifest ] || fail "a bundle was written although the only job failed"
 pass

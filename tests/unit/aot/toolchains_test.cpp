@@ -103,6 +103,7 @@ TEST_F(IntelRootTest, EachDeviceGoesToTheFirstToolchainThatKnowsIt)
   const auto toolchains = locate_toolchains();
   ASSERT_FALSE(toolchains.empty());
   EXPECT_EQ(toolchains.back().origin, "Intel root " + m_root.string());
+  EXPECT_EQ(toolchains.back().source, manifest::OclocSource::intel_root) << "the plan asks the source, not the text";
   ToolchainChooser chooser;
   auto bmg = chooser.for_device("bmg");
   ASSERT_TRUE(bmg) << bmg.error().message();

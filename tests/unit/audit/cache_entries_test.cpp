@@ -49,6 +49,18 @@ TEST(CacheEntries, InductorGraphKeysAndItsTritonKernels)
   EXPECT_TRUE(is_bookkeeping_path("inductor", "triton/0/tmp.pid_1_abc/x.json"));
 }
 
+// tinygrad 0.14 keeps its cache in SQLite's WAL mode: every connection
+// rewrites cache.db-shm, so a hit proof that counted it called a run that
+// compiled nothing "MISSED ... 1 new (1 rewritten)" (bundle/app_hint.hpp).
+TEST(CacheEntries, SqliteIndexOfACustomCacheIsBookkeeping)
+{
+  EXPECT_TRUE(is_bookkeeping_path("custom/tinygrad", "cache.db-shm"));
+  EXPECT_TRUE(is_bookkeeping_path("custom/tinygrad", "tinygrad/cache.db-shm"));
+  EXPECT_FALSE(is_bookkeeping_path("custom/tinygrad", "cache.db"));
+  EXPECT_FALSE(is_bookkeeping_path("custom/tinygrad", "cache.db-wal"));
+  EXPECT_FALSE(is_bookkeeping_path("pocl", "cache.db-shm")) << "an application's rule, for its custom caches";
+}
+
 TEST(CacheEntries, CudaIndexIsBookkeepingAndEntriesAreFiles)
 {
   EXPECT_TRUE(is_bookkeeping_path("cuda", "index"));

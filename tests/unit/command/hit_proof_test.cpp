@@ -139,6 +139,20 @@ TEST(HitProof, ACacheOutsideTheKindsIsNamed)
   EXPECT_NE(proof.uncaptured[0].find("$XDG_CACHE_HOME/hashcat (1 files"), std::string::npos) << proof.uncaptured[0];
 }
 
+// OpenVINO 2026.4.1 writes ~/intel/openvino_telemetry on every import: no
+// compiled code, so not "a cache no selected kind captures" (app_hint.hpp).
+TEST(HitProof, TelemetryUnderHomeIsNotAnUncapturedCache)
+{
+  Scratch s;
+  write(s.dir / "captured/pocl/ab/cdef/program.bc", "bc");
+  const auto proof = prove(s, "cat \"$POCL_CACHE_DIR\"/ab/cdef/program.bc >/dev/null && mkdir -p "
+                              "\"$HOME\"/intel/openvino_telemetry && echo id > \"$HOME\"/intel/openvino_telemetry/cid && "
+                              "mkdir -p \"$HOME\"/.ov_like && echo k > \"$HOME\"/.ov_like/blob");
+  EXPECT_TRUE(proof.hit());
+  ASSERT_EQ(proof.uncaptured.size(), 1u) << "the other directory is still named";
+  EXPECT_NE(proof.uncaptured[0].find("~/.ov_like (1 files"), std::string::npos) << proof.uncaptured[0];
+}
+
 TEST(HitProof, ABuildPathInsideTheCaptureIsACause)
 {
   Scratch s;

@@ -48,7 +48,8 @@ ocloc_26_27()
                    "26.27.039122",
                    {"acm-g10", "acm-g11", "dg1", "tgllp", "pvc", "mtl-h", "mtl-u", "bmg", "arl-h", "lnl-m", "ptl-h",
                     "ptl-u"},
-                   "Intel root /var/cache/prewarm/intel-sid"};
+                   "Intel root /var/cache/prewarm/intel-sid",
+                   OclocSource::intel_root};
 }
 
 Manifest
@@ -313,6 +314,7 @@ TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
 
   auto root = ocloc_22_43();
   root.origin = "Intel root /var/cache/prewarm/intel-sid";
+  root.source = OclocSource::intel_root;
   host.oclocs.push_back(root);
   auto with_root = make_plan(*sycl, testing::registry(), host);
   ASSERT_TRUE(with_root) << with_root.error().message();

@@ -54,6 +54,17 @@ TEST(RuntimeNeeds, PythonVariablesAreDeniedToo)
   EXPECT_THAT(error_of(command_manifest("      runtime_env: {PYTHONPATH: /opt}\n")), HasSubstr("PYTHON*"));
 }
 
+// tinygrad's CACHEDB names its SQLite file: pointed at a directory, the
+// application fails with sqlite's own error after the build ran. The
+// manifest is refused first, with the declaration that works (app_hint.hpp).
+TEST(RuntimeNeeds, CacheVariableThatNamesAFileIsRefusedWithTheDeclarationToUse)
+{
+  const auto message = error_of(command_manifest("      caches:\n        - {name: tinygrad, variable: CACHEDB}\n"));
+  EXPECT_THAT(message, StartsWith("test.yaml:7:38: models[0].command.caches[0].variable: CACHEDB names tinygrad's "
+                                  "SQLite file, not a directory"));
+  EXPECT_THAT(message, HasSubstr("{variable: XDG_CACHE_HOME, subdir: tinygrad}"));
+}
+
 TEST(RuntimeNeeds, CustomCacheNamedLikeABuiltInKind)
 {
   const auto message = error_of(command_manifest("      caches:\n        - {name: pocl, variable: XDG_CACHE_HOME}\n"));

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bundle/app_hint.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace prewarm::bundle {
+
+namespace {
+
+constexpr std::array k_app_hints = {
+  AppHint{
+    .app = "JAX",
+    .variable = "JAX_COMPILATION_CACHE_DIR",
+    .subdir = "",
+    .kind = "",
+    // jax/_src/compiler.py: with the persistent cache on, the compile options
+    // that jax/_src/cache_key.py hashes carry
+    // xla_gpu_per_fusion_autotune_cache_dir = <cache dir>/...
+    .miss_hint = "a known case: JAX releases that hash <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into their "
+                 "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root "
+                 "ROOT, install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none "
+                 "in the model's env and runtime_env",
+    .source = "JAX 0.10.2 here missed every entry at another path; 0.11.2 on the GPU machine hit",
+  },
+  AppHint{
+    .app = "pyopencl",
+    .variable = "",
+    .subdir = "",
+    .kind = "pocl",
+    // PoCL keeps no source in its cache, so its key inputs cannot be
+    // compared: the case seen in practice is named as such, not as the cause.
+    .miss_hint = "a known case: pyopencl's own cache adds a fresh constant to every source it builds; "
+                 "PYOPENCL_NO_CACHE=1 in the model's env and runtime_env turns it off",
+    .source = "pyopencl 2024.1 on PoCL 3.1",
+  },
+  AppHint{
+    .app = "tinygrad",
+    .variable = "XDG_CACHE_HOME",
+    .subdir = "tinygrad",
+    .kind = "",
+    // tinygrad/helpers.py: its SQLite cache runs in WAL mode; every
+    // connection rewrites the shared-memory index <db>-shm, even when it
+    // compiles nothing (0 compile calls, exec 1.02x warm).
+    .rewritten_suffix = "-shm",
+    .file_variable = "CACHEDB",
+    .names_a_file = "CACHEDB names tinygrad's SQLite file, not a directory: declare the cache as "
+                    "{variable: XDG_CACHE_HOME, subdir: tinygrad} (tinygrad keeps $XDG_CACHE_HOME/tinygrad/cache.db)",
+    .device = CacheDevice::none, // its keys name the device and compiler itself; CPU backends use no OpenCL
+    .source = "tinygrad 0.14",
+  },
+  AppHint{
+    .app = "OpenVINO",
+    .variable = "",
+    .subdir = "",
+    .kind = "",
+    // openvino_telemetry writes ~/intel/openvino_telemetry (a client id and
+    // opt-in state) on every import: no compiled code.
+    .home_dir_not_a_cache = "intel",
+    .source = "OpenVINO 2026.4.1 from PyPI",
+  },
+  AppHint{
+    .app = "Numba",
+    .variable = "NUMBA_CACHE_DIR",
+    .subdir = "",
+    .kind = "",
+    // numba/core/caching.py: each index records the CPU name and features
+    // it was compiled for and is recompiled on another CPU; no OpenCL.
+    .device = CacheDevice::none,
+    .source = "numba 0.68",
+  },
+};
+
+} // namespace
+
+std::span<const AppHint>
+app_hints()
+{
+  return k_app_hints;
+}
+
+const AppHint*
+app_hint_for_cache(std::string_view variable, std::string_view subdir)
+{
+  const auto it = std::ranges::find_if(k_app_hints, [&](const AppHint& h) {
+    return !h.variable.empty() && h.variable == variable && (h.subdir.empty() || h.subdir == subdir);
+  });
+  return it == k_app_hints.end() ? nullptr : &*it;
+}
+
+std::string_view
+names_a_file(std::string_view variable)
+{
+  const auto it = std::ranges::find_if(k_app_hints, [&](const AppHint& h) {
+    return !h.file_variable.empty() && h.file_variable == variable;
+  });
+  return it == k_app_hints.end() ? std::string_view() : it->names_a_file;
+}
+
+const AppHint*
+app_hint_for_kind(std::string_view kind)
+{
+  const auto it = std::ranges::find_if(k_app_hints, [&](const AppHint& h) { return !h.kind.empty() && h.kind == kind; });
+  return it == k_app_hints.end() ? nullptr : &*it;
+}
+
+bool
+rewritten_on_every_use(std::string_view file_name)
+{
+  return std::ranges::any_of(k_app_hints, [&](const AppHint& h) {
+    return !h.rewritten_suffix.empty() && file_name.size() > h.rewritten_suffix.size() &&
+           file_name.ends_with(h.rewritten_suffix);
+  });
+}
+
+bool
+home_dir_not_a_cache(std::string_view name)
+{
+  return std::ranges::any_of(k_app_hints, [&](const AppHint& h) {
+    return !h.home_dir_not_a_cache.empty() && h.home_dir_not_a_cache == name;
+  });
+}
+
+CacheDevice
+custom_cache_device(std::string_view variable, std::string_view subdir)
+{
+  const auto* hint = app_hint_for_cache(variable, subdir);
+  return hint ? hint->device : CacheDevice::opencl_device;
+}
+
+} // namespace prewarm::bundle

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// What third-party applications showed when tried as a user would, one row
+// per application beside the vetted variables of runtime_variable.hpp: the
+// cache it keeps, found by the variable that locates it (a custom cache's,
+// custom_cache.hpp) or by the built-in kind it fills, and what the builder
+// must know of it to be right about it:
+//   - a known reason why its entries miss, said beside the evidence of a
+//     miss (never instead of it), with the fix;
+//   - files it rewrites on every use, which are bookkeeping, not new
+//     entries (a hit proof that counted them would call a hit a miss);
+//   - a variable that names a FILE, not a directory: the manifest is
+//     refused with the declaration that works, before anything runs;
+//   - a directory it fills under HOME that is not a cache (telemetry), so
+//     the hit proof does not call it a cache the bundle lacks;
+//   - whether its cache holds code for the OpenCL device the job ran on:
+//     a custom cache's slice requires what the cache depends on, no more.
+// Adding an application is one row in app_hint.cpp and a test.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace prewarm::bundle {
+
+// What a custom cache's entries were compiled for, as far as is known.
+enum class CacheDevice {
+  opencl_device, // code for the job's OpenCL device: the slice requires that device (the default)
+  none,          // nothing device-specific, or the application checks it itself
+};
+
+struct AppHint
+{
+  std::string_view app;      // "JAX", "tinygrad"
+  std::string_view variable; // the cache variable that identifies it; empty: by `kind`
+  std::string_view subdir;   // with `variable`: the custom cache's subdir that identifies it; empty: any
+  std::string_view kind;     // the built-in kind whose misses it explains ("pocl"); empty: by `variable`
+  // Said beside the evidence of a miss: "a known case: ...".
+  std::string_view miss_hint = {};
+  // A file name suffix it rewrites on every use (SQLite's "-shm").
+  std::string_view rewritten_suffix = {};
+  // A variable of the application that names a FILE (its cache database),
+  // and the declaration to use instead.
+  std::string_view file_variable = {};
+  std::string_view names_a_file = {};
+  // A directory directly under HOME it fills that is not a cache ("intel").
+  std::string_view home_dir_not_a_cache = {};
+  CacheDevice device = CacheDevice::opencl_device;
+  std::string_view source = {}; // where it was seen (application and version)
+};
+
+std::span<const AppHint> app_hints();
+
+// The row of the application whose cache `variable` (kept to `subdir`)
+// locates; null: none.
+const AppHint* app_hint_for_cache(std::string_view variable, std::string_view subdir);
+// The declaration to use when a custom cache's `variable` names a file;
+// empty: it is not known to.
+std::string_view names_a_file(std::string_view variable);
+// The row of an application that fills the built-in `kind`; null: none.
+const AppHint* app_hint_for_kind(std::string_view kind);
+// Whether a file of a custom cache named `file_name` is rewritten on every
+// use by some application (bookkeeping).
+bool rewritten_on_every_use(std::string_view file_name);
+// Whether HOME/<name> is a directory an application fills that is no cache.
+bool home_dir_not_a_cache(std::string_view name);
+// What a custom cache located by `variable` (kept to `subdir`) depends on;
+// the default: the OpenCL device.
+CacheDevice custom_cache_device(std::string_view variable, std::string_view subdir);
+
+} // namespace prewarm::bundle

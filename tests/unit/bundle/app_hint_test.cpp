@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The application rows (app_hint.hpp): each row is whole, and each lookup
+// finds what the applications showed, tried as a user would.
+#include "bundle/app_hint.hpp"
+#include "bundle/runtime_variable.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace prewarm::bundle {
+namespace {
+
+TEST(AppHint, EveryRowSaysWhatItIsAndWhereItWasSeen)
+{
+  for (const auto& hint : app_hints()) {
+    SCOPED_TRACE(std::string(hint.app));
+    EXPECT_FALSE(hint.app.empty());
+    EXPECT_FALSE(hint.source.empty()) << "a row says where it was seen";
+    const int found_by = !hint.variable.empty() + !hint.kind.empty() + !hint.home_dir_not_a_cache.empty();
+    EXPECT_GE(found_by, 1) << "a row is found by a variable, a kind or a HOME directory";
+    EXPECT_TRUE(hint.variable.empty() || hint.kind.empty()) << "by a custom cache's variable or by a kind, not both";
+    EXPECT_TRUE(hint.subdir.empty() || !hint.variable.empty());
+    EXPECT_EQ(hint.file_variable.empty(), hint.names_a_file.empty()) << "a file variable comes with what to use";
+    const bool says_something = !hint.miss_hint.empty() || !hint.rewritten_suffix.empty() ||
+                                !hint.names_a_file.empty() || !hint.home_dir_not_a_cache.empty() ||
+                                hint.device != CacheDevice::opencl_device;
+    EXPECT_TRUE(says_something) << "a row that changes nothing is not a row";
+    // The cache variable of a row is one a bundle may export (runtime_variable.hpp).
+    if (!hint.variable.empty()) {
+      EXPECT_TRUE(std::ranges::any_of(cache_locations(), [&](const VettedVariable& v) { return v.name == hint.variable; }))
+        << hint.variable << " is not a vetted cache location";
+    }
+  }
+}
+
+TEST(AppHint, TinygradsSqliteIndexIsRewrittenOnEveryUse)
+{
+  // WAL mode: every connection rewrites cache.db-shm, even when nothing compiles.
+  EXPECT_TRUE(rewritten_on_every_use("cache.db-shm"));
+  EXPECT_FALSE(rewritten_on_every_use("cache.db")) << "the database is the cache";
+  EXPECT_FALSE(rewritten_on_every_use("cache.db-wal")) << "the write-ahead log holds entries not yet checkpointed";
+  EXPECT_FALSE(rewritten_on_every_use("-shm"));
+}
+
+TEST(AppHint, AFileVariableGetsTheDeclarationThatWorks)
+{
+  EXPECT_NE(names_a_file("CACHEDB").find("XDG_CACHE_HOME"), std::string_view::npos);
+  EXPECT_TRUE(names_a_file("XDG_CACHE_HOME").empty());
+}
+
+TEST(AppHint, OpenVinoTelemetryIsNotACache)
+{
+  EXPECT_TRUE(home_dir_not_a_cache("intel"));
+  EXPECT_FALSE(home_dir_not_a_cache("hashcat"));
+}
+
+TEST(AppHint, ACustomCacheRequiresTheOpenClDeviceOnlyWhenItHoldsCodeForIt)
+{
+  EXPECT_EQ(custom_cache_device("NUMBA_CACHE_DIR", ""), CacheDevice::none);
+  EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "tinygrad"), CacheDevice::none);
+  // Unknown, or another application's part of XDG_CACHE_HOME: the device, as before.
+  EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "hashcat/kernels"), CacheDevice::opencl_device);
+  EXPECT_EQ(custom_cache_device("CLFFT_CACHE_PATH", ""), CacheDevice::opencl_device);
+}
+
+TEST(AppHint, KnownMissesAreFoundByKindOrVariable)
+{
+  ASSERT_NE(app_hint_for_kind("pocl"), nullptr);
+  EXPECT_NE(app_hint_for_kind("pocl")->miss_hint.find("PYOPENCL_NO_CACHE=1"), std::string_view::npos);
+  ASSERT_NE(app_hint_for_cache("JAX_COMPILATION_CACHE_DIR", ""), nullptr);
+  EXPECT_EQ(app_hint_for_kind("cuda"), nullptr);
+}
+
+} // namespace
+} // namespace prewarm::bundle
