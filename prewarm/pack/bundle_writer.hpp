@@ -28,10 +28,10 @@ struct SliceInput
   std::string id;                              // bundle/bundle_manifest.hpp ID
   std::filesystem::path staging_dir;           // <kind>/<relative paths>
   std::vector<bundle::Requirement> requirements;
-  std::vector<std::string> site_packages = {}; // the application's Python packages (bundle_manifest.hpp)
   std::vector<std::string> jobs;               // what filled it, e.g. "llama3-8b fp16 bs=1"
   std::vector<bundle::CustomCache> caches = {};     // custom caches under staging_dir/custom/
   std::vector<bundle::EnvSetting> environment = {}; // runtime env of the models that filled it
+  std::vector<std::string> site_packages = {};      // the application's Python packages (bundle_manifest.hpp)
 };
 
 struct BundleSpec
