@@ -409,28 +409,33 @@ parse_manifest(std::string_view text,
   std::map<std::string, YAML::Mark, std::less<>> seen_targets;
   for (std::size_t i = 0; i < target_items.size(); ++i) {
     const auto path = yaml::index_path("targets", i);
-    // NAME, or {name: NAME, profile: FILE}.
-    YAML::Node name_node = target_items[i];
+    // NAME, or {name: NAME, profile: FILE}. (A YAML::Node assigned to
+    // another takes its content: nodes are held in optionals, never reassigned.)
+    const bool is_map = target_items[i].IsMap();
+    std::optional<YAML::Node> name_node;
     std::optional<YAML::Node> profile_node;
-    if (target_items[i].IsMap()) {
+    if (is_map) {
       PW_ASSIGN(auto entry, yaml::Map::read(source, target_items[i], path, {"name", "profile"}));
-      PW_ASSIGN(name_node, entry.required("name"));
+      PW_ASSIGN(auto required_name, entry.required("name"));
+      name_node.emplace(required_name);
       profile_node = entry.get("profile");
+    } else {
+      name_node.emplace(target_items[i]);
     }
-    const auto name_path = target_items[i].IsMap() ? yaml::join_path(path, "name") : path;
-    PW_ASSIGN(auto name, yaml::read_string(source, name_node, name_path));
+    const auto name_path = is_map ? yaml::join_path(path, "name") : path;
+    PW_ASSIGN(auto name, yaml::read_string(source, *name_node, name_path));
     const Target* target = inputs.registry.find(name);
     if (target == nullptr) {
-      return fail(yaml::error_at(source, name_node.Mark(), name_path,
+      return fail(yaml::error_at(source, name_node->Mark(), name_path,
                                  fmt::format("unknown target '{}'{} (`prewarm targets` lists them; registry {})", name,
                                              did_you_mean(name, target_names), inputs.registry.source_name())));
     }
     if (const auto first = seen_targets.find(name); first != seen_targets.end()) {
-      return fail(yaml::error_at(source, name_node.Mark(), name_path,
+      return fail(yaml::error_at(source, name_node->Mark(), name_path,
                                  fmt::format("duplicate '{}' (first at {}:{})", name, first->second.line + 1,
                                              first->second.column + 1)));
     }
-    seen_targets.emplace(name, name_node.Mark());
+    seen_targets.emplace(name, name_node->Mark());
     if (profile_node) {
       const auto profile_path = yaml::join_path(path, "profile");
       PW_ASSIGN(auto file, yaml::read_string(source, *profile_node, profile_path));

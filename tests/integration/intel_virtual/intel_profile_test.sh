@@ -38,17 +38,17 @@ on_virtual_b580() { # CMD...: under NEO's keys for a virtual B580 (as virtual_de
   env -u LD_LIBRARY_PATH NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 HardwareInfoOverride=1x5x4 \
     UseBindlessMode=0 ProductFamilyOverride=bmg ForceDeviceId=E20B "$@"
 }
-in_root() { "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$LIB:$ROOT/lib/x86_64-linux-gnu" "$@"; }
+IN_ROOT=("$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$LIB:$ROOT/lib/x86_64-linux-gnu") # the root's loader
 
 step "prewarm intel-profile on the virtual B580 (the root's driver)"
 expect_exit 0 on_virtual_b580 "$PREWARM" intel-profile --out profile.yaml --driver-root "$ROOT"
-cat profile.yaml | cut -c1-160 | head -60
+cut -c1-160 profile.yaml | head -60
 
 step "independent sources: the root's clinfo, NEO's trace of another build, the root's package list"
-on_virtual_b580 OCL_ICD_VENDORS="$SCRATCH/vendors" in_root "$ROOT/usr/bin/clinfo" --raw > clinfo.txt
+on_virtual_b580 OCL_ICD_VENDORS="$SCRATCH/vendors" "${IN_ROOT[@]}" "$ROOT/usr/bin/clinfo" --raw > clinfo.txt
 mkdir trace && printf '__kernel void k(__global int* x) { x[0] = 2; }\n' > k.cl && printf 'k.cl\t-cl-mad-enable\n' > k.list
 on_virtual_b580 OCL_ICD_VENDORS="$SCRATCH/vendors" BinaryCacheTrace=1 NEO_CACHE_DIR="$SCRATCH/trace" \
-  in_root "$CL_REPLAY" k.list > /dev/null
+  "${IN_ROOT[@]}" "$CL_REPLAY" k.list > /dev/null
 python3 - "$ROOT/.complete" <<'PY' || fail "the profile differs from the independent sources"
 import glob, hashlib, json, re, sys
 complete = open(sys.argv[1]).read()
@@ -138,7 +138,7 @@ precisions: [fp32]
 targets: [{name: arc-b580, profile: named.yaml}]
 YAML
 "$PREWARM" keygen --out keys/test_only_profile > /dev/null
-expect_exit 0 "$PREWARM" build manifest.yaml --key keys/test_only_profile.key --out bundle
+expect_exit 0 "$PREWARM" build manifest.yaml --key keys/test_only_profile.key --out bundle > /dev/null
 for want in "require opencl.device == $name" "require intel.ip-version == 20.1.0"; do
   grep -qF "$want" bundle/manifest || { cat bundle/manifest | grep -v '^file\|^dir'; fail "missing: $want"; }
 done

@@ -97,9 +97,9 @@ TEST_F(ManifestProfile, AnIntelTargetNamesItsProfileRelativeToTheManifest)
 TEST_F(ManifestProfile, ErrorsNameTheManifestLineAndTheProfile)
 {
   EXPECT_THAT(error("targets: [{name: arc-b580, profile: missing.yaml}]\n"),
-              StartsWith("m.yaml:6:38: targets[0].profile: reading Intel key profile " + path("missing.yaml")));
+              StartsWith("m.yaml:6:37: targets[0].profile: reading Intel key profile " + path("missing.yaml")));
   EXPECT_THAT(error("targets: [{name: cpu, profile: b580.yaml}]\n"),
-              StartsWith("m.yaml:6:33: targets[0].profile: target 'cpu' is not an Intel GPU"));
+              StartsWith("m.yaml:6:32: targets[0].profile: target 'cpu' is not an Intel GPU"));
   write("a770.yaml", profile_text("arc-a770", "0x56a0", "A770"));
   EXPECT_THAT(error("targets: [{name: arc-b580, profile: a770.yaml}]\n"),
               HasSubstr(path("a770.yaml") + " is the profile of target 'arc-a770', not of 'arc-b580'"));
@@ -116,7 +116,7 @@ TEST_F(ManifestProfile, ErrorsNameTheManifestLineAndTheProfile)
   bad.replace(bad.find("\"0x00\""), 6, "\"0\"");
   write("bad.yaml", bad);
   EXPECT_THAT(error("targets: [{name: arc-b580, profile: bad.yaml}]\n"),
-              HasSubstr(path("bad.yaml") + ":6:22: key.revision.value"));
+              HasSubstr("m.yaml:6:37: targets[0].profile: " + path("bad.yaml") + ":7:21: key.revision.value: expected"));
 }
 
 } // namespace
