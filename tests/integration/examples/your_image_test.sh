@@ -37,7 +37,13 @@ python_image=docker.io/library/python:3.11-slim-bookworm
 if ! bah inspect --type image "$python_image" >/dev/null 2>&1; then
   say "making $python_image from $base (Debian 12's python3 3.11 and pip)"
   c=$(bah from -q --pull=never "$base") || exit 1
-  bah run "$c" -- sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 python3-pip python3-venv && ln -sf python3 /usr/bin/python && rm -rf /var/lib/apt/lists/* /usr/lib/python3*/EXTERNALLY-MANAGED' >&2 \
+  # CAs this host added locally (a TLS-inspecting proxy's) go into the base,
+  # as an organisation's own base image carries them: pip in the example's
+  # build reaches PyPI through that proxy then.
+  for crt in /usr/local/share/ca-certificates/*.crt; do
+    [ -f "$crt" ] && bah copy "$c" "$crt" /usr/local/share/ca-certificates/ >/dev/null
+  done
+  bah run "$c" -- sh -c 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 python3-pip python3-venv ca-certificates && update-ca-certificates && ln -sf python3 /usr/bin/python && rm -rf /var/lib/apt/lists/* /usr/lib/python3*/EXTERNALLY-MANAGED' >&2 \
     || { bah rm "$c" >/dev/null; say "FAIL: making the Python base"; exit 1; }
   bah commit -q "$c" "$python_image" >/dev/null && bah rm "$c" >/dev/null || exit 1
 fi
