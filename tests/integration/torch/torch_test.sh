@@ -11,10 +11,18 @@
 #      Inductor's cache plus Dynamo's precompiled frames, with pycache, the
 #      Python bytecode of everything imported; inductor: Inductor's alone):
 #      captured, signed, the hit proof reuses everything;
-#   3. install -> `exec --audit`: the unmodified script reuses every entry,
-#      compiles nothing new, and (dynamo) loads its frame and traces nothing
-#      and reads the shipped bytecode (exec's PYTHONPYCACHEPREFIX replaces
-#      the caller's);
+#   3. install as an init container does it (docker/kubernetes/prewarm-init.yaml):
+#      no python3 in PATH, no PREWARM_PYTHON, an otherwise empty environment;
+#      the torch slices install because the installer reads torch's, triton's
+#      and Python's versions from the venv's files at the site-packages the
+#      build recorded (the venv is the application's environment, seen by the
+#      init container at the same path, as from a shared volume);
+#      then `exec --audit`: the unmodified script reuses every entry (as many
+#      as the build's proof reused: the proof predicts the install), compiles
+#      nothing new, and (dynamo) loads its frame and traces nothing and reads
+#      the shipped bytecode (exec's PYTHONPYCACHEPREFIX replaces the caller's);
+#      (dynamo) the application container's step of the same example: a shell
+#      that sources the env.sh the init step wrote, then runs the script;
 #   4. (dynamo) another model (one more layer: the frame's key is the same,
 #      its guards fail) through the same bundle: a normal compile, correct.
 # Every run compares the compiled logits with eager mode (tiny_compile.py
@@ -29,9 +37,10 @@
 # bench/run's torch_compile_cpu).
 # Env: TORCH_PYTHON, PREWARM, PREWARM_RUNTIME, TARGET (registry target of the
 # build, default cpu); argument: KIND (default dynamo).
-# Cost on the 2-core CI machine: seven Python processes, each importing torch
+# Cost on the 2-core CI machine: eight Python processes, each importing torch
 # (~6 s, ~10 s without bytecode) and running Inductor's ISA probe; about 5 to
-# 8 minutes (322 s and 450 s in two runs at load about 3).
+# 8 minutes (322 s and 450 s in two runs at load about 3, before the env.sh
+# step, which adds one such process: ~40 s).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 : "${PREWARM:?}" "${PREWARM_RUNTIME:?}"
@@ -42,7 +51,10 @@ PYTHON=${TORCH_PYTHON:-}
 "$PYTHON" -c 'import torch, transformers' 2>/dev/null || skip "$PYTHON cannot import torch and transformers"
 command -v g++ > /dev/null || skip "no g++: Inductor's CPU backend compiles C++"
 make_scratch torch
-export HF_HUB_OFFLINE=1 PREWARM_PYTHON="$PYTHON"
+# No PREWARM_PYTHON: the installer finds the venv's frameworks where the
+# build recorded them, as it must for any application in a venv.
+export HF_HUB_OFFLINE=1
+unset PREWARM_PYTHON
 # Nothing of the user's: every cache this test reads it made itself.
 unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR TORCH_CACHING_PRECOMPILE PYTHONPYCACHEPREFIX
 export HOME="$SCRATCH/home" XDG_CACHE_HOME="$SCRATCH/home/.cache"
@@ -95,10 +107,22 @@ if [ "$KIND" = dynamo ]; then
   grep -q "framework.python" "$SCRATCH/inspect.txt" || { cat "$SCRATCH/inspect.txt" >&2; fail "the dynamo slice does not require the Python version"; }
 fi
 
-step "install -> exec --audit: nothing compiled again"
-"$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "$SCRATCH/test_only_torch.pub" --root "$SCRATCH/root" \
-  > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "install failed"; }
-[ -d "$SCRATCH/root/$KIND" ] || fail "no $KIND cache installed under the root"
+SITE_PACKAGES=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+grep -qF "python   $SITE_PACKAGES " "$SCRATCH/inspect.txt" || { cat "$SCRATCH/inspect.txt" >&2; fail "the slice does not record the venv's site-packages $SITE_PACKAGES"; }
+
+step "init container (no Python, no PREWARM_PYTHON): install, env.sh; then exec --audit: nothing compiled again"
+mkdir -p "$SCRATCH/no-python-bin"
+cat > "$SCRATCH/init-step.sh" <<SH
+set -e
+"$PREWARM_RUNTIME" install "$SCRATCH/bundle" --trust "$SCRATCH/test_only_torch.pub" --root "$SCRATCH/root" --on-failure warn
+"$PREWARM_RUNTIME" env --root "$SCRATCH/root" --format sh > "$SCRATCH/root/env.sh"
+SH
+env -i HOME="$HOME" PATH="$SCRATCH/no-python-bin" /bin/sh "$SCRATCH/init-step.sh" \
+  > /dev/null 2> "$SCRATCH/install.err" || { cat "$SCRATCH/install.err" >&2; fail "the init step failed"; }
+if grep -E "skipped|framework versions not found" "$SCRATCH/install.err"; then
+  fail "a slice was skipped without Python on PATH (the recorded site-packages were not read)"
+fi
+[ -d "$SCRATCH/root/$KIND" ] || { cat "$SCRATCH/install.err" >&2; fail "no $KIND cache installed under the root"; }
 if [ "$KIND" = dynamo ]; then
   find "$SCRATCH/root/dynamo/dynamo" -name entry | grep -q . || fail "no Dynamo entry installed"
   "$PREWARM_RUNTIME" env --root "$SCRATCH/root" | grep -q "TORCH_CACHING_PRECOMPILE" || fail "env does not turn precompile on"
@@ -109,6 +133,11 @@ env "${APP_ENV[@]}" "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" --audit "$SCR
 grep "audit:" "$SCRATCH/installed.err" || true
 [ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" new_files)" -eq 0 ] || fail "$KIND compiled anew under the root"
 [ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" reused_files)" -gt 0 ] || fail "no $KIND reuse measured"
+# The proof ran on a copy at another path than the capture, and the install
+# is at a third: the proof's count is the install's.
+PROVEN=$(grep -oE "hit proof: .*$KIND: [0-9]+ reused" "$SCRATCH/build.err" | grep -oE "$KIND: [0-9]+" | tail -1 | grep -oE "[0-9]+$")
+[ "$(audit_field "$SCRATCH/exec.audit.json" "$KIND" reused_files)" -eq "$PROVEN" ] \
+  || fail "the installed application reused $(audit_field "$SCRATCH/exec.audit.json" "$KIND" reused_files) $KIND files, the proof $PROVEN"
 [ "$(last_json_field "$SCRATCH/installed.json" fxgraph_cache_miss)" -eq 0 ] || fail "a graph was compiled again under the root"
 if [ "$KIND" = dynamo ]; then
   [ "$(last_json_field "$SCRATCH/installed.json" dynamo_cache_hit)" -eq 1 ] || { cat "$SCRATCH/installed.json"; fail "Dynamo's frame was not loaded"; }
@@ -121,6 +150,13 @@ if [ "$KIND" = dynamo ]; then
 fi
 
 if [ "$KIND" = dynamo ]; then
+  step "the application container's step: source env.sh, run the script"
+  env "${APP_ENV[@]}" /bin/sh -c '. "$1/root/env.sh" && exec "$2" "$3"' sh "$SCRATCH" "$PYTHON" "$SCRIPT" \
+    > "$SCRATCH/app-step.json" 2> "$SCRATCH/app-step.err" || { tail -20 "$SCRATCH/app-step.err" >&2; fail "the app step failed"; }
+  [ "$(last_json_field "$SCRATCH/app-step.json" dynamo_cache_hit)" -eq 1 ] || { cat "$SCRATCH/app-step.json"; fail "the app step did not load Dynamo's frame"; }
+  [ "$(last_json_field "$SCRATCH/app-step.json" frames_traced)" -eq 0 ] || { cat "$SCRATCH/app-step.json"; fail "the app step traced the frame again"; }
+  [ "$(last_json_field "$SCRATCH/app-step.json" fxgraph_cache_miss)" -eq 0 ] || fail "the app step compiled a graph again"
+
   step "another model through the same bundle: guards fail, a normal compile, correct"
   env "${APP_ENV[@]}" "$PREWARM_RUNTIME" exec --root "$SCRATCH/root" -- "$PYTHON" "$SCRIPT" --layers 3 \
     > "$SCRATCH/other.json" 2> "$SCRATCH/other.err" || { tail -20 "$SCRATCH/other.err" >&2; fail "the other model failed"; }
