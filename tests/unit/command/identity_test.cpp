@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/identity.hpp"
+#include "command/custom_capture.hpp"
 
 #include "base/files.hpp"
 
@@ -274,6 +275,34 @@ TEST(Identity, FrameworkProbeRunsTheSamePythonAndToleratesMissingModules)
   EXPECT_TRUE(none.site_packages.empty());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("test_only_python"), std::string::npos);
+}
+
+// A custom cache's slice requires what the cache depends on, no more
+// (bundle/app_hint.hpp): Numba's holds nothing for the OpenCL device (numba
+// 0.68 records and checks the CPU itself), so a host without PoCL installs it.
+TEST(Identity, ACustomCacheWithoutOpenClCodeRequiresNoOpenClDevice)
+{
+  DeviceProperties pocl{{std::string(prop::vendor), "pocl"}, {std::string(prop::opencl_device), "cpu-haswell"}};
+  std::vector<std::string> warnings;
+  const std::vector<CustomCacheRequest> numba = {{"numba", "NUMBA_CACHE_DIR", {}}};
+  EXPECT_FALSE(custom_caches_need_opencl_device(numba));
+  EXPECT_TRUE(custom_cache_requirements(numba, {pocl}, warnings).empty());
+  EXPECT_TRUE(custom_cache_requirements(numba, {}, warnings).empty());
+  EXPECT_TRUE(warnings.empty()) << "nothing to warn of: the cache needs no device";
+
+  // A cache no row knows keeps the OpenCL device's keys, as before.
+  const std::vector<CustomCacheRequest> hashcat = {{"hashcat", "XDG_CACHE_HOME", "hashcat/kernels"}};
+  EXPECT_TRUE(custom_caches_need_opencl_device(hashcat));
+  const auto requirements = custom_cache_requirements(hashcat, {pocl}, warnings);
+  EXPECT_TRUE(std::ranges::any_of(requirements, [](const bundle::Requirement& r) {
+    return r.key == prop::opencl_device && r.value == "cpu-haswell";
+  }));
+  EXPECT_TRUE(custom_cache_requirements(hashcat, {}, warnings).empty());
+  EXPECT_EQ(warnings.size(), 1u) << "no device known for a cache that needs one";
+
+  // Mixed: the slice is shared, so it requires the device.
+  const std::vector<CustomCacheRequest> both = {numba[0], hashcat[0]};
+  EXPECT_TRUE(custom_caches_need_opencl_device(both));
 }
 
 } // namespace

@@ -177,5 +177,23 @@ TEST(StagedOutput, MergeCopiesALinkAsALinkInsteadOfFollowingIt)
   EXPECT_EQ(fs::read_symlink(slice / "dir-link"), dir.path() / "elsewhere");
 }
 
+// The one copy every hit proof reads: links stay links (as the slice keeps
+// them), the destination is made, and a file already there is replaced.
+TEST(StagedOutput, TheProofCopyKeepsLinksAsLinksAndLeavesTheStagingAlone)
+{
+  const auto dir = scratch();
+  make_files(dir.path(), {{"staged/neo/ab/entry.cl_cache", "binary"}, {"proof/neo/ab/entry.cl_cache", "stale"}});
+  fs::create_symlink("entry.cl_cache", dir.path() / "staged" / "neo" / "ab" / "alias");
+  ASSERT_TRUE(copy_for_proof(dir.path() / "staged" / "neo", dir.path() / "proof" / "neo"));
+  const auto copy = dir.path() / "proof" / "neo" / "ab";
+  EXPECT_EQ(read_file((copy / "entry.cl_cache").string(), 64).value_or(""), "binary");
+  ASSERT_TRUE(fs::is_symlink(copy / "alias")) << "a link inside the cache is copied as the link";
+  EXPECT_EQ(fs::read_symlink(copy / "alias"), fs::path("entry.cl_cache"));
+  ASSERT_TRUE(copy_for_proof(dir.path() / "staged" / "neo", dir.path() / "fresh" / "deep" / "neo"));
+  EXPECT_TRUE(fs::is_regular_file(dir.path() / "fresh" / "deep" / "neo" / "ab" / "entry.cl_cache"));
+  EXPECT_EQ(read_file((dir.path() / "staged" / "neo" / "ab" / "entry.cl_cache").string(), 64).value_or(""), "binary");
+  EXPECT_FALSE(copy_for_proof(dir.path() / "missing", dir.path() / "proof" / "x")) << "a copy that fails says so";
+}
+
 } // namespace
 } // namespace prewarm::jobs
