@@ -189,6 +189,9 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
   if (!request.internal_options.empty()) {
     argv.insert(argv.end(), {"-internal_options", request.internal_options});
   }
+  if (!request.stateful_address_mode.empty()) {
+    argv.insert(argv.end(), {"-stateful_address_mode", request.stateful_address_mode});
+  }
   if (spirv_only) {
     argv.emplace_back("-spv_only");
   } else {

@@ -56,6 +56,10 @@ struct OclocCompileRequest
   std::string options;     // build options, e.g. "-DTILE=16"
   std::string device;      // ONE ocloc device name; lists and ranges are refused
   std::string internal_options{}; // -internal_options: the driver's own (NEO's cache key hashes them)
+  // -stateful_address_mode: "bindful" keeps 26.27's ocloc from adding bindless
+  // mode on BMG, DG2 and MTL (offline_compiler.cpp:1513-1518), which NEO's
+  // OpenCL does not use; empty: ocloc's default.
+  std::string stateful_address_mode{};
   OclocInput input = OclocInput::opencl_c;
 };
 

@@ -13,7 +13,9 @@
 //      before -ze-intel-has-buffer-offset-arg (module_imp.cpp:197,1206-1207);
 //   2. ocloc of the Intel root compiles the recorded input (OpenCL C source,
 //      or the SPIR-V NEO hashed) with the recorded options and the card's
-//      internal options for the card's IP version (`-device A.R.S`);
+//      internal options for the card's IP version (`-device A.R.S`), bindful
+//      unless those options ask for bindless (ocloc 26.27 would add bindless
+//      mode on BMG, DG2 and MTL by itself: offline_compiler.cpp:1513-1518);
 //   3. the binary is the entry as is: 26.27's IGC returns a zebin, which NEO
 //      stores unwrapped (device_binary_formats.h:176-184,
 //      compiler_interface.cpp packAndCacheBinary);
@@ -86,10 +88,10 @@ struct SynthesisResult
 };
 
 // Compiles every recorded entry for the card and writes the entries under
-// `out_dir` in NEO's layout. A compile that fails is an error naming the
-// recorded entry; entries with specialisation constants are skipped with the
-// reason (ocloc takes them as a file of 64-bit values, NEO hashes the
-// caller's sizes: not reproduced here).
+// `out_dir` in NEO's layout. An entry ocloc cannot compile is skipped with
+// ocloc's message (the card compiles that program itself), and so are
+// entries with specialisation constants (ocloc takes them as a file of
+// 64-bit values, NEO hashes the caller's sizes: not reproduced here).
 Result<SynthesisResult> synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded,
                                    const CardKey& card, const std::filesystem::path& out_dir);
 

@@ -49,6 +49,8 @@ namespace {
 
 constexpr std::string_view k_manifest = R"(version: 1
 models:
+  - name: qwen2.5-0.5b
+    preset: qwen2.5-0.5b
   - name: gptq-linear
     preset: gptq-linear
 precisions: [fp32]
@@ -78,6 +80,13 @@ struct Case
   std::uint16_t second_revision; // usRevId NEO reports in the second configuration
 };
 
+// ctest's test names hold the parameter as gtest prints it: the target, not its bytes.
+void
+PrintTo(const Case& c, std::ostream* out)
+{
+  *out << c.target;
+}
+
 double
 since(std::chrono::steady_clock::time_point start)
 {
@@ -106,13 +115,15 @@ protected:
     ASSERT_TRUE(registry && presets);
     auto parsed = manifest::parse_manifest(k_manifest, "test", ".", {*registry, *presets});
     ASSERT_TRUE(parsed) << parsed.error().message();
-    auto variants = aot::workload_variants(*parsed->models.front().architecture, model::Precision::fp32,
-                                           parsed->shapes, parsed->coverage);
-    ASSERT_TRUE(variants);
-    for (const auto& v : *variants) {
-      const auto text = find_embedded(kernels::embedded_files(), v.source_name);
-      ASSERT_TRUE(text) << v.source_name;
-      m_programs.push_back({v.source_name, std::string(*text), v.options});
+    for (const auto& model : parsed->models) {
+      auto variants =
+        aot::workload_variants(*model.architecture, model::Precision::fp32, parsed->shapes, parsed->coverage);
+      ASSERT_TRUE(variants);
+      for (const auto& v : *variants) {
+        const auto text = find_embedded(kernels::embedded_files(), v.source_name);
+        ASSERT_TRUE(text) << v.source_name;
+        m_programs.push_back({v.source_name, std::string(*text), v.options});
+      }
     }
   }
 

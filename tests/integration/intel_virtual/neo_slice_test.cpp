@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -100,13 +101,17 @@ TEST_P(NeoSlice, HoldsNeoEntriesThatASecondVirtualRunReuses)
   EXPECT_TRUE(requirement(slice->output, "intel.driver").ends_with(",1.3.39122"));
   EXPECT_EQ(requirement(slice->output, "intel.igc"), "== " + *host::igc_identity_of(root->igc_library()));
   EXPECT_NE(requirement(slice->output, "pci-revision"), "(none)");
-  // The device's IP version, as `ocloc ids` names the registry's ocloc device
-  // (first; a card's follows where its entries were synthesized).
+  // The device's IP version, as `ocloc ids` names the registry's ocloc device.
   ASSERT_FALSE(target->ip_version.empty());
-  const auto ip = requirement(slice->output, "intel.ip-version");
-  EXPECT_TRUE(ip == "== " + target->ip_version || ip.starts_with("in " + target->ip_version + ",")) << ip;
+  EXPECT_EQ(requirement(slice->output, "intel.ip-version"), "== " + target->ip_version);
+  // Both targets have a key profile: the slice also holds the card's entries
+  // (neo_card_slice.hpp) and accepts the card's extension lists, without and
+  // with libva's media sharing, beside the virtual device's.
   const auto extensions = requirement(slice->output, "intel.opencl-extensions");
-  EXPECT_TRUE(extensions.starts_with("== ") || extensions.starts_with("in ")) << extensions;
+  EXPECT_TRUE(extensions.starts_with("in ")) << extensions;
+  EXPECT_EQ(std::ranges::count(extensions, ','), 2) << extensions;
+  EXPECT_NE(slice->report_json.find("\"card\":{"), std::string::npos) << slice->report_json;
+  EXPECT_EQ(entries.size(), 3u) << "the recorder's entry and the card's two";
 
   // The executor's proof, read back from its report...
   EXPECT_NE(slice->report_json.find("\"proof_new_entries\":0"), std::string::npos) << slice->report_json;

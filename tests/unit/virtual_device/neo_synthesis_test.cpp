@@ -20,6 +20,19 @@ namespace {
 
 const fs::path k_data = fs::path(PREWARM_TEST_DATA) / "neo_key";
 
+// The traced entries of a data directory (its entry files are not kept: `entries` lists them).
+Result<std::vector<RecordedEntry>>
+traced(std::string_view dir, IpVersion ip, CacheApi api)
+{
+  PW_ASSIGN(auto entries, read_traced_entries(k_data / dir, ip));
+  std::vector<RecordedEntry> out;
+  for (auto& entry : entries) {
+    const auto path = cached_file_path(entry.name, api);
+    out.push_back({std::move(entry), api, path});
+  }
+  return out;
+}
+
 CardKey
 b580()
 {
@@ -32,7 +45,7 @@ b580()
 
 TEST(CardInternalOptions, OpenClListsTheCardsExtensionsWhereNeoDoes)
 {
-  auto recorded = recorded_entries(k_data / "bmg-opencl", {20, 1, 0});
+  auto recorded = traced("bmg-opencl", {20, 1, 0}, CacheApi::opencl);
   ASSERT_TRUE(recorded) << recorded.error().message();
   ASSERT_FALSE(recorded->empty());
   const auto& traced = recorded->front().traced.inputs.internal_options;
@@ -75,7 +88,7 @@ TEST(CardInternalOptions, AMissingAnchorNamesTheProfileField)
 
 TEST(CardInternalOptions, LevelZeroBindlessGoesBeforeTheBufferOffsetOption)
 {
-  auto recorded = recorded_entries(k_data / "bmg-level-zero", {20, 1, 0});
+  auto recorded = traced("bmg-level-zero", {20, 1, 0}, CacheApi::level_zero);
   ASSERT_TRUE(recorded && !recorded->empty());
   const auto& traced = recorded->front().traced.inputs.internal_options;
   auto options = card_internal_options(traced, CacheApi::level_zero, b580());
@@ -89,7 +102,7 @@ TEST(CardInternalOptions, LevelZeroBindlessGoesBeforeTheBufferOffsetOption)
 
 TEST(CardInputs, OnlyTheCardsFieldsChange)
 {
-  auto recorded = recorded_entries(k_data / "mtl-h-opencl", {12, 71, 4});
+  auto recorded = traced("mtl-h-opencl", {12, 71, 4}, CacheApi::opencl);
   ASSERT_TRUE(recorded && recorded->size() == 1);
   auto profile = manifest::embedded_intel_profile("mtl-igpu");
   ASSERT_TRUE(profile && profile->has_value());
