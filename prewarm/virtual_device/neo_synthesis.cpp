@@ -312,13 +312,17 @@ synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, 
         request.stateful_address_mode = "bindful";
       }
       request.device = card.ip_version.text();
-      PW_ASSIGN_CTX(auto output, fmt::format("{}: synthesizing NEO entry {}", card.target, entry.traced.name),
-                    ocloc.compile(request));
+      auto output = ocloc.compile(request);
+      if (!output) {
+        // This entry is left out, not the slice: the card compiles it itself.
+        result.skipped.push_back(fmt::format("{}: ocloc: {}", entry.traced.name, output.error().message()));
+        continue;
+      }
       const auto path = cached_file_path(cached_file_name(inputs), entry.api);
       std::error_code ec;
       fs::create_directories((out_dir / path).parent_path(), ec);
-      PW_TRY(write_file_atomic(out_dir / path, output.zebin, 0644, Durability::none));
-      result.bytes += output.zebin.size();
+      PW_TRY(write_file_atomic(out_dir / path, output->zebin, 0644, Durability::none));
+      result.bytes += output->zebin.size();
       result.entries.push_back(path);
     }
   }

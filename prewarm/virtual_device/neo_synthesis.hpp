@@ -88,10 +88,10 @@ struct SynthesisResult
 };
 
 // Compiles every recorded entry for the card and writes the entries under
-// `out_dir` in NEO's layout. A compile that fails is an error naming the
-// recorded entry; entries with specialisation constants are skipped with the
-// reason (ocloc takes them as a file of 64-bit values, NEO hashes the
-// caller's sizes: not reproduced here).
+// `out_dir` in NEO's layout. An entry ocloc cannot compile is skipped with
+// ocloc's message (the card compiles that program itself), and so are
+// entries with specialisation constants (ocloc takes them as a file of
+// 64-bit values, NEO hashes the caller's sizes: not reproduced here).
 Result<SynthesisResult> synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded,
                                    const CardKey& card, const std::filesystem::path& out_dir);
 

@@ -80,6 +80,13 @@ struct Case
   std::uint16_t second_revision; // usRevId NEO reports in the second configuration
 };
 
+// ctest's test names hold the parameter as gtest prints it: the target, not its bytes.
+void
+PrintTo(const Case& c, std::ostream* out)
+{
+  *out << c.target;
+}
+
 double
 since(std::chrono::steady_clock::time_point start)
 {

@@ -88,7 +88,6 @@ entries=$(find neo -name '*.cl_cache' | wc -l)
   || fail "NEO bookkeeping or key traces in the slice"
 echo "$entries entries, $(du -sk neo | cut -f1) KiB unpacked, slice $(stat -c %s "bundle/slices/$neo_slice.tar.zst") bytes"
 
-# The virtual device's values (the card's may follow, where card entries were synthesized).
 extensions=$(intel_extensions_value acm-g11 0x56a5)   # the root's clinfo
 # The card's lists (cl_khr_pci_bus_info, and libva's media sharing) are accepted too:
 # the slice holds the entries made for them (neo_card_slice.hpp).

@@ -101,8 +101,7 @@ TEST_P(NeoSlice, HoldsNeoEntriesThatASecondVirtualRunReuses)
   EXPECT_TRUE(requirement(slice->output, "intel.driver").ends_with(",1.3.39122"));
   EXPECT_EQ(requirement(slice->output, "intel.igc"), "== " + *host::igc_identity_of(root->igc_library()));
   EXPECT_NE(requirement(slice->output, "pci-revision"), "(none)");
-  // The device's IP version, as `ocloc ids` names the registry's ocloc device
-  // (first; a card's follows where its entries were synthesized).
+  // The device's IP version, as `ocloc ids` names the registry's ocloc device.
   ASSERT_FALSE(target->ip_version.empty());
   EXPECT_EQ(requirement(slice->output, "intel.ip-version"), "== " + target->ip_version);
   // Both targets have a key profile: the slice also holds the card's entries
