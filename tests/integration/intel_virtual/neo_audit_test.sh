@@ -84,8 +84,10 @@ run_app hit acm-g10 56a0 a770.json
 read -r built reused new new_entries hits misses exec_hit status_hit < <(verdict hit)
 echo "hit: $built programs built, NEO stats $hits hits / $misses misses; audit $reused reused, $new new"
 [ "$hits" -eq "$built" ] && [ "$misses" -eq 0 ] || fail "NEO did not hit: $hits hits, $misses misses for $built"
-[ "$reused" -eq "$installed" ] && [ "$new" -eq 0 ] && [ "$exec_hit" = True ] && [ "$status_hit" = True ] \
-  || { cat hit.exec.json; fail "the audit of a NEO hit: $reused reused of $installed, $new new"; }
+# The slice also holds the entries synthesized for a real A770 (neo_card_slice.hpp),
+# which the virtual one never opens: what it reuses is one entry per program built.
+[ "$reused" -eq "$hits" ] && [ "$new" -eq 0 ] && [ "$exec_hit" = True ] && [ "$status_hit" = True ] \
+  || { cat hit.exec.json; fail "the audit of a NEO hit: $reused reused of $installed installed, $new new"; }
 
 step "an A380 host given the A770 slice anyway: NEO misses; the audit names the new entries"
 PREWARM_HOST_DEVICES=$PWD/a380.json expect_exit 0 "$PREWARM_RUNTIME" install bundle \
@@ -106,6 +108,6 @@ run_app hit acm-g10 56a0 a770.json mixed.list
 read -r built reused new new_entries hits misses exec_hit status_hit < <(verdict hit)
 echo "mixed: $built programs built, NEO stats $hits hits / $misses misses; audit $reused reused, $new new"
 [ "$misses" -eq 1 ] && [ "$hits" -eq $((built - 1)) ] || fail "NEO: $hits hits, $misses misses for $built (1 new)"
-[ "$reused" -eq "$installed" ] && [ "$new" -eq 1 ] && [ "$new_entries" -eq 1 ] && [ "$exec_hit" = False ] \
+[ "$reused" -eq "$hits" ] && [ "$new" -eq 1 ] && [ "$new_entries" -eq 1 ] && [ "$exec_hit" = False ] \
   || { cat hit.exec.json; fail "the audit of one miss among hits: $reused reused, $new new"; }
 pass
