@@ -6,6 +6,7 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "command/capture_root.hpp"
+#include "command/kind_builder_rules.hpp"
 #include "command/precompile_hook.hpp"
 #include "install/opencl_layer_environment.hpp"
 #include "jobs/staged_output.hpp"
@@ -153,58 +154,9 @@ environment_traps(const Environment& environment, std::span<const CacheKind> kin
       }
     }
   }
-  if (selected(kinds, CacheKind::neo)) {
-    for (const auto& [name, value] : environment) {
-      if (name.starts_with("IGC_")) {
-        traps.push_back(fmt::format(
-          "{} is set: Intel compute-runtime 25.31 to 26.31 turns its compiler cache off when any "
-          "IGC_* variable is set, so neo stays empty on those drivers (unset it for the warm-up and "
-          "in the application)",
-          name));
-      }
-    }
-  }
-  if (selected(kinds, CacheKind::pocl)) {
-    if (const auto* v = value_of("POCL_KERNEL_CACHE"); v != nullptr && *v == "0") {
-      traps.push_back("POCL_KERNEL_CACHE=0: PoCL deletes its cache files when a program is "
-                      "released, so pocl stays empty");
-    }
-    for (const std::string_view name : {"POCL_WORK_GROUP_METHOD", "POCL_CPU_JIT"}) {
-      if (const auto* v = value_of(name); v != nullptr) {
-        traps.push_back(fmt::format("{}={} is part of PoCL's cache key: the application must run "
-                                    "with the same value to hit the captured cache",
-                                    name, in_quotes(*v)));
-      }
-    }
-  }
-  if (selected(kinds, CacheKind::triton)) {
-    for (const std::string_view name : {"TRITON_CACHE_MANAGER", "TRITON_REMOTE_CACHE_BACKEND"}) {
-      if (value_of(name) != nullptr) {
-        traps.push_back(fmt::format(
-          "{} is set: a custom Triton cache decides where kernels go; triton may stay empty", name));
-      }
-    }
-    if (const auto* v = value_of("TRITON_ALWAYS_COMPILE"); v != nullptr && *v == "1") {
-      traps.push_back("TRITON_ALWAYS_COMPILE=1: Triton recompiles every kernel even with a warm "
-                      "cache; unset it where the bundle is used");
-    }
-  }
-  if (selected(kinds, CacheKind::pycache)) {
-    if (const auto* v = value_of("PYTHONDONTWRITEBYTECODE"); v != nullptr && !v->empty()) {
-      traps.push_back(fmt::format("PYTHONDONTWRITEBYTECODE={} is dropped for the capture of pycache (Python would "
-                                  "write no bytecode); the application may keep it: it still reads the installed "
-                                  "bytecode",
-                                  in_quotes(*v)));
-    }
-  }
-  for (const auto kind : {CacheKind::inductor, CacheKind::dynamo}) {
-    if (!selected(kinds, kind)) {
-      continue;
-    }
-    if (const auto* v = value_of("TORCHINDUCTOR_FORCE_DISABLE_CACHES"); v != nullptr && *v == "1") {
-      traps.push_back(fmt::format("TORCHINDUCTOR_FORCE_DISABLE_CACHES=1: Inductor caches are off, so {} "
-                                  "stays empty",
-                                  to_string(kind)));
+  for (const auto kind : bundle::all_cache_kinds()) {
+    if (const auto& rules = builder_rules_of(kind); selected(kinds, kind) && rules.traps != nullptr) {
+      rules.traps(environment, kind, traps);
     }
   }
   return traps;

@@ -3,8 +3,8 @@
 
 #include "base/encoding.hpp"
 #include "base/log.hpp"
+#include "command/kind_builder_rules.hpp"
 #include "host/framework_probe.hpp"
-#include "jobs/slice_identity.hpp"
 
 #include <fmt/format.h>
 
@@ -38,67 +38,6 @@ is_dotted_version(std::string_view token)
   return dot;
 }
 
-using jobs::require_values;
-
-bool
-has_value(const DeviceProperties& device, std::string_view key, std::string_view value)
-{
-  const auto it = device.find(key);
-  return it != device.end() && it->second == value;
-}
-
-bool
-contains(const DeviceProperties& device, std::string_view key, std::string_view needle)
-{
-  const auto it = device.find(key);
-  return it != device.end() && it->second.find(needle) != std::string::npos;
-}
-
-std::vector<const DeviceProperties*>
-select_devices(const std::vector<DeviceProperties>& devices, bool (*keep)(const DeviceProperties&))
-{
-  std::vector<const DeviceProperties*> chosen;
-  for (const auto& d : devices) {
-    if (keep(d)) {
-      chosen.push_back(&d);
-    }
-  }
-  return chosen;
-}
-
-bool
-is_pocl(const DeviceProperties& d)
-{
-  return contains(d, prop::opencl_platform, "Portable Computing Language") ||
-         contains(d, prop::opencl_platform_version, "PoCL") || contains(d, prop::opencl_platform, "PoCL");
-}
-
-bool
-is_intel_gpu(const DeviceProperties& d)
-{
-  return has_value(d, prop::vendor, "intel") && d.contains(prop::pci_id);
-}
-
-void
-require_frameworks(KindIdentity& identity, const IdentityFacts& facts)
-{
-  // Dynamo's entries hold Python bytecode: valid for one Python version only.
-  std::vector<std::string_view> names = {"framework.torch", "framework.triton"};
-  if (identity.kind == CacheKind::dynamo) {
-    names.push_back("framework.python");
-  }
-  for (const std::string_view name : names) {
-    if (const auto it = facts.frameworks.find(name); it != facts.frameworks.end()) {
-      identity.requirements.push_back(Requirement{std::string(name), "==", it->second});
-    } else {
-      identity.warnings.push_back(fmt::format(
-        "{}: no {} version known (the command is not a Python interpreter, or the probe could not "
-        "import it); the slice does not check it",
-        to_string(identity.kind), name.substr(prop::framework_prefix.size())));
-    }
-  }
-}
-
 } // namespace
 
 KindIdentity
@@ -106,99 +45,7 @@ identify_kind(CacheKind kind, const IdentityFacts& facts, FrameworkRequirements 
 {
   KindIdentity identity;
   identity.kind = kind;
-  const std::string what_for(to_string(kind));
-  std::vector<const DeviceProperties*> nvidia;
-  for (const auto& d : facts.nvidia_gpus) {
-    nvidia.push_back(&d);
-  }
-  switch (kind) {
-  case CacheKind::cuda:
-    // The ComputeCache is invalidated by any driver change, and in a container
-    // the driver is the host's: the strongest check a slice can make.
-    require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_driver, what_for);
-    require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_sm, what_for);
-    break;
-  case CacheKind::triton:
-  case CacheKind::inductor:
-  case CacheKind::dynamo:
-    if (frameworks == FrameworkRequirements::required) {
-      require_frameworks(identity, facts);
-    }
-    if (!nvidia.empty()) {
-      // A cubin is for one SM; Inductor's key holds the device name too.
-      require_values(identity.requirements, identity.warnings, nvidia, prop::nvidia_sm, what_for);
-    }
-    break;
-  case CacheKind::pycache:
-    // Bytecode depends on the Python version only (its magic number and the
-    // cpython-3XY in each name); no device, no framework.
-    if (frameworks == FrameworkRequirements::required) {
-      if (const auto it = facts.frameworks.find("framework.python"); it != facts.frameworks.end()) {
-        identity.requirements.push_back(Requirement{"framework.python", "==", it->second});
-      } else {
-        identity.warnings.push_back("pycache: no Python version known (the command is not a Python interpreter, "
-                                    "or the probe failed); the slice does not check it (Python itself ignores "
-                                    "bytecode of another version)");
-      }
-    }
-    break;
-  case CacheKind::pocl: {
-    const auto devices = select_devices(facts.opencl_devices, is_pocl);
-    if (devices.empty()) {
-      identity.warnings.push_back("pocl: no PoCL device on the build host; the slice does not check "
-                                  "the PoCL build or device");
-      break;
-    }
-    // The built-in executor's keys for a PoCL device (jobs/slice_identity.hpp),
-    // so command and built-in caches of one device share a slice.
-    for (const auto key : jobs::pocl_requirement_keys()) {
-      require_values(identity.requirements, identity.warnings, devices, key, what_for);
-    }
-    break;
-  }
-  case CacheKind::neo:
-  case CacheKind::sycl: {
-    const auto devices = select_devices(facts.opencl_devices, is_intel_gpu);
-    if (devices.empty()) {
-      identity.warnings.push_back(fmt::format(
-        "{}: no Intel GPU with a PCI id on the build host; the slice does not check device or driver",
-        what_for));
-      break;
-    }
-    // NEO hashes the PCI device id and revision and the IGC build; SYCL the
-    // device name and driver version string.
-    require_values(identity.requirements, identity.warnings, devices, prop::pci_id, what_for);
-    const bool knows_neo_version = std::any_of(devices.begin(), devices.end(),
-                                               [](const auto* d) { return d->contains(prop::intel_driver); });
-    require_values(identity.requirements, identity.warnings, devices,
-                   knows_neo_version ? prop::intel_driver : prop::opencl_driver, what_for);
-    if (kind == CacheKind::sycl) {
-      require_values(identity.requirements, identity.warnings, devices, prop::opencl_device, what_for);
-    }
-    break;
-  }
-  case CacheKind::programs: {
-    // prewarm's own store keys every binary by device and driver itself, so
-    // the slice is never wrong elsewhere, but its records hit only on the
-    // OpenCL devices the layer recorded them on: the slice requires one of
-    // them, by the pocl kind's keys (a command's PoCL cache and its layer
-    // records of one device share a slice).
-    std::vector<const DeviceProperties*> devices;
-    for (const auto& d : facts.opencl_devices) {
-      devices.push_back(&d);
-    }
-    if (devices.empty()) {
-      identity.warnings.push_back("programs: no OpenCL device known on the build host; the slice does not check "
-                                  "the device or driver its records were made on");
-      break;
-    }
-    for (const auto key : {prop::vendor, prop::opencl_platform_version, prop::opencl_device,
-                           prop::opencl_device_version, prop::opencl_driver}) {
-      require_values(identity.requirements, identity.warnings, devices, key, what_for);
-    }
-    break;
-  }
-  }
+  builder_rules_of(kind).require(identity, facts, frameworks);
   std::sort(identity.requirements.begin(), identity.requirements.end());
   return identity;
 }

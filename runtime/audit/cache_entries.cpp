@@ -3,6 +3,7 @@
 
 #include "base/files.hpp"
 #include "bundle/app_hint.hpp"
+#include "bundle/cache_kind.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -85,32 +86,13 @@ triton_label(const fs::path& entry_dir, std::string_view entry)
   return names.empty() ? fmt::format("entry {}", entry) : fmt::format("kernel {}", joined(names));
 }
 
-// The dynamo kind is an Inductor cache directory that also holds Dynamo's
-// precompiled frames (dynamo/<sha256 of qualname and first line>/entry).
-bool
-is_inductor_tree(std::string_view kind)
+// The layout of a kind's files (bundle::CacheKindRules::entry_layout); a
+// directory that is no kind (custom/...) is grouped by its first component.
+bundle::EntryLayout
+layout_of(std::string_view kind)
 {
-  return kind == "inductor" || kind == "dynamo";
-}
-
-// NEO writes these beside its entries on a hit as on a miss: config.file
-// (the running total size, rewritten on every store and recomputed when
-// missing), stats (NEO_CACHE_STATS=1 counters, added to by every process),
-// <hash>.trace / <hash>.input (BinaryCacheTrace=1: the key inputs, written on
-// every lookup), and the mkstemp temporaries an entry is staged in
-// (cl_cache.XXXXXX and friends) — none of them is a compiled program.
-bool
-is_neo_bookkeeping(std::string_view name)
-{
-  if (name == "config.file" || name == "stats" || name.ends_with(".trace") || name.ends_with(".input")) {
-    return true;
-  }
-  for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {
-    if (name.starts_with(stem) && name.size() == stem.size() + 6) {
-      return true;
-    }
-  }
-  return false;
+  const auto* rules = bundle::find_kind_rules(kind);
+  return rules == nullptr ? bundle::EntryLayout::top_directory : rules->entry_layout;
 }
 
 } // namespace
@@ -118,11 +100,10 @@ is_neo_bookkeeping(std::string_view name)
 std::string
 entry_of(std::string_view kind, std::string_view relative_path)
 {
+  using bundle::EntryLayout;
   const auto parts = components(relative_path);
-  if (kind == "triton") {
-    return first(parts, 1);
-  }
-  if (is_inductor_tree(kind)) {
+  switch (layout_of(kind)) {
+  case EntryLayout::inductor_tree:
     if (!parts.empty() && (parts[0] == "fxgraph" || parts[0] == "aotautograd") && parts.size() >= 4) {
       return first(parts, 3);
     }
@@ -130,11 +111,9 @@ entry_of(std::string_view kind, std::string_view relative_path)
       return first(parts, 3);
     }
     return first(parts, parts.size() > 1 ? 2 : 1);
-  }
-  if (kind == "pocl") {
+  case EntryLayout::pocl_program:
     return first(parts, parts.size() >= 3 ? 2 : 1);
-  }
-  if (kind == "programs") {
+  case EntryLayout::program_store:
     if (parts.size() == 2) {
       auto name = std::string(parts[1]);
       if (const auto dot = name.rfind('.'); dot != std::string::npos) {
@@ -143,13 +122,16 @@ entry_of(std::string_view kind, std::string_view relative_path)
       return name;
     }
     return std::string(relative_path);
-  }
   // NEO: one file <hash>.cl_cache / .l0_cache / .ocloc_cache is one program;
   // the directories above it only spread files (NEO_CACHE_DIR/<d>/<d>/), so
   // two programs under one directory are two entries. pycache: one .pyc per
   // module, under a mirror of its source's path.
-  if (kind == "cuda" || kind == "neo" || kind == "pycache") {
+  case EntryLayout::neo_file:
+  case EntryLayout::file:
     return std::string(relative_path);
+  case EntryLayout::triton:
+  case EntryLayout::top_directory:
+    break;
   }
   return first(parts, 1);
 }
@@ -163,42 +145,28 @@ is_traced_graph_entry(std::string_view kind, std::string_view entry)
 bool
 is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
 {
-  const auto parts = components(relative_path);
-  const auto name = parts.empty() ? std::string_view() : parts.back();
-  for (const auto part : parts) {
-    if (part.starts_with("tmp.") && (kind == "triton" || is_inductor_tree(kind))) {
-      return true;
-    }
-  }
-  if (kind == "pocl") {
-    // tempfile_* are per-process temporaries PoCL creates even on a hit;
-    // last_accessed is touched on every use.
-    return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_") || name == "last_accessed";
-  }
-  if (kind == "cuda") {
-    return relative_path == "index";
-  }
-  if (is_inductor_tree(kind) || kind == "sycl") {
-    return name.ends_with(".lock");
-  }
-  if (kind == "neo") {
-    return is_neo_bookkeeping(name);
-  }
   if (kind.starts_with("custom/")) {
-    return bundle::rewritten_on_every_use(name); // an application's own (app_hint.hpp: tinygrad's cache.db-shm)
+    // an application's own (app_hint.hpp: tinygrad's cache.db-shm)
+    const auto slash = relative_path.rfind('/');
+    return bundle::rewritten_on_every_use(slash == std::string_view::npos ? relative_path
+                                                                          : relative_path.substr(slash + 1));
   }
-  return false;
+  const auto* rules = bundle::find_kind_rules(kind);
+  return rules != nullptr && rules->audit_bookkeeping != nullptr && rules->audit_bookkeeping(relative_path);
 }
 
 std::set<std::string>
 entry_kernel_names(std::string_view kind, const fs::path& kind_dir, std::string_view entry)
 {
+  using bundle::EntryLayout;
+  const auto layout = layout_of(kind);
   const auto parts = components(entry);
-  if (kind == "triton" || (is_inductor_tree(kind) && !parts.empty() && parts[0] == "triton" && parts.size() == 3)) {
+  if (layout == EntryLayout::triton ||
+      (layout == EntryLayout::inductor_tree && !parts.empty() && parts[0] == "triton" && parts.size() == 3)) {
     return triton_kernel_names(kind_dir / entry);
   }
   std::set<std::string> kernels;
-  if (kind == "pocl") {
+  if (layout == EntryLayout::pocl_program) {
     std::error_code ec;
     for (fs::directory_iterator it(kind_dir / entry, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       if (fs::is_directory(it->symlink_status(ec))) {
@@ -212,10 +180,11 @@ entry_kernel_names(std::string_view kind, const fs::path& kind_dir, std::string_
 std::string
 entry_label(std::string_view kind, const fs::path& kind_dir, std::string_view entry)
 {
-  if (kind == "triton") {
+  using bundle::EntryLayout;
+  switch (layout_of(kind)) {
+  case EntryLayout::triton:
     return triton_label(kind_dir / entry, entry);
-  }
-  if (is_inductor_tree(kind)) {
+  case EntryLayout::inductor_tree: {
     const auto parts = components(entry);
     if (!parts.empty() && parts[0] == "dynamo" && parts.size() == 2) {
       return fmt::format("dynamo frame {}", parts[1].substr(0, 16));
@@ -232,22 +201,25 @@ entry_label(std::string_view kind, const fs::path& kind_dir, std::string_view en
     }
     return std::string(entry);
   }
-  if (kind == "pocl") {
+  case EntryLayout::pocl_program: {
     const auto kernels = entry_kernel_names(kind, kind_dir, entry);
     const auto short_hash = std::string(entry.substr(0, 12));
     return kernels.empty() ? fmt::format("program {}", short_hash)
                            : fmt::format("program {} [{}]", short_hash, joined(kernels));
   }
-  if (kind == "programs") {
+  case EntryLayout::program_store:
     return fmt::format("key {}", entry.substr(0, 16));
-  }
-  if (kind == "neo") {
+  case EntryLayout::neo_file: {
     const auto name = fs::path(entry).filename().string();
     const auto dot = name.rfind('.');
     const auto api = name.ends_with(".cl_cache")   ? "OpenCL program"
                      : name.ends_with(".l0_cache") ? "Level Zero module"
                                                    : "program";
     return fmt::format("{} {}", api, name.substr(0, std::min<std::size_t>(dot, 16)));
+  }
+  case EntryLayout::file:
+  case EntryLayout::top_directory:
+    break;
   }
   return std::string(entry);
 }

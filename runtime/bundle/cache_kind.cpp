@@ -39,16 +39,78 @@ is_sycl_bookkeeping(std::string_view name)
   return name.ends_with(".lock") || name == "cache_size.txt";
 }
 
+// The audit's view: files a run writes on a hit as on a miss.
+std::string_view
+file_name(std::string_view relative_path)
+{
+  const auto slash = relative_path.rfind('/');
+  return slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1);
+}
+
+// Triton stages an entry in a tmp.* directory (also under inductor/triton).
+bool
+under_triton_staging(std::string_view relative_path)
+{
+  while (!relative_path.empty()) {
+    if (relative_path.starts_with("tmp.")) {
+      return true;
+    }
+    const auto slash = relative_path.find('/');
+    if (slash == std::string_view::npos) {
+      break;
+    }
+    relative_path.remove_prefix(slash + 1);
+  }
+  return false;
+}
+
+// tempfile_* are per-process temporaries PoCL creates even on a hit;
+// last_accessed is touched on every use.
+bool
+is_pocl_rewritten(std::string_view relative_path)
+{
+  const auto name = file_name(relative_path);
+  return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_") || name == "last_accessed";
+}
+
+// NEO writes these beside its entries on a hit as on a miss: config.file
+// (the running total size, rewritten on every store and recomputed when
+// missing), stats (NEO_CACHE_STATS=1 counters, added to by every process),
+// <hash>.trace / <hash>.input (BinaryCacheTrace=1: the key inputs, written on
+// every lookup), and the mkstemp temporaries an entry is staged in
+// (cl_cache.XXXXXX and friends) — none of them is a compiled program.
+bool
+is_neo_rewritten(std::string_view relative_path)
+{
+  const auto name = file_name(relative_path);
+  if (name == "config.file" || name == "stats" || name.ends_with(".trace") || name.ends_with(".input")) {
+    return true;
+  }
+  for (const std::string_view stem : {"cl_cache.", "l0_cache.", "ocloc_cache."}) {
+    if (name.starts_with(stem) && name.size() == stem.size() + 6) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool
+is_torch_rewritten(std::string_view relative_path)
+{
+  return under_triton_staging(relative_path) || file_name(relative_path).ends_with(".lock");
+}
+
 // Why each variable and each bookkeeping name: kernel-caches.md §2 (NEO),
 // §4 (SYCL), §5 (CUDA), §6 (PoCL), §7 (Triton), §8 (Inductor), §17 (install
 // hygiene).
-constexpr std::array<CacheKindRules, 9> k_rules = {{
+constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   {CacheKind::programs, "programs",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
-   nullptr, nullptr},
+   nullptr, nullptr, EntryLayout::program_store, nullptr},
   {CacheKind::pocl, "pocl", [](const std::string& dir) -> std::vector<EnvSetting> { return {{"POCL_CACHE_DIR", dir}}; },
    ".cache/pocl/kcache",
-   [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); }, nullptr},
+   [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); }, nullptr,
+   EntryLayout::pocl_program, is_pocl_rewritten},
   // CUDA_CACHE_DISABLE=0 explicitly: some images set it to 1. The layout is
   // undocumented: ship it whole.
   {CacheKind::cuda, "cuda",
@@ -57,7 +119,8 @@ constexpr std::array<CacheKindRules, 9> k_rules = {{
              {"CUDA_CACHE_DISABLE", "0"},
              {"CUDA_CACHE_MAXSIZE", std::to_string(k_cuda_cache_max)}};
    },
-   ".nv/ComputeCache", nullptr, nullptr},
+   ".nv/ComputeCache", nullptr, nullptr, EntryLayout::file,
+   [](std::string_view relative_path) { return relative_path == "index"; }},
   // NEO silently disables a cache whose directory does not exist or when
   // NEO_CACHE_PERSISTENT=0; 0 as max size means no eviction. config.file
   // holds the running total size: a shipped one is wrong on the target and
@@ -71,7 +134,7 @@ constexpr std::array<CacheKindRules, 9> k_rules = {{
      return name == "config.file" || name == "stats" || is_neo_temporary(name) || name.ends_with(".trace") ||
             name.ends_with(".input");
    },
-   nullptr},
+   nullptr, EntryLayout::neo_file, is_neo_rewritten},
   // The persistent cache is off unless asked for (intel/llvm PR #3891);
   // SYCL_CACHE_MAX_SIZE defaults to 0 = no eviction, so it is left alone.
   {CacheKind::sycl, "sycl",
@@ -79,10 +142,13 @@ constexpr std::array<CacheKindRules, 9> k_rules = {{
      return {{"SYCL_CACHE_DIR", dir}, {"SYCL_CACHE_PERSISTENT", "1"}};
    },
    ".cache/libsycl_cache", is_sycl_bookkeeping,
-   [](std::string_view name) { return name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock")); }},
+   [](std::string_view name) { return name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock")); },
+   EntryLayout::top_directory,
+   [](std::string_view relative_path) { return file_name(relative_path).ends_with(".lock"); }},
   {CacheKind::triton, "triton",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"TRITON_CACHE_DIR", dir}}; }, ".triton/cache",
-   [](std::string_view name) { return name.starts_with("tmp."); }, nullptr},
+   [](std::string_view name) { return name.starts_with("tmp."); }, nullptr, EntryLayout::triton,
+   under_triton_staging},
   // Inductor defaults to a directory under /tmp (/tmp/torchinductor_$USER:
   // outside HOME, so always set explicitly) and the FX graph and AOTAutograd
   // caches are what make a warm start skip compilation. Bookkeeping: FileLock
@@ -93,7 +159,8 @@ constexpr std::array<CacheKindRules, 9> k_rules = {{
              {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
              {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}};
    },
-   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr},
+   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
+   EntryLayout::inductor_tree, is_torch_rewritten},
   // Dynamo's work: with TORCH_CACHING_PRECOMPILE=1 PyTorch (2.8 and later)
   // loads a frame's traced bytecode, guards and compiled graphs from
   // $TORCHINDUCTOR_CACHE_DIR/dynamo/<sha256(qualname, first line)>/entry at
@@ -113,7 +180,8 @@ constexpr std::array<CacheKindRules, 9> k_rules = {{
              {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
              {"TORCH_CACHING_PRECOMPILE", "1"}};
    },
-   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr},
+   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
+   EntryLayout::inductor_tree, is_torch_rewritten},
   // Python's compiled modules. Images often set PYTHONDONTWRITEBYTECODE=1 and
   // ship no __pycache__, so every process compiles the source of all it
   // imports (PyTorch's compiler stack: seconds per process). With
@@ -130,8 +198,22 @@ constexpr std::array<CacheKindRules, 9> k_rules = {{
   {CacheKind::pycache, "pycache",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PYTHONPYCACHEPREFIX", dir}}; }, "",
    // Python writes <name>.pyc.<id> and renames it: a leftover is a crash's.
-   [](std::string_view name) { return name.find(".pyc.") != std::string_view::npos; }, nullptr},
+   [](std::string_view name) { return name.find(".pyc.") != std::string_view::npos; }, nullptr,
+   EntryLayout::file, nullptr},
 }};
+
+// Row i is kind i: a kind without a row, or rows out of order, fails the build.
+constexpr bool
+every_kind_has_its_row()
+{
+  for (std::size_t i = 0; i < k_rules.size(); ++i) {
+    if (static_cast<std::size_t>(k_rules[i].kind) != i || k_rules[i].environment == nullptr) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(every_kind_has_its_row(), "k_rules needs one row per CacheKind, in declaration order");
 
 constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
                                 CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
@@ -142,12 +224,7 @@ constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKin
 const CacheKindRules&
 rules_of(CacheKind kind)
 {
-  for (const auto& rules : k_rules) {
-    if (rules.kind == kind) {
-      return rules;
-    }
-  }
-  return k_rules.front(); // unreachable: every enumerator has a row (cache_kind test)
+  return k_rules[static_cast<std::size_t>(kind)];
 }
 
 const CacheKindRules*

@@ -3,14 +3,18 @@
 // directory of a slice ("pocl/...", "neo/...") and one set of environment
 // variables that points an application at an installed copy of it.
 // Every rule that differs by kind (its variables, where its driver writes
-// without them, what the capture and the installer must not keep) is one row
-// of one table (cache_kind.cpp, CacheKindRules), read by the builder's
-// capture and by the runtime's installer alike.
+// without them, what the capture and the installer must not keep, how the
+// audit groups its files into entries) is one row of one table (cache_kind.cpp,
+// CacheKindRules), read by the builder's capture, the runtime's installer and
+// the audit alike. The builder's own rules per kind (requirements, capture
+// traps) are the rows of command/kind_builder_rules.cpp. Both tables are
+// indexed by CacheKind and fail the build when a kind has no row.
 // Why each rule: see docs/research/kernel-caches.md.
 #pragma once
 
 #include "base/error.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -30,6 +34,23 @@ enum class CacheKind {
   inductor, // PyTorch Inductor / FX graph cache (TORCHINDUCTOR_CACHE_DIR)
   dynamo,   // the inductor cache plus Dynamo's precompiled frames (TORCH_CACHING_PRECOMPILE=1)
   pycache,  // Python bytecode of the modules the program imports (PYTHONPYCACHEPREFIX)
+  // A new kind goes last, before nothing: cache_kind_count counts up to here.
+};
+
+// The number of kinds; the tables indexed by CacheKind have this many rows
+// and static_assert that row i is kind i.
+inline constexpr std::size_t cache_kind_count = static_cast<std::size_t>(CacheKind::pycache) + 1;
+
+// How the audit groups a kind's files into entries and names them
+// (audit/cache_entries.hpp gives each format).
+enum class EntryLayout {
+  top_directory, // one entry per top-level directory, named by it
+  triton,        // <hash>/: one entry per directory, named by its kernels
+  inductor_tree, // fxgraph/, aotautograd/, triton/, dynamo/ subtrees (inductor, dynamo)
+  pocl_program,  // <2 chars>/<38 chars>/: one program, its kernel directories beside
+  program_store, // <2 hex>/<key>.<ext>: one record per key
+  neo_file,      // one program per file (<hash>.cl_cache / .l0_cache / .ocloc_cache)
+  file,          // one opaque entry per file (cuda, pycache)
 };
 
 // The directory name of a kind, also its name in manifests and CLIs.
@@ -76,6 +97,11 @@ struct CacheKindRules
   // goes live (a stale lock would hide an entry forever). Null: the slice is
   // installed as it is, and its manifest says what is installed.
   bool (*install_bookkeeping)(std::string_view name);
+  // Audit: how files group into entries, and which files a run writes on a
+  // hit as on a miss (`relative_path` within the kind; neither reuse nor a
+  // miss). Null: no such files.
+  EntryLayout entry_layout;
+  bool (*audit_bookkeeping)(std::string_view relative_path);
 };
 
 const CacheKindRules& rules_of(CacheKind kind);
