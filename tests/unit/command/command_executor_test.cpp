@@ -57,7 +57,7 @@ TEST(CommandExecutor, ExampleManifestsParseAsCommandWorkloads)
 TEST(CommandExecutor, VariablesTheRuntimeExportsOnlyUnderAPolicyAreNamed)
 {
   manifest::CommandWorkload m;
-  m.caches = {{"jax", "JAX_COMPILATION_CACHE_DIR", {}}, {"mine", "MY_APP_KERNEL_CACHE", {}}};
+  m.caches = {{"jax", "JAX_COMPILATION_CACHE_DIR", {}, {}}, {"mine", "MY_APP_KERNEL_CACHE", {}, {}}};
   m.runtime_env = {{"PYOPENCL_NO_CACHE", "1"}, {"MY_APP_MODE", "fast"}};
   const auto warnings = unexported_variables(m);
   ASSERT_EQ(warnings.size(), 2u) << (warnings.empty() ? "" : warnings.front());
