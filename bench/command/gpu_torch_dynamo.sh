@@ -13,6 +13,9 @@
 #   dynamo     the same with kinds triton, dynamo, cuda
 #   dynpyc     the same with kinds triton, dynamo, cuda, pycache (Python's
 #              bytecode too: the image compiles every module it imports)
+#   anypath    kinds triton, dynamo, cuda, pycache built WITHOUT --capture-root
+#              (the capture in the build's work directory), installed at
+#              another root: what a user gets with no flag
 #   eager      no torch.compile: the first eager forward (CUDA context, cuBLAS:
 #              what any process pays), once per configuration
 # Modes interleaved round by round; every run checks compiled vs eager.
@@ -65,7 +68,9 @@ record() { # MODE ROUND JSONFILE WALL
 }
 build_kind() { # KIND: prewarm build (a capture root), install, and a pristine copy of the installed root
   local kind=$1 root="$work/root-$1-$arch-$p" t kinds
-  case $kind in dynpyc) kinds="triton, dynamo, cuda, pycache" ;; *) kinds="triton, $kind, cuda" ;; esac
+  local capture=(--capture-root "$root")
+  case $kind in dynpyc|anypath) kinds="triton, dynamo, cuda, pycache" ;; *) kinds="triton, $kind, cuda" ;; esac
+  [ "$kind" = anypath ] && capture=()
   cat > "$work/$kind-$arch-$p.yaml" <<YAML
 version: 1
 models:
@@ -78,7 +83,7 @@ precisions: [$p]
 targets: [$target]
 YAML
   t=$(now)
-  pw build "$work/$kind-$arch-$p.yaml" --key "$work/test_only_gpu.key" --out "$work/$kind-$arch-$p.bundle" --capture-root "$root" \
+  pw build "$work/$kind-$arch-$p.yaml" --key "$work/test_only_gpu.key" --out "$work/$kind-$arch-$p.bundle" "${capture[@]}" \
     > /dev/null 2> "$OUT/logs/build-$kind-$arch-$p.err" || { note "build $kind $arch $p failed: $(tail -5 "$OUT/logs/build-$kind-$arch-$p.err")"; return; }
   note "build $kind $arch $p: $(elapsed "$t") s; $(grep -o 'hit proof: [^;]*\|a Dynamo frame recorded.*' "$OUT/logs/build-$kind-$arch-$p.err" | sort -u | tr '\n' ' ')"
   pwr install "$work/$kind-$arch-$p.bundle" --trust "$work/test_only_gpu.pub" --root "$root" > /dev/null 2> "$OUT/logs/install-$kind-$arch-$p.err" \
@@ -100,7 +105,7 @@ rounds() { # SUFFIX [COMMAND PREFIX...]: RUNS rounds of MODES, recorded as MODE+
               "$@" env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" > "$log.json" 2> "$log.err" || rc=$? ;;
         megacache) rm -rf "$work/mega"; "$@" env $(fresh "$work/mega") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
                      --load-megacache "$work/mega-$arch-$p.bin" > "$log.json" 2> "$log.err" || rc=$? ;;
-        inductor|dynamo|dynpyc) root="$work/root-$mode-$arch-$p"; rm -rf "$root"; cp -a "$work/pristine-$mode-$arch-$p" "$root" || continue
+        inductor|dynamo|dynpyc|anypath) root="$work/root-$mode-$arch-$p"; rm -rf "$root"; cp -a "$work/pristine-$mode-$arch-$p" "$root" || continue
               pwr exec --root "$root" --audit "$log.audit.json" -- "$@" "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" \
                 > "$log.json" 2> "$log.err" || rc=$? ;;
       esac
@@ -121,7 +126,7 @@ for config in $CONFIGS; do
     record cold 0 "$log.json" "$(elapsed "$t")"
   else note "fill $arch $p failed: $(tail -3 "$log.err")"; continue; fi
   # The builds run side by side (their times are not figures), then the eager baseline alone.
-  for kind in inductor dynamo dynpyc; do
+  for kind in inductor dynamo dynpyc anypath; do
     case " $MODES " in *" $kind "*) build_kind "$kind" & ;; esac
   done
   wait

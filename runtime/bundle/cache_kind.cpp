@@ -153,11 +153,13 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   // outside HOME, so always set explicitly) and the FX graph and AOTAutograd
   // caches are what make a warm start skip compilation. Bookkeeping: FileLock
   // files; Triton's tmp.* staging under inductor/triton.
+  // The static CUDA launcher is off for the reason the dynamo row gives.
   {CacheKind::inductor, "inductor",
    [](const std::string& dir) -> std::vector<EnvSetting> {
      return {{"TORCHINDUCTOR_CACHE_DIR", dir},
              {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
-             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}};
+             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
+             {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
    EntryLayout::inductor_tree, is_torch_rewritten},
@@ -173,12 +175,23 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   // or failing guards, compiles as usual. It writes entries only when
   // torch.compiler.save_cache_artifacts() runs: the capture adds that call at
   // exit (cache_capture.cpp), the application is not changed.
+  // Static CUDA launcher off, at the capture and wherever the kind is
+  // installed: with it on (the default on CUDA since torch 2.7), the entries
+  // keep each Triton kernel pickled with the absolute path of its source at
+  // the capture, and Inductor's autotune cache reads and writes
+  // <that path>.best_config: installed at any other path, every process
+  // autotunes again and writes into the build machine's path. Off, the
+  // kernels load from the installed Triton cache by their key, and the
+  // autotune results are found beside the installed sources (H100, torch
+  // 2.11: the proof on a copy at another path went from "wrote 3 files at
+  // the capture's path" to 0 new in every kind; bench/results/gpu-h100-any-path).
   {CacheKind::dynamo, "dynamo",
    [](const std::string& dir) -> std::vector<EnvSetting> {
      return {{"TORCHINDUCTOR_CACHE_DIR", dir},
              {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
              {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
-             {"TORCH_CACHING_PRECOMPILE", "1"}};
+             {"TORCH_CACHING_PRECOMPILE", "1"},
+             {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
    EntryLayout::inductor_tree, is_torch_rewritten},

@@ -54,13 +54,15 @@ TEST(CacheKind, EnvironmentPerKind)
   EXPECT_EQ(env_map(CacheKind::inductor), (std::map<std::string, std::string>{
                                             {"TORCHINDUCTOR_CACHE_DIR", "/cache/x"},
                                             {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
-                                            {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"}}));
+                                            {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
+                                            {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}}));
   // dynamo: a whole Inductor cache, with Dynamo's precompiled frames loaded.
   EXPECT_EQ(env_map(CacheKind::dynamo), (std::map<std::string, std::string>{
                                           {"TORCHINDUCTOR_CACHE_DIR", "/cache/x"},
                                           {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
                                           {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
-                                          {"TORCH_CACHING_PRECOMPILE", "1"}}));
+                                          {"TORCH_CACHING_PRECOMPILE", "1"},
+                                          {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}}));
   // pycache: Python's bytecode tree, one variable.
   EXPECT_EQ(env_map(CacheKind::pycache), (std::map<std::string, std::string>{{"PYTHONPYCACHEPREFIX", "/cache/x"}}));
 }
