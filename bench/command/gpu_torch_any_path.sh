@@ -59,7 +59,7 @@ YAML
 for v in $VARIANTS; do build_variant "$v" & done
 wait
 for v in $VARIANTS; do
-  [ -f "$work/$v.bundle" ] || continue
+  [ -e "$work/$v.bundle" ] || continue
   root="$work/elsewhere-$v/root"
   pwr install "$work/$v.bundle" --trust "$work/test_only_gpu.pub" --root "$root" > "$OUT/logs/install-$v.out" 2>&1 \
     || note "install $v failed: $(tail -3 "$OUT/logs/install-$v.out")"
