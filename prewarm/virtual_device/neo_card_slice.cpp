@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 Result<std::optional<CardEntries>>
 synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, const manifest::IntelProfile* named,
-                        const fs::path& neo_cache, const fs::path& scratch)
+                        const fs::path& neo_cache, const fs::path& scratch, unsigned jobs)
 {
   PW_ASSIGN(const auto embedded, manifest::embedded_intel_profile(target.name));
   if (named == nullptr && !embedded) {
@@ -32,7 +32,7 @@ synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, c
   const auto out = scratch / "neo";
   std::error_code ec;
   fs::remove_all(out, ec);
-  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out));
+  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out, jobs));
 
   CardEntries result;
   result.profile = profile.source_name;

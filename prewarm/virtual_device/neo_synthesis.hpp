@@ -92,7 +92,9 @@ struct SynthesisResult
 // ocloc's message (the card compiles that program itself), and so are
 // entries with specialisation constants (ocloc takes them as a file of
 // 64-bit values, NEO hashes the caller's sizes: not reproduced here).
+// Up to `jobs` ocloc compiles run at once (the build's --jobs); the result
+// is the same at any count.
 Result<SynthesisResult> synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded,
-                                   const CardKey& card, const std::filesystem::path& out_dir);
+                                   const CardKey& card, const std::filesystem::path& out_dir, unsigned jobs);
 
 } // namespace prewarm::virtual_device::neo

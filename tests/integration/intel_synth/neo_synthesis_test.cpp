@@ -36,6 +36,7 @@
 #include <filesystem>
 #include <iostream>
 #include <span>
+#include <thread>
 
 namespace prewarm::kernels {
 std::span<const prewarm::EmbeddedFile> embedded_files();
@@ -85,6 +86,13 @@ void
 PrintTo(const Case& c, std::ostream* out)
 {
   *out << c.target;
+}
+
+// The ocloc compiles of a synthesis run as `prewarm build --jobs $(nproc)` runs them.
+unsigned
+synthesis_jobs()
+{
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 double
@@ -236,7 +244,8 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
     names += neo::cached_file_name(r.traced.inputs) == r.traced.name ? 1 : 0;
   }
   const auto identity = m_work->path() / "identity";
-  auto own = neo::synthesize(*m_ocloc, *recorded, recorder_key(recorded->front(), c.recorder), identity);
+  auto own = neo::synthesize(*m_ocloc, *recorded, recorder_key(recorded->front(), c.recorder), identity,
+                             synthesis_jobs());
   ASSERT_TRUE(own) << own.error().message();
   EXPECT_TRUE(own->skipped.empty()) << own->skipped.front();
   auto sorted = own->entries;
@@ -260,7 +269,7 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
   second.revision = c.second_revision;
   second.ip_version = *neo::IpVersion::parse(c.second.ip_version);
   const auto second_dir = m_work->path() / "second";
-  auto made = neo::synthesize(*m_ocloc, *recorded, second, second_dir);
+  auto made = neo::synthesize(*m_ocloc, *recorded, second, second_dir, synthesis_jobs());
   ASSERT_TRUE(made) << made.error().message();
   const auto before = neo_cache_entries(second_dir);
   auto proof = build_on(c.second, second_dir, false, true);
@@ -295,7 +304,7 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
   auto card = neo::card_key(**profile);
   ASSERT_TRUE(card) << card.error().message();
   const auto card_dir = m_work->path() / "card";
-  auto synthesized = neo::synthesize(*m_ocloc, *recorded, *card, card_dir);
+  auto synthesized = neo::synthesize(*m_ocloc, *recorded, *card, card_dir, synthesis_jobs());
   ASSERT_TRUE(synthesized) << synthesized.error().message();
   // Every OpenCL program twice (with and without libva's extension), Level Zero once.
   EXPECT_EQ(synthesized->entries.size(), 2 * static_cast<std::size_t>(opencl) + m_spirv.size());
@@ -313,7 +322,7 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
             << " rev " << c.second_revision << ": " << stats->hits << " hits, " << stats->misses
             << " misses; card synthesis: " << synthesized->entries.size() << " entries, " << synthesized->bytes
             << " bytes, " << fmt::format("{:.1f}", synthesized->seconds) << " s vs warm-up "
-            << fmt::format("{:.1f}", *warm_up) << " s ("
+            << fmt::format("{:.1f}", *warm_up) << " s, " << synthesis_jobs() << " jobs ("
             << fmt::format("{:.2f}", synthesized->seconds / *warm_up) << "x)\n";
 }
 
