@@ -24,6 +24,8 @@
 //      (the IGC identity and input are the recorder's: the same packages).
 // An extension listed only where libva.so.2 loads gives two entries per
 // OpenCL program (with and without): which one a host uses depends on it.
+// Where the program's source never names those extensions, both names get
+// the binary of one compile (ocloc gives the same bytes either way).
 // The method is checked against NEO itself (tests/integration/intel_synth):
 // for the recorder's own configuration the synthesized names and bytes equal
 // NEO's, and for another configuration NEO runs here they are all hits.

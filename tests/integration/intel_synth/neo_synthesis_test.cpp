@@ -455,6 +455,35 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
   for (const auto& path : synthesized->entries) {
     EXPECT_FALSE(fs::exists(recorded_dir / path)) << path << ": the card's key equals the virtual device's";
   }
+  if (c.app == App::engine) {
+    // Synthesis compiles an OpenCL C program once for both of its names (without
+    // and with libva's extensions) where the source never names them: ocloc
+    // gives the same bytes either way. Checked here by compiling the second
+    // variant too.
+    std::size_t compared = 0;
+    for (const auto& r : *recorded) {
+      auto variants = neo::card_inputs(r, *card);
+      ASSERT_TRUE(variants);
+      if (r.api != neo::CacheApi::opencl || variants->size() != 2) {
+        continue;
+      }
+      aot::OclocCompileRequest request;
+      request.source_name = r.traced.name;
+      request.source = std::string_view(r.traced.inputs.input).substr(0, r.traced.inputs.input.find('\0'));
+      request.options = r.traced.inputs.options;
+      request.internal_options = (*variants)[1].internal_options;
+      request.stateful_address_mode = "bindful";
+      request.device = card->ip_version.text();
+      auto with_libva = m_ocloc->compile(request);
+      ASSERT_TRUE(with_libva) << with_libva.error().message();
+      const auto shipped = read_file(
+        (card_dir / neo::cached_file_path(neo::cached_file_name((*variants)[1]), r.api)).string());
+      ASSERT_TRUE(shipped);
+      EXPECT_EQ(*shipped, with_libva->zebin) << r.traced.name << ": the binary depends on libva's extensions";
+      ++compared;
+    }
+    EXPECT_EQ(compared, static_cast<std::size_t>(opencl));
+  }
   std::uint64_t recorded_bytes = 0;
   for (const auto& path : written) {
     recorded_bytes += fs::file_size(recorded_dir / path);
