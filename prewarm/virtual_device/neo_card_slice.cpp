@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -117,6 +118,19 @@ describe(const std::optional<CardEntries>& card)
                      card->entries, card->bytes, card->seconds,
                      card->skipped.empty() ? "" : fmt::format(", {} skipped", card->skipped.size()),
                      card->unknown.empty() ? "" : fmt::format(", {} values not known", card->unknown.size()));
+}
+
+std::string
+report_json(const std::optional<CardEntries>& card)
+{
+  if (!card) {
+    return "null";
+  }
+  const nlohmann::json json = {{"profile", card->profile}, {"pci_id", card->device_id},
+                               {"pci_revision", card->revision}, {"entries", card->entries},
+                               {"entry_bytes", card->bytes}, {"seconds", card->seconds},
+                               {"skipped", card->skipped}, {"unknown", card->unknown}};
+  return json.dump();
 }
 
 } // namespace prewarm::virtual_device

@@ -60,5 +60,9 @@ Status accept_card(std::vector<bundle::Requirement>& requirements, const std::op
 
 // "; card entries (...)" or "; no key profile: ..." for a job's summary.
 std::string describe(const std::optional<CardEntries>& card);
+// The same for the job's JSON report, as JSON text: {"profile", "pci_id",
+// "pci_revision", "entries", "entry_bytes", "seconds", "skipped", "unknown"},
+// or null without a key profile.
+std::string report_json(const std::optional<CardEntries>& card);
 
 } // namespace prewarm::virtual_device

@@ -518,6 +518,8 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
   if (judged.verdict) {
     json["verdict"] = *judged.verdict;
   }
+  // The entries a card looks up, made from this recording (neo_card_slice.hpp).
+  json["card"] = nlohmann::json::parse(report_json(filled.card));
   if (filled.key) {
     json["pci_id"] = filled.key->device_id;
     json["pci_revision"] = filled.key->revision;

@@ -194,13 +194,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
     {"proof_new_entries", new_entries.size()},
     {"seconds", seconds},
   };
-  if (card) {
-    json["card"] = {{"profile", card->profile},   {"pci_id", card->device_id},  {"pci_revision", card->revision},
-                    {"entries", card->entries},   {"entry_bytes", card->bytes}, {"seconds", card->seconds},
-                    {"skipped", card->skipped},   {"unknown", card->unknown}};
-  } else {
-    json["card"] = nullptr;
-  }
+  json["card"] = nlohmann::json::parse(report_json(card));
   if (stats) {
     json["proof_hits"] = stats->hits;
     json["proof_misses"] = stats->misses;
