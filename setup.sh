@@ -16,7 +16,8 @@
 #                       (ocloc, IGC, NEO, Level Zero) Debian 12 cannot run; `test` makes it when absent
 #   ./setup.sh intel-sycl
 #                       the root, plus Intel's SYCL runtime and dpctl from PyPI in ROOT/opt/prewarm-sycl
-#                       (`test` makes it too unless PREWARM_INTEL_SYCL=0)
+#                       and OpenVINO in ROOT/opt/prewarm-openvino (`test` makes them too unless
+#                       PREWARM_INTEL_SYCL=0)
 # Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors),
 # PREWARM_INTEL_ROOT (default /var/cache/prewarm/intel-sid: outside the clone, so every clone and CI
 # run on one machine shares it), PREWARM_INTEL_ROOT_SKIP=1 (`test` does not make it; its tests skip),
@@ -232,47 +233,60 @@ make_intel_root() {
   exec 9>&-
 }
 
-# Intel's SYCL runtime from PyPI (tests/python/intel-sycl-requirements.txt) in a virtual environment
-# of the Intel root's own Python 3.14, at ROOT/opt/prewarm-sycl: a real SYCL application (dpctl) for
-# the virtual device's command warm-up. The root has no pip: pip runs from its own wheel (pinned)
-# under the root's loader. Wheels are fetched by the host's pip for Python 3.14 and kept in
-# $PYTHON_ENV_ROOT/wheels-intel-sycl. Cost measured on the 2-core build machine: 255 MB downloaded
-# (8 s), 21 s to install, 901 MB on disk; reused: 0 s. `.complete` in the environment is written last.
-INTEL_SYCL_PIP=pip==26.3
-make_intel_sycl() {
-  local requirements=tests/python/intel-sycl-requirements.txt venv="$INTEL_ROOT/opt/prewarm-sycl"
-  local wheels="$PYTHON_ENV_ROOT/wheels-intel-sycl"
+# A virtual environment of the Intel root's own Python 3.14 at ROOT/opt/NAME with the wheels pinned in
+# REQUIREMENTS (every dependency listed, installed with --no-deps), for warm-ups that run on the virtual
+# device: they need the root's glibc and driver. The root has no pip: pip runs from its own wheel
+# (pinned) under the root's loader. Wheels are fetched by the host's pip for Python 3.14 and kept in
+# $PYTHON_ENV_ROOT/WHEELS; the environment is checked by importing MODULE. `.complete` in the
+# environment, a copy of REQUIREMENTS, is written last.
+INTEL_ROOT_PIP=pip==26.3
+make_intel_venv() { # NAME REQUIREMENTS WHEELS MODULE LABEL
+  local venv="$INTEL_ROOT/opt/$1" requirements=$2 wheels="$PYTHON_ENV_ROOT/$3" module=$4 label=$5
   if [ "${SETUP_DRY_RUN:-}" = 1 ]; then
-    echo "+ Intel SYCL environment: $INTEL_ROOT python3.14 -m venv $venv; pip install -r $requirements"
+    echo "+ Intel $label environment: $INTEL_ROOT python3.14 -m venv $venv; pip install -r $requirements"
     return
   fi
   # The environment names the root by its absolute path (its python links there): a moved root
   # fails the -x test and the environment is made again.
   if [ -f "$venv/.complete" ] && cmp -s "$venv/.complete" "$requirements" && [ -x "$venv/bin/python" ]; then
-    echo "setup: Intel SYCL environment $venv (reused)"
+    echo "setup: Intel $label environment $venv (reused)"
     return
   fi
-  intel_root_complete || { echo "setup: warning: no Intel root $INTEL_ROOT: no SYCL environment" >&2; return 1; }
+  intel_root_complete || { echo "setup: warning: no Intel root $INTEL_ROOT: no $label environment" >&2; return 1; }
   local started=$SECONDS loader=("$INTEL_ROOT/lib64/ld-linux-x86-64.so.2" --library-path
     "$INTEL_ROOT/usr/lib/x86_64-linux-gnu:$INTEL_ROOT/lib/x86_64-linux-gnu")
   local platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux2014_x86_64)
-  echo "setup: creating the Intel SYCL environment $venv (pinned: $requirements)"
+  echo "setup: creating the Intel $label environment $venv (pinned: $requirements)"
   mkdir -p "$wheels" "$INTEL_ROOT/opt"
   if rm -rf "$venv" &&
      python3 -m pip download --no-input --quiet --no-deps --only-binary=:all: --python-version 3.14 \
-       "${platforms[@]}" -d "$wheels" -r "$requirements" "$INTEL_SYCL_PIP" &&
+       "${platforms[@]}" -d "$wheels" -r "$requirements" "$INTEL_ROOT_PIP" &&
      "${loader[@]}" "$INTEL_ROOT/usr/bin/python3" -m venv --without-pip "$venv" &&
      "${loader[@]}" "$venv/bin/python" "$(ls "$wheels"/pip-*.whl | head -1)/pip" install --no-input --quiet \
        --no-index --no-deps --find-links "$wheels" -r "$requirements" &&
-     "${loader[@]}" "$venv/bin/python" -c 'import dpctl'; then
+     "${loader[@]}" "$venv/bin/python" -c "import $module"; then
     cp "$requirements" "$venv/.complete"
-    echo "setup: Intel SYCL environment ready in $((SECONDS - started)) s, $(du -sm "$venv" | cut -f1) MB"
+    echo "setup: Intel $label environment ready in $((SECONDS - started)) s, $(du -sm "$venv" | cut -f1) MB"
   else
-    echo "setup: warning: the Intel SYCL environment could not be made (PyPI unreachable?): the SYCL" \
-         "tests skip" >&2
+    echo "setup: warning: the Intel $label environment could not be made (PyPI unreachable?): the tests" \
+         "that need it skip" >&2
     rm -rf "$venv"
     return 1
   fi
+}
+
+# Intel's SYCL runtime and dpctl (tests/python/intel-sycl-requirements.txt) at ROOT/opt/prewarm-sycl: a
+# real SYCL application for the virtual device's command warm-up. Cost measured on the 2-core build
+# machine: 255 MB downloaded (8 s), 21 s to install, 901 MB on disk; reused: 0 s.
+make_intel_sycl() {
+  make_intel_venv prewarm-sycl tests/python/intel-sycl-requirements.txt wheels-intel-sycl dpctl SYCL
+}
+
+# OpenVINO (tests/python/intel-openvino-requirements.txt) at ROOT/opt/prewarm-openvino: its GPU plugin
+# compiles its OpenCL kernels through NEO on the virtual device. An environment of its own: the SYCL
+# one stays as its tests pin it. 60 MB downloaded.
+make_intel_openvino() {
+  make_intel_venv prewarm-openvino tests/python/intel-openvino-requirements.txt wheels-intel-openvino openvino OpenVINO
 }
 
 main_job() {
@@ -301,7 +315,7 @@ case "${1:-all}" in
   deps) install_deps ;;
   build) install_deps; configure_and_build "${main_build_options[@]}" ;;
   intel-root) install_deps; make_intel_root ;;
-  intel-sycl) install_deps; make_intel_root; make_intel_sycl ;;
+  intel-sycl) install_deps; make_intel_root; make_intel_sycl; make_intel_openvino ;;
   test | test-all)
     install_deps
     # Without the root its tests skip with the reason; the rest of the suite still runs.
@@ -309,6 +323,7 @@ case "${1:-all}" in
       # A process of its own: `set -e` does not hold inside a function called left of `||`.
       "$0" intel-root || echo "setup: warning: the Intel root $INTEL_ROOT was not made; the tests that need it skip" >&2
       [ "${PREWARM_INTEL_SYCL:-1}" = 0 ] || make_intel_sycl || true
+      [ "${PREWARM_INTEL_SYCL:-1}" = 0 ] || make_intel_openvino || true
     fi
     python_test_env
     configure_and_build "${test_build_options[@]}" ${TORCH_PYTHON:+-DPREWARM_TORCH_PYTHON="$TORCH_PYTHON"}

@@ -119,7 +119,7 @@ make_executors(const BuildRequest& request)
   executors.push_back(std::make_unique<virtual_device::VirtualDeviceExecutor>(aot::AotExecutorOptions{compile_jobs}));
   executors.push_back(std::make_unique<aot::AotExecutor>(aot::AotExecutorOptions{compile_jobs}));
   // A command naming neo or sycl runs itself on the virtual device.
-  executors.push_back(std::make_unique<virtual_device::VirtualCommandExecutor>());
+  executors.push_back(std::make_unique<virtual_device::VirtualCommandExecutor>(compile_jobs));
   executors.push_back(std::make_unique<virtual_device::VirtualRecordedExecutor>(aot::RecordedAotOptions{compile_jobs}));
   executors.push_back(std::make_unique<aot::RecordedAotExecutor>(aot::RecordedAotOptions{compile_jobs}));
   return executors;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 
 Result<std::optional<CardEntries>>
 synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, const manifest::IntelProfile* named,
-                        const fs::path& neo_cache, const fs::path& scratch)
+                        const fs::path& neo_cache, const fs::path& scratch, unsigned jobs)
 {
   PW_ASSIGN(const auto embedded, manifest::embedded_intel_profile(target.name));
   if (named == nullptr && !embedded) {
@@ -32,7 +33,7 @@ synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, c
   const auto out = scratch / "neo";
   std::error_code ec;
   fs::remove_all(out, ec);
-  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out));
+  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out, jobs));
 
   CardEntries result;
   result.profile = profile.source_name;
@@ -117,6 +118,19 @@ describe(const std::optional<CardEntries>& card)
                      card->entries, card->bytes, card->seconds,
                      card->skipped.empty() ? "" : fmt::format(", {} skipped", card->skipped.size()),
                      card->unknown.empty() ? "" : fmt::format(", {} values not known", card->unknown.size()));
+}
+
+std::string
+report_json(const std::optional<CardEntries>& card)
+{
+  if (!card) {
+    return "null";
+  }
+  const nlohmann::json json = {{"profile", card->profile}, {"pci_id", card->device_id},
+                               {"pci_revision", card->revision}, {"entries", card->entries},
+                               {"entry_bytes", card->bytes}, {"seconds", card->seconds},
+                               {"skipped", card->skipped}, {"unknown", card->unknown}};
+  return json.dump();
 }
 
 } // namespace prewarm::virtual_device

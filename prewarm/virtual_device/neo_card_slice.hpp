@@ -41,11 +41,12 @@ struct CardEntries
 // call it before the traces are cleaned away) and synthesizes the card's
 // entries under `scratch` (nullopt: the target has no key profile).
 // The profile: the one the manifest names for the target (`named`), else
-// the one compiled in (manifests/intel-profiles/<target>.yaml).
+// the one compiled in (manifests/intel-profiles/<target>.yaml). Up to
+// `jobs` compiles at once (the build's --jobs).
 Result<std::optional<CardEntries>> synthesize_card_entries(const IntelRoot& root, const manifest::Target& target,
                                                            const manifest::IntelProfile* named,
                                                            const std::filesystem::path& neo_cache,
-                                                           const std::filesystem::path& scratch);
+                                                           const std::filesystem::path& scratch, unsigned jobs);
 // Moves them into the staged NEO directory (after the virtual device's hit
 // proof, which they would only confuse: the virtual device never looks them up).
 Status stage_card_entries(const std::optional<CardEntries>& card, const std::filesystem::path& neo_cache);
@@ -59,5 +60,9 @@ Status accept_card(std::vector<bundle::Requirement>& requirements, const std::op
 
 // "; card entries (...)" or "; no key profile: ..." for a job's summary.
 std::string describe(const std::optional<CardEntries>& card);
+// The same for the job's JSON report, as JSON text: {"profile", "pci_id",
+// "pci_revision", "entries", "entry_bytes", "seconds", "skipped", "unknown"},
+// or null without a key profile.
+std::string report_json(const std::optional<CardEntries>& card);
 
 } // namespace prewarm::virtual_device

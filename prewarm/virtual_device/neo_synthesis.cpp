@@ -2,6 +2,7 @@
 #include "virtual_device/neo_synthesis.hpp"
 
 #include "base/files.hpp"
+#include "jobs/job_pool.hpp"
 
 #include <fmt/format.h>
 
@@ -280,51 +281,149 @@ input_kind(std::string_view input)
   return aot::OclocInput::opencl_c;
 }
 
+// Whether an entry's two internal-options variants (without and with the
+// extensions listed only where libva loads) compile to the same binary, so
+// that one ocloc compile serves both names. Those extensions are host-API
+// extensions (cl_intel_va_api_media_sharing: no OpenCL C builtin), which an
+// OpenCL C program sees only through their macro, by name: a source that
+// never names them, with no include path a header could name them from,
+// compiles the same either way. ocloc 26.27 gives identical bytes there
+// (tests/integration/intel_synth checks it on the engine's programs). SPIR-V
+// is compiled twice: its front end ran elsewhere, with its own list.
+bool
+libva_variants_share_binary(const RecordedEntry& entry, const CardKey& card)
+{
+  const auto& in = entry.traced.inputs;
+  if (entry.api != CacheApi::opencl || input_kind(in.input) != aot::OclocInput::opencl_c ||
+      in.options.find("-I") != std::string::npos) {
+    return false;
+  }
+  return std::ranges::none_of(card.opencl_extensions, [&](const manifest::AddedExtension& extension) {
+    return extension.when == manifest::AddedExtension::When::libva && in.input.find(extension.name) != std::string::npos;
+  });
+}
+
 } // namespace
 
 Result<SynthesisResult>
 synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, const CardKey& card,
-           const fs::path& out_dir)
+           const fs::path& out_dir, unsigned jobs)
 {
   const auto started = std::chrono::steady_clock::now();
-  SynthesisResult result;
+  // One compile per (recorded entry, internal-options variant), or the
+  // reason the entry is left out; the key inputs first (cheap, and a profile
+  // the recording cannot take fails the whole synthesis before any compile).
+  struct Compile
+  {
+    const RecordedEntry* entry = nullptr;
+    std::optional<KeyInputs> inputs; // nullopt: skipped for `skip`
+    std::string skip;
+    std::optional<std::size_t> binary_of; // the compile whose binary this one's is (not compiled again)
+  };
+  std::vector<Compile> compiles;
   for (const auto& entry : recorded) {
-    const auto& in = entry.traced.inputs;
-    if (!in.spec_ids.empty()) {
-      result.skipped.push_back(fmt::format("{}: specialisation constants", entry.traced.name));
+    if (!entry.traced.inputs.spec_ids.empty()) {
+      compiles.push_back(
+        {&entry, std::nullopt, fmt::format("{}: specialisation constants", entry.traced.name), std::nullopt});
       continue;
     }
     PW_ASSIGN_CTX(auto variants, fmt::format("recorded entry {}", entry.traced.name), card_inputs(entry, card));
-    for (const auto& inputs : variants) {
-      aot::OclocCompileRequest request;
-      request.source_name = entry.traced.name;
-      request.input = input_kind(in.input);
-      // Direct mode hashes the source with its NUL; ocloc takes the text.
-      std::string_view source = in.input;
-      if (request.input == aot::OclocInput::opencl_c && source.ends_with('\0')) {
-        source.remove_suffix(1);
+    const auto first = compiles.size();
+    const bool shared = variants.size() > 1 && libva_variants_share_binary(entry, card);
+    for (auto& inputs : variants) {
+      compiles.push_back({&entry, std::move(inputs), {}, std::nullopt});
+      if (shared && compiles.size() > first + 1) {
+        compiles.back().binary_of = first;
       }
-      request.source = source;
-      request.options = in.options;
-      request.internal_options = inputs.internal_options;
-      // Bindless exactly where NEO's internal options say so: ocloc would add it by itself.
-      if (inputs.internal_options.find("-cl-intel-use-bindless") == std::string::npos) {
-        request.stateful_address_mode = "bindful";
-      }
-      request.device = card.ip_version.text();
-      auto output = ocloc.compile(request);
-      if (!output) {
-        // This entry is left out, not the slice: the card compiles it itself.
-        result.skipped.push_back(fmt::format("{}: ocloc: {}", entry.traced.name, output.error().message()));
-        continue;
-      }
-      const auto path = cached_file_path(cached_file_name(inputs), entry.api);
-      std::error_code ec;
-      fs::create_directories((out_dir / path).parent_path(), ec);
-      PW_TRY(write_file_atomic(out_dir / path, output->zebin, 0644, Durability::none));
-      result.bytes += output->zebin.size();
-      result.entries.push_back(path);
     }
+  }
+
+  // The compiles are independent ocloc processes: on the build's job pool
+  // (--jobs), the largest input first (as the AOT compiles: a long compile
+  // started last would run alone at the end). Every result lands in its
+  // compile's slot, so the entries, their order and the skip list are the
+  // same at any job count.
+  struct Made
+  {
+    std::string path; // empty: skipped
+    std::uint64_t bytes = 0;
+    std::string skip;
+  };
+  const auto order = prewarm::jobs::longest_first(compiles.size(), [&](std::size_t i) {
+    return compiles[i].binary_of ? 0 : compiles[i].entry->traced.inputs.input.size();
+  });
+  auto made = prewarm::jobs::run_jobs<Made>(compiles.size(), jobs, [&](std::size_t position) -> Result<Made> {
+    const auto& compile = compiles[order[position]];
+    if (!compile.inputs) {
+      return Made{{}, 0, compile.skip};
+    }
+    if (compile.binary_of) {
+      return Made{}; // written below, from its twin's binary
+    }
+    const auto& entry = *compile.entry;
+    const auto& in = entry.traced.inputs;
+    const auto& inputs = *compile.inputs;
+    aot::OclocCompileRequest request;
+    request.source_name = entry.traced.name;
+    request.input = input_kind(in.input);
+    // Direct mode hashes the source with its NUL; ocloc takes the text.
+    std::string_view source = in.input;
+    if (request.input == aot::OclocInput::opencl_c && source.ends_with('\0')) {
+      source.remove_suffix(1);
+    }
+    request.source = source;
+    request.options = in.options;
+    request.internal_options = inputs.internal_options;
+    // Bindless exactly where NEO's internal options say so: ocloc would add it by itself.
+    if (inputs.internal_options.find("-cl-intel-use-bindless") == std::string::npos) {
+      request.stateful_address_mode = "bindful";
+    }
+    request.device = card.ip_version.text();
+    auto output = ocloc.compile(request);
+    if (!output) {
+      // This entry is left out, not the slice: the card compiles it itself.
+      return Made{{}, 0, fmt::format("{}: ocloc: {}", entry.traced.name, output.error().message())};
+    }
+    const auto path = cached_file_path(cached_file_name(inputs), entry.api);
+    std::error_code ec;
+    fs::create_directories((out_dir / path).parent_path(), ec);
+    PW_TRY(write_file_atomic(out_dir / path, output->zebin, 0644, Durability::none));
+    return Made{path, output->zebin.size(), {}};
+  });
+
+  SynthesisResult result;
+  std::vector<std::optional<Made>> by_compile(compiles.size());
+  for (std::size_t position = 0; position < made.size(); ++position) {
+    if (!made[position]) {
+      return fail(made[position].error());
+    }
+    by_compile[order[position]] = std::move(*made[position]);
+  }
+  for (std::size_t i = 0; i < compiles.size(); ++i) {
+    const auto& twin = compiles[i].binary_of;
+    if (!twin) {
+      continue;
+    }
+    auto& m = *by_compile[i];
+    const auto& of = *by_compile[*twin];
+    if (of.path.empty()) {
+      m.skip = of.skip; // the same compile failed: the same reason
+      continue;
+    }
+    PW_ASSIGN(const auto zebin, read_file((out_dir / of.path).string()));
+    m.path = cached_file_path(cached_file_name(*compiles[i].inputs), compiles[i].entry->api);
+    std::error_code ec;
+    fs::create_directories((out_dir / m.path).parent_path(), ec);
+    PW_TRY(write_file_atomic(out_dir / m.path, zebin, 0644, Durability::none));
+    m.bytes = of.bytes;
+  }
+  for (auto& m : by_compile) {
+    if (m->path.empty()) {
+      result.skipped.push_back(std::move(m->skip));
+      continue;
+    }
+    result.bytes += m->bytes;
+    result.entries.push_back(std::move(m->path));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

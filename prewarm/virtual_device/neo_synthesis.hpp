@@ -24,6 +24,8 @@
 //      (the IGC identity and input are the recorder's: the same packages).
 // An extension listed only where libva.so.2 loads gives two entries per
 // OpenCL program (with and without): which one a host uses depends on it.
+// Where the program's source never names those extensions, both names get
+// the binary of one compile (ocloc gives the same bytes either way).
 // The method is checked against NEO itself (tests/integration/intel_synth):
 // for the recorder's own configuration the synthesized names and bytes equal
 // NEO's, and for another configuration NEO runs here they are all hits.
@@ -92,7 +94,9 @@ struct SynthesisResult
 // ocloc's message (the card compiles that program itself), and so are
 // entries with specialisation constants (ocloc takes them as a file of
 // 64-bit values, NEO hashes the caller's sizes: not reproduced here).
+// Up to `jobs` ocloc compiles run at once (the build's --jobs); the result
+// is the same at any count.
 Result<SynthesisResult> synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded,
-                                   const CardKey& card, const std::filesystem::path& out_dir);
+                                   const CardKey& card, const std::filesystem::path& out_dir, unsigned jobs);
 
 } // namespace prewarm::virtual_device::neo

@@ -228,7 +228,7 @@ drop_interrupted_sycl_items(const fs::path& sycl_cache)
   return locks.size();
 }
 
-VirtualCommandExecutor::VirtualCommandExecutor()
+VirtualCommandExecutor::VirtualCommandExecutor(unsigned compile_jobs) : m_compile_jobs(compile_jobs)
 {
   auto found = IntelRoot::locate();
   if (found) {
@@ -301,6 +301,7 @@ struct CardSynthesis
   const manifest::Target& target;
   const manifest::IntelProfile* named_profile; // null: the compiled-in one, if any
   fs::path scratch;
+  unsigned jobs; // parallel compiles (--jobs)
 };
 
 Result<FilledCaches>
@@ -336,7 +337,7 @@ collect_filled(const std::string& job_id, const CommandRun& fill, const fs::path
     filled.key = std::move(traced);
     // Before the hygiene below removes the traces the synthesis reads.
     PW_ASSIGN(filled.card, synthesize_card_entries(synthesis.root, synthesis.target, synthesis.named_profile,
-                                                   fill.neo_cache, synthesis.scratch));
+                                                   fill.neo_cache, synthesis.scratch, synthesis.jobs));
   }
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
@@ -517,6 +518,8 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
   if (judged.verdict) {
     json["verdict"] = *judged.verdict;
   }
+  // The entries a card looks up, made from this recording (neo_card_slice.hpp).
+  json["card"] = nlohmann::json::parse(report_json(filled.card));
   if (filled.key) {
     json["pci_id"] = filled.key->device_id;
     json["pci_revision"] = filled.key->revision;
@@ -577,7 +580,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   PW_ASSIGN(const auto ran, run_command(*m_root, device, fill));
   std::vector<std::string> warnings;
   const CardSynthesis synthesis{*m_root, context.target, context.manifest.find_profile(context.target.name),
-                                context.work_dir / "card-synthesis"};
+                                context.work_dir / "card-synthesis", m_compile_jobs};
   PW_ASSIGN(const auto filled, collect_filled(job_id, fill, custom_root, custom, synthesis, warnings));
   if (filled.empty()) {
     return fail(Errc::failed,

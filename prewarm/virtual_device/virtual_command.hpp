@@ -109,13 +109,15 @@ std::size_t drop_interrupted_sycl_items(const std::filesystem::path& sycl_cache)
 class VirtualCommandExecutor final : public jobs::Executor
 {
 public:
-  VirtualCommandExecutor();
+  // `compile_jobs`: how many of the card's entries are compiled at once (--jobs).
+  explicit VirtualCommandExecutor(unsigned compile_jobs);
   std::string_view name() const override { return "virtual-device-command"; }
   bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
   std::optional<IntelRoot> m_root;
+  unsigned m_compile_jobs;
 };
 
 } // namespace prewarm::virtual_device

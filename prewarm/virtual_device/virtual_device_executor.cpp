@@ -58,7 +58,8 @@ with_neo_slice(jobs::JobOutcome outcome, NeoSlice neo)
 
 } // namespace
 
-VirtualDeviceExecutor::VirtualDeviceExecutor(aot::AotExecutorOptions aot_options) : m_aot(aot_options)
+VirtualDeviceExecutor::VirtualDeviceExecutor(aot::AotExecutorOptions aot_options)
+  : m_aot(aot_options), m_jobs(aot_options.jobs)
 {
   locate_virtual_device(m_root, m_tool);
 }
@@ -70,7 +71,7 @@ VirtualDeviceExecutor::handles(const manifest::Job& job, const manifest::ModelSp
 }
 
 Result<NeoSlice>
-make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context)
+make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context, unsigned jobs)
 {
   if (!context.model.architecture) {
     return fail(Errc::internal, fmt::format("virtual device given model {} without an architecture", context.model.name));
@@ -86,12 +87,12 @@ make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobConte
     }
     programs.push_back({v.source_name, std::string(*text), v.options});
   }
-  return make_neo_slice_of(root, tool, context, programs);
+  return make_neo_slice_of(root, tool, context, programs, jobs);
 }
 
 Result<NeoSlice>
 make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context,
-                  const std::vector<ReplayProgram>& programs)
+                  const std::vector<ReplayProgram>& programs, unsigned jobs)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
@@ -112,7 +113,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   }
   PW_ASSIGN(const auto key, read_traced_key(neo));
   // The entries a card looks up, made from the traces cleaning removes (neo_card_slice.hpp).
-  PW_ASSIGN(const auto card, synthesize_card_entries(root, context.target, context.manifest.find_profile(context.target.name), neo, context.work_dir / "card-synthesis"));
+  PW_ASSIGN(const auto card, synthesize_card_entries(root, context.target, context.manifest.find_profile(context.target.name), neo, context.work_dir / "card-synthesis", jobs));
   if (!context.log_file.empty()) {
     // Kept with the job's log: the exact builds, to replay on a virtual
     // device (or a real one) with `prewarm-cl-replay programs.list` there.
@@ -193,13 +194,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
     {"proof_new_entries", new_entries.size()},
     {"seconds", seconds},
   };
-  if (card) {
-    json["card"] = {{"profile", card->profile},   {"pci_id", card->device_id},  {"pci_revision", card->revision},
-                    {"entries", card->entries},   {"entry_bytes", card->bytes}, {"seconds", card->seconds},
-                    {"skipped", card->skipped},   {"unknown", card->unknown}};
-  } else {
-    json["card"] = nullptr;
-  }
+  json["card"] = nlohmann::json::parse(report_json(card));
   if (stats) {
     json["proof_hits"] = stats->hits;
     json["proof_misses"] = stats->misses;
@@ -213,14 +208,15 @@ VirtualDeviceExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(auto outcome, m_aot.run(context));
-  PW_ASSIGN(auto neo, make_neo_slice(*m_root, m_tool, context));
+  PW_ASSIGN(auto neo, make_neo_slice(*m_root, m_tool, context, m_jobs));
   log::verbose("virtual device {}: {}", context.target.name, neo.summary);
   outcome = with_neo_slice(std::move(outcome), std::move(neo));
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }
 
-VirtualRecordedExecutor::VirtualRecordedExecutor(aot::RecordedAotOptions options) : m_recorded(options)
+VirtualRecordedExecutor::VirtualRecordedExecutor(aot::RecordedAotOptions options)
+  : m_recorded(options), m_jobs(options.jobs)
 {
   locate_virtual_device(m_root, m_tool);
 }
@@ -245,7 +241,7 @@ VirtualRecordedExecutor::run(const jobs::JobContext& context)
   for (const auto& s : sources) {
     programs.push_back({fmt::format("recorded-{}.cl", s.key.substr(0, 12)), s.source, s.options});
   }
-  PW_ASSIGN(auto neo, make_neo_slice_of(*m_root, m_tool, context, programs));
+  PW_ASSIGN(auto neo, make_neo_slice_of(*m_root, m_tool, context, programs, m_jobs));
   log::verbose("virtual device {}: {}", context.target.name, neo.summary);
   outcome = with_neo_slice(std::move(outcome), std::move(neo));
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

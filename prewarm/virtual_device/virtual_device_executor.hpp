@@ -52,6 +52,7 @@ public:
 
 private:
   aot::AotExecutor m_aot;
+  unsigned m_jobs; // parallel compiles of the card's entries (--jobs)
   std::optional<IntelRoot> m_root;
   std::filesystem::path m_tool;
 };
@@ -74,6 +75,7 @@ public:
 
 private:
   aot::RecordedAotExecutor m_recorded;
+  unsigned m_jobs; // parallel compiles of the card's entries (--jobs)
   std::optional<IntelRoot> m_root;
   std::filesystem::path m_tool;
 };
@@ -87,11 +89,13 @@ struct NeoSlice
 };
 
 // The NEO slice of the programs of a built-in job, staged under
-// `work_dir`/neo-slice (exposed for tests).
+// `work_dir`/neo-slice (exposed for tests); the card's entries are compiled
+// `jobs` at a time.
 Result<NeoSlice> make_neo_slice(const IntelRoot& root, const std::filesystem::path& tool,
-                                const jobs::JobContext& context);
+                                const jobs::JobContext& context, unsigned jobs);
 // The same for any list of programs (an empty list: an error, no slice).
 Result<NeoSlice> make_neo_slice_of(const IntelRoot& root, const std::filesystem::path& tool,
-                                   const jobs::JobContext& context, const std::vector<ReplayProgram>& programs);
+                                   const jobs::JobContext& context, const std::vector<ReplayProgram>& programs,
+                                   unsigned jobs);
 
 } // namespace prewarm::virtual_device

@@ -82,7 +82,7 @@ TEST_P(NeoSlice, HoldsNeoEntriesThatASecondVirtualRunReuses)
   ASSERT_TRUE(work);
   const jobs::JobContext context{*manifest, job, manifest->models.front(), *target, work->path()};
 
-  auto slice = virtual_device::make_neo_slice(*root, *tool, context);
+  auto slice = virtual_device::make_neo_slice(*root, *tool, context, 2);
   ASSERT_TRUE(slice) << slice.error().message();
   std::cout << target_name << ": " << slice->device << "\n  " << slice->summary << "\n";
 
