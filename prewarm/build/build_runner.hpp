@@ -20,6 +20,7 @@
 #include "manifest/plan.hpp"
 #include "pack/bundle_writer.hpp"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -67,6 +68,20 @@ struct JobRecord
   std::vector<std::string> slice_ids;
 };
 
+// The executor of each manifest::ExecutorKind, indexed by it: the plan names
+// the kind per job, and that slot runs it. An empty slot: no executor of this
+// build runs such jobs (a virtual command without an Intel root), which then
+// fail, saying so.
+struct ExecutorTable
+{
+  std::array<std::unique_ptr<jobs::Executor>, manifest::k_executor_kinds> slots;
+
+  std::unique_ptr<jobs::Executor>& operator[](manifest::ExecutorKind kind)
+  {
+    return slots[static_cast<std::size_t>(kind)];
+  }
+};
+
 struct BuildResult
 {
   manifest::Plan plan;
@@ -93,6 +108,6 @@ Result<BuildResult> run_build(const BuildOptions& options,
                               const BuildInputs& inputs,
                               const BundleHeader& header,
                               const manifest::HostCapabilities& host,
-                              std::vector<std::unique_ptr<jobs::Executor>>& executors);
+                              ExecutorTable& executors);
 
 } // namespace prewarm::build

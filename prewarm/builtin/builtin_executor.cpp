@@ -69,12 +69,6 @@ builtin_job_spec(const jobs::JobContext& context, const std::filesystem::path& s
   return spec;
 }
 
-bool
-BuiltinExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return job.strategy == manifest::Strategy::run && model.is_builtin();
-}
-
 Result<jobs::JobOutcome>
 BuiltinExecutor::run(const jobs::JobContext& context)
 {
