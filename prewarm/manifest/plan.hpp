@@ -33,7 +33,7 @@ std::string_view to_string(Strategy strategy);
 
 // Which executor runs a job, decided here with its strategy from what the
 // workload is, so that nothing later re-derives it: `prewarm build` maps each
-// value to one executor (build/build_command.cpp, a table keyed by it).
+// value to one executor (bundle_build/build_command.cpp, a table keyed by it).
 //   none             skipped, or a model no executor runs
 //   builtin          run, a built-in model (builtin/)
 //   command          run, a command workload (command/)
@@ -71,7 +71,7 @@ struct OclocInfo
   std::string describe() const;           // "ocloc 22.43.24595 (host)"
 };
 
-// What this build host can do; probe_host_capabilities() (prewarm/build)
+// What this build host can do; probe_host_capabilities() (prewarm/bundle_build)
 // fills it, tests build it by hand.
 struct HostCapabilities
 {

@@ -46,7 +46,7 @@ protected:
     ASSERT_TRUE(parsed) << parsed.error().message();
     m_manifest.emplace(std::move(*parsed));
     // This host as the build's probe sees it: no devices, the real ocloc and
-    // the Intel devices it knows (asked one by one, as prewarm/build does).
+    // the Intel devices it knows (asked one by one, as prewarm/bundle_build does).
     manifest::OclocInfo info;
     info.path = ocloc->executable().string();
     info.version = ocloc->driver_version();

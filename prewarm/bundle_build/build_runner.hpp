@@ -6,15 +6,15 @@
 // then jobs run (up to --jobs at once), each in its own private work
 // directory. A failed job's files are never packaged. Successful outputs are
 // merged, in job id order, into one staging directory per slice (target
-// identity, jobs/slice_identity.hpp). The caller (build/build_command.hpp)
+// identity, jobs/slice_identity.hpp). The caller (bundle_build/build_command.hpp)
 // signs and writes the bundle from the returned spec (pack/bundle_writer.hpp)
 // while the staging directory is alive.
 #pragma once
 
 #include "base/error.hpp"
 #include "base/files.hpp"
-#include "build/bundle_header.hpp"
-#include "build/progress_board.hpp"
+#include "bundle_build/bundle_header.hpp"
+#include "bundle_build/progress_board.hpp"
 #include "jobs/executor.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/plan.hpp"
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 enum class FailurePolicy { stop, keep_going };
 
@@ -39,9 +39,9 @@ struct BuildOptions
   manifest::Shard shard;
   int parallel_jobs = 1;
   FailurePolicy on_failure = FailurePolicy::stop;
-  std::optional<std::string> channel;  // overrides bundle.channel (build/bundle_header.hpp)
+  std::optional<std::string> channel;  // overrides bundle.channel (bundle_build/bundle_header.hpp)
   std::optional<std::uint64_t> serial; // overrides bundle.serial
-  std::optional<std::filesystem::path> log_dir; // jobs' full logs kept here (build/job_logs.hpp)
+  std::optional<std::filesystem::path> log_dir; // jobs' full logs kept here (bundle_build/job_logs.hpp)
   ProgressOptions progress;            // stderr progress while jobs run (default off)
 };
 
@@ -99,7 +99,7 @@ struct BuildResult
 };
 
 // Runs the plan's jobs on the one job pool (jobs/job_pool.hpp); the bundle's
-// header was decided before (build/bundle_header.hpp). Errors: interruption
+// header was decided before (bundle_build/bundle_header.hpp). Errors: interruption
 // or staging I/O. A failed job is recorded in the result (result.failed):
 // with keep_going the rest is packaged; with stop nothing is (the spec is
 // empty and stop_error() says why), so that the caller can still write the
@@ -110,4 +110,4 @@ Result<BuildResult> run_build(const BuildOptions& options,
                               const manifest::HostCapabilities& host,
                               ExecutorTable& executors);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

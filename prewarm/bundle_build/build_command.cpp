@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/build_command.hpp"
+#include "bundle_build/build_command.hpp"
 
 #include "aot/aot_executor.hpp"
 #include "aot/recorded_aot_executor.hpp"
@@ -7,12 +7,12 @@
 #include "virtual_device/virtual_device_executor.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
-#include "build/build_runner.hpp"
-#include "build/build_settings.hpp"
-#include "build/bundle_header.hpp"
-#include "build/host_capabilities.hpp"
-#include "build/job_logs.hpp"
-#include "build/output_preflight.hpp"
+#include "bundle_build/build_runner.hpp"
+#include "bundle_build/build_settings.hpp"
+#include "bundle_build/bundle_header.hpp"
+#include "bundle_build/host_capabilities.hpp"
+#include "bundle_build/job_logs.hpp"
+#include "bundle_build/output_preflight.hpp"
 #include "builtin/builtin_executor.hpp"
 #include "builtin/child_process.hpp"
 #include "command/capture_root.hpp"
@@ -26,7 +26,7 @@
 #include <filesystem>
 #include <memory>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 namespace {
 
 std::filesystem::path
@@ -232,4 +232,4 @@ build_bundle(const BuildRequest& request)
   return write_outputs(request, result, keys, log_dir_shown);
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/build_runner.hpp"
+#include "bundle_build/build_runner.hpp"
 #include "pack/slice_extras.hpp"
 
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
-#include "build/job_logs.hpp"
+#include "bundle_build/job_logs.hpp"
 #include "jobs/interruption.hpp"
 #include "jobs/job_pool.hpp"
 #include "jobs/slice_identity.hpp"
@@ -19,7 +19,7 @@
 #include <map>
 #include <mutex>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 std::string_view
 to_string(JobState state)
@@ -401,4 +401,4 @@ run_build(const BuildOptions& options,
   return result;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build
