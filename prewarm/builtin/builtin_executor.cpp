@@ -122,7 +122,7 @@ BuiltinExecutor::run(const jobs::JobContext& context)
   outcome.variants = report.variants.size();
   outcome.store_hits = report.store.hits;
   outcome.store_misses = report.store.misses;
-  outcome.report_json = engine::to_json(report).dump();
+  outcome.report_json = engine::models::to_json(report).dump();
   for (const auto& cache : job_spec.caches) {
     const auto kind = cache.kind;
     PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));
