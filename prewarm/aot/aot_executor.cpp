@@ -96,12 +96,6 @@ aot_target_json(const AotTargetReport& target, double compile_seconds)
   };
 }
 
-bool
-AotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return job.strategy == manifest::Strategy::aot && model.is_builtin();
-}
-
 Result<jobs::JobOutcome>
 AotExecutor::run(const jobs::JobContext& context)
 {

@@ -37,7 +37,6 @@ class AotExecutor final : public jobs::Executor
 public:
   explicit AotExecutor(AotExecutorOptions options) : m_options(options) {}
   std::string_view name() const override { return "aot"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:

@@ -33,7 +33,7 @@ namespace {
 constexpr auto k_intel_half_compute = engine::ops::Compute::fp16;
 
 void
-append(std::vector<KernelVariant>& out, const std::vector<engine::ops::ProgramVariant>& programs)
+append(std::vector<KernelVariant>& out, const std::vector<engine::models::ProgramVariant>& programs)
 {
   for (const auto& p : programs) {
     out.push_back({p.source_name, p.options});
@@ -60,16 +60,16 @@ workload_variants(const model::ModelArchitecture& model, model::Precision precis
                                                      batch, prefill, shapes.decode_steps));
               return;
             }
-            engine::ops::DecoderForwardOptions options;
+            engine::models::DecoderForwardOptions options;
             options.batch = static_cast<std::size_t>(batch);
             options.prefill = static_cast<std::size_t>(prefill);
             options.decode_steps = static_cast<std::size_t>(shapes.decode_steps);
             options.layers = coverage == model::Coverage::full ? static_cast<std::size_t>(arch.layers) : 1;
-            append(variants, engine::ops::decoder_forward_programs(arch, precision, k_intel_half_compute, options));
+            append(variants, engine::models::decoder_forward_programs(arch, precision, k_intel_half_compute, options));
           }
         }
       } else if constexpr (std::is_same_v<Arch, model::CnnArchitecture>) {
-        append(variants, engine::ops::cnn_forward_programs(arch, precision, k_intel_half_compute));
+        append(variants, engine::models::cnn_forward_programs(arch, precision, k_intel_half_compute));
       } else {
         // As the run path (engine/models/workload.cpp run_gptq): no int8; fp16 stores
         // and (on Intel) computes half; bf16 stores bf16 and computes float.
@@ -78,7 +78,7 @@ workload_variants(const model::ModelArchitecture& model, model::Precision precis
                         "E_UNSUPPORTED_PRECISION");
           return;
         }
-        append(variants, engine::ops::gptq_stack_forward_programs(
+        append(variants, engine::models::gptq_stack_forward_programs(
                            engine::ops::FloatFormat::for_precision(precision, k_intel_half_compute)));
       }
     },

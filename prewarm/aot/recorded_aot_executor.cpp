@@ -20,12 +20,6 @@ namespace prewarm::aot {
 
 namespace fs = std::filesystem;
 
-bool
-RecordedAotExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return job.strategy == manifest::Strategy::aot && !model.is_builtin() && manifest::records_programs(model);
-}
-
 RecordedAotExecutor::Recording&
 RecordedAotExecutor::recording_for(const jobs::JobContext& context)
 {

@@ -42,7 +42,6 @@ class RecordedAotExecutor final : public jobs::Executor
 public:
   explicit RecordedAotExecutor(RecordedAotOptions options) : m_options(options) {}
   std::string_view name() const override { return "aot-recorded"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
   // The program store the job's command recorded (made by the first caller

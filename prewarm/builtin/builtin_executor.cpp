@@ -69,12 +69,6 @@ builtin_job_spec(const jobs::JobContext& context, const std::filesystem::path& s
   return spec;
 }
 
-bool
-BuiltinExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return job.strategy == manifest::Strategy::run && model.is_builtin();
-}
-
 Result<jobs::JobOutcome>
 BuiltinExecutor::run(const jobs::JobContext& context)
 {
@@ -128,7 +122,7 @@ BuiltinExecutor::run(const jobs::JobContext& context)
   outcome.variants = report.variants.size();
   outcome.store_hits = report.store.hits;
   outcome.store_misses = report.store.misses;
-  outcome.report_json = engine::to_json(report).dump();
+  outcome.report_json = engine::models::to_json(report).dump();
   for (const auto& cache : job_spec.caches) {
     const auto kind = cache.kind;
     PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));

@@ -31,7 +31,6 @@ class BuiltinExecutor final : public jobs::Executor
 public:
   explicit BuiltinExecutor(BuiltinExecutorOptions options) : m_options(std::move(options)) {}
   std::string_view name() const override { return "builtin"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:

@@ -18,7 +18,7 @@ Status
 run_builtin_job(const std::filesystem::path& spec_file)
 {
   PW_ASSIGN(const auto spec, load_job_spec(spec_file));
-  engine::WorkloadRequest request;
+  engine::models::WorkloadRequest request;
   request.model = spec.model;
   request.precision = spec.precision;
   request.shapes = spec.shapes;
@@ -37,8 +37,8 @@ run_builtin_job(const std::filesystem::path& spec_file)
       request.program_store = cache.directory;
     }
   }
-  PW_ASSIGN(const auto report, engine::run_workload(request));
-  return write_file_atomic(spec.report_file.string(), engine::to_json(report).dump(2) + "\n", 0644, Durability::none);
+  PW_ASSIGN(const auto report, engine::models::run_workload(request));
+  return write_file_atomic(spec.report_file.string(), engine::models::to_json(report).dump(2) + "\n", 0644, Durability::none);
 }
 
 } // namespace prewarm::builtin

@@ -20,7 +20,7 @@ using nlohmann::json;
 constexpr std::size_t k_report_max_bytes = 64 << 20;
 
 Status
-read_device(ObjectReader& root, engine::WorkloadReport& report)
+read_device(ObjectReader& root, engine::models::WorkloadReport& report)
 {
   PW_ASSIGN(auto device, root.object("device"));
   PW_ASSIGN(report.device_description, device.string("description"));
@@ -47,7 +47,7 @@ read_numbers(ObjectReader& object, std::initializer_list<std::pair<std::string_v
 }
 
 Status
-read_seconds(ObjectReader& root, engine::WorkloadReport& report)
+read_seconds(ObjectReader& root, engine::models::WorkloadReport& report)
 {
   PW_ASSIGN(auto seconds, root.object("seconds"));
   PW_TRY(read_numbers(seconds, {{"first_result", &report.first_result_seconds},
@@ -61,7 +61,7 @@ read_seconds(ObjectReader& root, engine::WorkloadReport& report)
 }
 
 Status
-read_accuracy(ObjectReader& root, engine::WorkloadReport& report)
+read_accuracy(ObjectReader& root, engine::models::WorkloadReport& report)
 {
   PW_ASSIGN(auto accuracy, root.object("accuracy"));
   PW_TRY(read_numbers(accuracy, {{"max_abs_error", &report.max_abs_error},
@@ -73,7 +73,7 @@ read_accuracy(ObjectReader& root, engine::WorkloadReport& report)
   for (std::size_t i = 0; i < passes->size(); ++i) {
     PW_ASSIGN(auto pass, ObjectReader::open((*passes)[i], fmt::format("{}[{}]", accuracy.path_of("forward_passes"), i),
                                             accuracy.source()));
-    engine::OutputCheck check;
+    engine::models::OutputCheck check;
     PW_ASSIGN(check.name, pass.string("name"));
     PW_ASSIGN(check.op_checks, pass.count("op_checks"));
     PW_ASSIGN(check.max_abs_error, pass.number("max_abs_error"));
@@ -86,7 +86,7 @@ read_accuracy(ObjectReader& root, engine::WorkloadReport& report)
 }
 
 Status
-read_store_and_aot(ObjectReader& root, engine::WorkloadReport& report)
+read_store_and_aot(ObjectReader& root, engine::models::WorkloadReport& report)
 {
   PW_ASSIGN(auto store, root.object("program_store"));
   PW_ASSIGN(report.program_store, store.string("path"));
@@ -102,10 +102,10 @@ read_store_and_aot(ObjectReader& root, engine::WorkloadReport& report)
   return aot.finish();
 }
 
-Result<engine::WorkloadReport>
+Result<engine::models::WorkloadReport>
 read_report(ObjectReader& root)
 {
-  engine::WorkloadReport report;
+  engine::models::WorkloadReport report;
   PW_ASSIGN(report.model, root.string("model"));
   PW_ASSIGN(const auto precision, root.string("precision"));
   const auto parsed = model::parse_precision(precision);
@@ -133,13 +133,13 @@ read_report(ObjectReader& root)
 
 } // namespace
 
-Result<engine::WorkloadReport>
+Result<engine::models::WorkloadReport>
 parse_job_report(std::string_view text, std::string_view source_name)
 {
   const jobs::JsonSource source{"job report", std::string(source_name),
                                 "written by `prewarm run-job` of this build; a report from another prewarm build "
                                 "is not read"};
-  auto read = [&]() -> Result<engine::WorkloadReport> {
+  auto read = [&]() -> Result<engine::models::WorkloadReport> {
     PW_ASSIGN(const auto document, jobs::parse_json_document(text, source));
     PW_ASSIGN(auto root, ObjectReader::open(document, "", source));
     return read_report(root);
@@ -152,7 +152,7 @@ parse_job_report(std::string_view text, std::string_view source_name)
   return report;
 }
 
-Result<engine::WorkloadReport>
+Result<engine::models::WorkloadReport>
 load_job_report(const std::filesystem::path& file)
 {
   PW_ASSIGN_CTX(const auto text, "reading the job report", read_file(file.string(), k_report_max_bytes));

@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 
 #include "base/log.hpp"
-#include "build/build_command.hpp"
+#include "bundle_build/build_command.hpp"
 #include "builtin/builtin_job.hpp"
 #include "jobs/interruption.hpp"
 
@@ -33,7 +33,7 @@ add_run_job_command(CLI::App& app, Action& action)
 void
 add_build_command(CLI::App& app, Action& action)
 {
-  auto args = std::make_shared<build::BuildRequest>();
+  auto args = std::make_shared<bundle_build::BuildRequest>();
   auto* cmd = app.add_subcommand("build", "run the manifest's jobs, collect the caches they fill and write a "
                                           "signed bundle");
   cmd->add_option("manifest", args->manifest_file, "build manifest (default: the built-in default manifest)")
@@ -74,7 +74,7 @@ add_build_command(CLI::App& app, Action& action)
       // directories removed (build_bundle returns), then the signal's
       // default action ends the process as the caller expects.
       jobs::catch_interruptions();
-      auto status = build::build_bundle(*args);
+      auto status = bundle_build::build_bundle(*args);
       if (!status && jobs::interruption_signal() != 0) {
         log::error("{}", status.error().describe());
       }

@@ -4,8 +4,8 @@
 #include "cli/commands.hpp"
 
 #include "base/json_schema.hpp"
-#include "build/build_runner.hpp"
-#include "build/host_capabilities.hpp"
+#include "bundle_build/build_runner.hpp"
+#include "bundle_build/host_capabilities.hpp"
 #include "manifest/ci_matrix.hpp"
 #include "manifest/plan.hpp"
 
@@ -30,7 +30,7 @@ struct PlanArgs
 Status
 run_plan(const PlanArgs& args)
 {
-  build::BuildOptions options;
+  bundle_build::BuildOptions options;
   if (!args.manifest_file.empty()) {
     options.manifest_file = args.manifest_file;
   }
@@ -44,8 +44,8 @@ run_plan(const PlanArgs& args)
     return fail(Errc::usage, "--format selects the CI matrix format: it needs --shards N");
   }
   PW_ASSIGN(options.shard, manifest::Shard::parse(args.shard));
-  PW_ASSIGN(const auto inputs, build::load_build_inputs(options));
-  const auto host = build::probe_host_capabilities(inputs.registry);
+  PW_ASSIGN(const auto inputs, bundle_build::load_build_inputs(options));
+  const auto host = bundle_build::probe_host_capabilities(inputs.registry);
   if (args.shards > 0) {
     // The CI matrix (manifest/ci_matrix.hpp): shard I/N of the same
     // partition `prewarm build --shard I/N` builds, with its runner kind.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // prewarm run MODEL --precision P [--backend opencl|level-zero] [--device D]
 //             [--batch N] [--prefill L] [--decode S] [--full] [--store DIR] [--json]
-// One representative inference with timings (engine::run_workload) of a
+// One representative inference with timings (engine::models::run_workload) of a
 // model preset (manifests/presets.yaml).
 // Program store: --store DIR (read-write), else $PREWARM_PROGRAM_STORE
 // (read-only when this process cannot write there), else none.
@@ -74,7 +74,7 @@ run(const RunOptions& options)
     return fail(Errc::usage, fmt::format("unknown model preset {} (presets: {})", in_quotes(options.model), known));
   }
   PW_ASSIGN(const auto precision, parse_precision(options.precision));
-  engine::WorkloadRequest request;
+  engine::models::WorkloadRequest request;
   request.model = *model;
   request.precision = precision;
   if (!options.batch_sizes.empty()) {
@@ -102,13 +102,13 @@ run(const RunOptions& options)
     log::info("running {} at {}{}...", request.model.name, options.precision,
               options.device.empty() ? std::string{} : fmt::format(" on device {}", in_quotes(options.device)));
   }
-  PW_ASSIGN(const auto report, engine::run_workload(request));
+  PW_ASSIGN(const auto report, engine::models::run_workload(request));
   if (options.json) {
-    auto out = engine::to_json(report);
+    auto out = engine::models::to_json(report);
     out[k_json_schema_version_key] = k_json_schema_version;
     fmt::print("{}\n", out.dump(2));
   } else {
-    fmt::print("{}", engine::to_text(report));
+    fmt::print("{}", engine::models::to_text(report));
   }
   std::fflush(stdout);
   return {};

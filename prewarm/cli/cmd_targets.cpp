@@ -5,7 +5,7 @@
 #include "cli/commands.hpp"
 
 #include "base/json_schema.hpp"
-#include "build/host_capabilities.hpp"
+#include "bundle_build/host_capabilities.hpp"
 #include "manifest/plan.hpp"
 #include "manifest/target_registry.hpp"
 
@@ -43,7 +43,7 @@ run_targets(const TargetsArgs& args)
 {
   PW_ASSIGN(const auto registry, args.targets_file.empty() ? manifest::TargetRegistry::embedded()
                                                            : manifest::TargetRegistry::load_file(args.targets_file));
-  const auto host = build::probe_host_capabilities(registry);
+  const auto host = bundle_build::probe_host_capabilities(registry);
   if (args.json) {
     nlohmann::json targets = nlohmann::json::array();
     for (const auto& target : registry.targets()) {

@@ -194,13 +194,6 @@ report_json(const CommandJobResult& result)
   return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-bool
-CommandExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return job.strategy == manifest::Strategy::run && model.source == manifest::ModelSource::command &&
-         model.command.has_value();
-}
-
 Result<jobs::JobOutcome>
 CommandExecutor::run(const jobs::JobContext& context)
 {

@@ -39,7 +39,6 @@ class CommandExecutor final : public jobs::Executor
 public:
   explicit CommandExecutor(CommandExecutorOptions options = {}) : m_options(std::move(options)) {}
   std::string_view name() const override { return "command"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:

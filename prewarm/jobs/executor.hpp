@@ -2,7 +2,8 @@
 // The seam between `prewarm build` and the code that fills caches for one job.
 // Each executor implements it in its own target: builtin/ (the representative
 // engine), command/ (command workloads), aot/ (ahead-of-time compilation).
-// Below all of them and below build/, which chooses an executor per job.
+// Below all of them and below bundle_build/, which runs each job on the
+// executor its plan names (manifest::ExecutorKind, manifest/plan.hpp).
 //
 // Contract for run():
 //   - write everything to package under ctx.work_dir (a fresh, private, empty
@@ -36,7 +37,7 @@ struct JobContext
   const manifest::ModelSpec& model;
   const manifest::Target& target;
   std::filesystem::path work_dir; // private, empty, removed by the builder
-  // Where the job's full output goes: kept after the build (build/job_logs.hpp).
+  // Where the job's full output goes: kept after the build (bundle_build/job_logs.hpp).
   // Empty: `default_name` in work_dir (removed with it).
   std::filesystem::path log_file = {};
 
@@ -76,7 +77,6 @@ class Executor
 public:
   virtual ~Executor() = default;
   virtual std::string_view name() const = 0; // "builtin", "command", "aot"
-  virtual bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const = 0;
   virtual Result<JobOutcome> run(const JobContext& context) = 0;
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one pool every part of the builder runs independent jobs on: the
-// build's jobs (build/build_runner.hpp) and the AOT compiles of one job
+// build's jobs (bundle_build/build_runner.hpp) and the AOT compiles of one job
 // (aot/aot_compiler.hpp). Up to `threads` threads take the next job index
 // until none is left or the caller says stop; the calling thread is one of
 // them. Results come back in job order, whatever order the threads finished

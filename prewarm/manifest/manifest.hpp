@@ -36,7 +36,7 @@
 //   bundle:                               optional
 //     channel: NAME                       default "default"
 //     expires: DURATION                   default 90d
-//     serial: N                           default: the build time (build/bundle_header.hpp;
+//     serial: N                           default: the build time (bundle_build/bundle_header.hpp;
 //                                         --serial overrides)
 #pragma once
 
@@ -117,7 +117,7 @@ struct BundleOptions
   std::string channel = "default";
   std::chrono::seconds expires{std::chrono::hours(24 * 90)};
   std::string expires_text = "90d";
-  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (build/bundle_header.hpp)
+  std::optional<std::uint64_t> serial; // nullopt: the builder derives one (bundle_build/bundle_header.hpp)
 };
 
 struct Manifest

@@ -179,6 +179,31 @@ intel_root_toolchain(const HostCapabilities& host)
   return nullptr;
 }
 
+// Called once the strategy is final (make_plan skips an aot command that
+// neither records programs nor runs on a virtual device).
+ExecutorKind
+executor_for(Strategy strategy, const ModelSpec& model)
+{
+  switch (strategy) {
+  case Strategy::skip:
+    return ExecutorKind::none;
+  case Strategy::run:
+    if (model.is_builtin()) {
+      return ExecutorKind::builtin;
+    }
+    return model.command ? ExecutorKind::command : ExecutorKind::none;
+  case Strategy::aot:
+    if (model.is_builtin()) {
+      return ExecutorKind::aot;
+    }
+    if (records_programs(model)) {
+      return ExecutorKind::recorded_aot;
+    }
+    return runs_on_virtual_device(model) ? ExecutorKind::virtual_command : ExecutorKind::none;
+  }
+  return ExecutorKind::none;
+}
+
 } // namespace
 
 bool
@@ -301,6 +326,7 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
                                      target->name);
           }
         }
+        job.executor = executor_for(job.strategy, model);
         jobs.push_back(std::move(job));
       }
     }

@@ -20,6 +20,7 @@
 #include "manifest/manifest.hpp"
 #include "manifest/target_registry.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,20 @@ namespace prewarm::manifest {
 
 enum class Strategy { run, aot, skip };
 std::string_view to_string(Strategy strategy);
+
+// Which executor runs a job, decided here with its strategy from what the
+// workload is, so that nothing later re-derives it: `prewarm build` maps each
+// value to one executor (bundle_build/build_command.cpp, a table keyed by it).
+//   none             skipped, or a model no executor runs
+//   builtin          run, a built-in model (builtin/)
+//   command          run, a command workload (command/)
+//   aot              aot, a built-in model (aot/; with an Intel root, the
+//                    virtual device, which also adds the target's NEO slice)
+//   virtual_command  aot, a command that runs itself on a virtual Intel device
+//   recorded_aot     aot, a command whose kinds name programs (aot/; with an
+//                    Intel root, the virtual device too)
+enum class ExecutorKind { none, builtin, command, aot, virtual_command, recorded_aot };
+inline constexpr std::size_t k_executor_kinds = static_cast<std::size_t>(ExecutorKind::recorded_aot) + 1;
 
 // One OpenCL device of this host (filled from runtime/opencl enumeration).
 struct HostDevice
@@ -56,7 +71,7 @@ struct OclocInfo
   std::string describe() const;           // "ocloc 22.43.24595 (host)"
 };
 
-// What this build host can do; probe_host_capabilities() (prewarm/build)
+// What this build host can do; probe_host_capabilities() (prewarm/bundle_build)
 // fills it, tests build it by hand.
 struct HostCapabilities
 {
@@ -100,6 +115,7 @@ struct Job
   std::string reason;
   std::optional<HostDevice> device; // strategy run
   std::string runner;               // the CI runner kind it needs (shard_partition.hpp)
+  ExecutorKind executor = ExecutorKind::none;
 };
 
 struct Shard

@@ -85,16 +85,3 @@ struct Shapes
 enum class Coverage { representative, full }; // representative: one layer per distinct shape
 
 } // namespace prewarm::model
-
-// The engine (prewarm/engine, which links this layer) speaks the model
-// vocabulary unqualified.
-namespace prewarm::engine {
-using model::CnnArchitecture;
-using model::ConvLayer;
-using model::Coverage;
-using model::DecoderArchitecture;
-using model::GptqLinear;
-using model::GptqStackArchitecture;
-using model::ModelArchitecture;
-using model::Shapes;
-} // namespace prewarm::engine

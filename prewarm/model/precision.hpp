@@ -24,13 +24,3 @@ std::optional<Precision> parse_precision(std::string_view name);
 std::string precision_names();
 
 } // namespace prewarm::model
-
-// The engine (prewarm/engine, which links this layer) speaks the model
-// vocabulary unqualified.
-namespace prewarm::engine {
-using model::k_precisions;
-using model::parse_precision;
-using model::Precision;
-using model::precision_names;
-using model::to_string;
-} // namespace prewarm::engine

@@ -60,25 +60,17 @@ refuse(const std::filesystem::path& where, std::string_view why)
 
 constexpr std::size_t k_max_walk_depth = bundle::k_max_path_depth + 2;
 
-// Walks the directory `dirfd` (`rel` beneath the staging root) through
-// directory fds, never following a link, and refuses anything a slice may
-// not carry, naming the offending path (fail at build, never at install).
+// Visits every entry beneath the staging root (base's walk: directory fds,
+// never following a link) and refuses anything a slice may not carry, naming
+// the offending path (fail at build, never at install).
 Status
-collect_beneath(const std::filesystem::path& root, int dirfd, const std::string& rel, std::size_t depth,
-                std::vector<StagedEntry>& entries)
+collect_beneath(const std::filesystem::path& root, std::vector<StagedEntry>& entries)
 {
-  if (depth > k_max_walk_depth) {
-    return refuse(root / rel, fmt::format("more than {} directories deep", k_max_walk_depth));
-  }
   const bundle::ExtractLimits reader_limits; // what every runtime accepts by default
-  PW_ASSIGN(const auto names, list_directory(dirfd, rel.empty() ? root.string() : (root / rel).string()));
-  for (const auto& name : names) {
-    const auto path = join_relative(rel, name);
+  return for_each_entry(root, [&](const TreeEntry& found) -> Result<WalkNext> {
+    const std::string path(found.relative);
     const auto full = root / path;
-    struct stat st{};
-    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(Errc::failed, fmt::format("cannot stat {}: {}", in_quotes(full.string()), errno_message(errno)));
-    }
+    const auto& st = found.stat;
     StagedEntry entry;
     entry.path = path;
     if (S_ISDIR(st.st_mode)) {
@@ -91,7 +83,7 @@ collect_beneath(const std::filesystem::path& root, int dirfd, const std::string&
       }
     } else if (S_ISLNK(st.st_mode)) {
       entry.type = StagedEntry::Type::link;
-      PW_ASSIGN(entry.target, read_link_at(dirfd, name, full));
+      PW_ASSIGN(entry.target, read_link_at(found.parent_fd, std::string(found.name), full));
       if (auto resolved = bundle::resolve_link_target(path, entry.target); !resolved) {
         return refuse(full, "is a symbolic link no slice can carry: " + resolved.error().message());
       }
@@ -102,17 +94,15 @@ collect_beneath(const std::filesystem::path& root, int dirfd, const std::string&
     if (auto s = bundle::validate_entry_path(path, kind_only); !s) {
       return refuse(full, s.error().message() + " (top-level directories must be cache kinds: programs, pocl, cuda, neo, sycl, triton, inductor, custom)");
     }
-    const bool descend = entry.type == StagedEntry::Type::directory;
+    const bool directory = entry.type == StagedEntry::Type::directory;
     entries.push_back(std::move(entry));
-    if (descend) {
-      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child) {
-        return fail(Errc::failed, fmt::format("cannot open {}: {}", in_quotes(full.string()), errno_message(errno)));
-      }
-      PW_TRY(collect_beneath(root, child.get(), path, depth + 1, entries));
+    // The walk has no depth limit of its own: a directory deeper than any
+    // slice may hold is refused before the walk descends into it.
+    if (directory && static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')) + 1 > k_max_walk_depth) {
+      return refuse(full, fmt::format("more than {} directories deep", k_max_walk_depth));
     }
-  }
-  return {};
+    return WalkNext::descend;
+  });
 }
 
 // Every link must lead to a regular file of the staging tree, inside its own
@@ -147,7 +137,7 @@ collect_entries(const std::filesystem::path& root)
     return refuse(root, fmt::format("not a directory ({})", errno_message(errno)));
   }
   std::vector<StagedEntry> entries;
-  PW_TRY(collect_beneath(root, top.get(), "", 0, entries));
+  PW_TRY(collect_beneath(root, entries));
   if (entries.empty()) {
     return refuse(root, "the staging directory is empty");
   }

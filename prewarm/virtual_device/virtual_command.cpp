@@ -238,12 +238,6 @@ VirtualCommandExecutor::VirtualCommandExecutor(unsigned compile_jobs) : m_compil
   }
 }
 
-bool
-VirtualCommandExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return m_root.has_value() && job.strategy == manifest::Strategy::aot && manifest::runs_on_virtual_device(model);
-}
-
 namespace {
 
 // What the warm-up left in staging, after each kind's hygiene.

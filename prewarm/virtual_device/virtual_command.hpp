@@ -112,7 +112,8 @@ public:
   // `compile_jobs`: how many of the card's entries are compiled at once (--jobs).
   explicit VirtualCommandExecutor(unsigned compile_jobs);
   std::string_view name() const override { return "virtual-device-command"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
+  // Whether an Intel root was found: without one no job runs here.
+  bool available() const { return m_root.has_value(); }
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:

@@ -64,12 +64,6 @@ VirtualDeviceExecutor::VirtualDeviceExecutor(aot::AotExecutorOptions aot_options
   locate_virtual_device(m_root, m_tool);
 }
 
-bool
-VirtualDeviceExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return m_root.has_value() && job.strategy == manifest::Strategy::aot && model.is_builtin();
-}
-
 Result<NeoSlice>
 make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context, unsigned jobs)
 {
@@ -219,12 +213,6 @@ VirtualRecordedExecutor::VirtualRecordedExecutor(aot::RecordedAotOptions options
   : m_recorded(options), m_jobs(options.jobs)
 {
   locate_virtual_device(m_root, m_tool);
-}
-
-bool
-VirtualRecordedExecutor::handles(const manifest::Job& job, const manifest::ModelSpec& model) const
-{
-  return m_root.has_value() && m_recorded.handles(job, model);
 }
 
 Result<jobs::JobOutcome>

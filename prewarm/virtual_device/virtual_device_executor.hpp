@@ -43,11 +43,11 @@ class VirtualDeviceExecutor final : public jobs::Executor
 {
 public:
   // Locates the Intel root and the build tool once; without them the
-  // executor handles nothing (the AOT executor then takes the jobs) and says
-  // why in a verbose line.
+  // executor is not available (the AOT executor then takes the jobs) and
+  // says why in a verbose line.
   explicit VirtualDeviceExecutor(aot::AotExecutorOptions aot_options);
   std::string_view name() const override { return "virtual-device"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
+  bool available() const { return m_root.has_value(); }
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:
@@ -70,7 +70,7 @@ class VirtualRecordedExecutor final : public jobs::Executor
 public:
   explicit VirtualRecordedExecutor(aot::RecordedAotOptions options);
   std::string_view name() const override { return "virtual-device-recorded"; }
-  bool handles(const manifest::Job& job, const manifest::ModelSpec& model) const override;
+  bool available() const { return m_root.has_value(); } // as VirtualDeviceExecutor's
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
 
 private:

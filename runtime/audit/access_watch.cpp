@@ -60,6 +60,9 @@ struct AccessWatch::State
 
   // Watches `relative` under the kind's root and every directory below it.
   // Files already inside a directory that was just created count as written.
+  // Not for_each_entry: the application changes this tree while it is walked,
+  // and an entry gone before its lstat is a race to ignore here, an error
+  // there; inotify watches by path anyway.
   Status watch_tree(const std::string& kind, const std::string& relative, bool newly_created)
   {
     const auto dir = relative.empty() ? roots.at(kind) : roots.at(kind) / relative;

@@ -87,27 +87,16 @@ replace_beneath(int dirfd, const std::string& name, std::string_view relative, s
 }
 
 Status
-relocate_dir(int dirfd, const std::string& relative, const fs::path& installed_dir, GroupRelocation& result)
+relocate_dir(int kind_fd, const fs::path& installed_dir, GroupRelocation& result)
 {
-  PW_ASSIGN(const auto names, list_directory(dirfd, relative));
-  for (const auto& name : names) {
-    struct stat st{};
-    const auto path = join_relative(relative, name);
-    if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      return fail(tree_io_error("cannot stat", path, errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-      UniqueFd child(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!child) {
-        return fail(tree_io_error("cannot open", path, errno));
-      }
-      PW_TRY(relocate_dir(child.get(), path, installed_dir, result));
-      continue;
-    }
-    if (!S_ISREG(st.st_mode) || !is_triton_group_file(name)) {
-      continue;
+  return for_each_entry(kind_fd, "", [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (!entry.is_regular_file() || !is_triton_group_file(entry.name)) {
+      return WalkNext::descend;
     }
     ++result.groups_seen;
+    const int dirfd = entry.parent_fd;
+    const std::string name(entry.name);
+    const std::string path(entry.relative);
     PW_ASSIGN(const auto text, read_beneath(dirfd, name, path));
     const auto exists = [dirfd](std::string_view leaf) {
       struct stat child{};
@@ -115,16 +104,18 @@ relocate_dir(int dirfd, const std::string& relative, const fs::path& installed_d
       return ::fstatat(dirfd, leaf_name.c_str(), &child, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(child.st_mode);
     };
     std::uint64_t rewritten = 0;
-    const auto json = relocated_group_json(text, installed_dir, relative, exists, rewritten);
+    const auto json = relocated_group_json(text, installed_dir, parent_of(entry.relative), exists, rewritten);
     if (json.empty()) {
-      continue;
+      return WalkNext::descend;
     }
-    PW_TRY(replace_beneath(dirfd, name, path, json, st.st_mode));
+    // The temporary it writes beside the group is not visited: the walk
+    // listed this directory before its first visit.
+    PW_TRY(replace_beneath(dirfd, name, path, json, entry.stat.st_mode));
     ++result.groups_rewritten;
     result.paths_rewritten += rewritten;
     result.rewritten.push_back(path);
-  }
-  return {};
+    return WalkNext::descend;
+  });
 }
 
 } // namespace
@@ -188,7 +179,7 @@ relocate_triton_groups(int kind_fd, std::string_view where, const fs::path& inst
   }
   GroupRelocation result;
   PW_TRY_CTX(fmt::format("relocating Triton groups in {}", in_quotes(where)),
-             relocate_dir(kind_fd, "", installed_dir.lexically_normal(), result));
+             relocate_dir(kind_fd, installed_dir.lexically_normal(), result));
   return result;
 }
 

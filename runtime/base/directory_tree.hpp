@@ -71,6 +71,16 @@ using EntryVisitor = std::function<Result<WalkNext>(const TreeEntry& entry)>;
 // descends into a directory through an fd opened with O_NOFOLLOW (never
 // through a symlink). `relative` names `dirfd` in messages and prefixes each
 // entry's `relative`. A visitor's error ends the walk with that error.
+//
+// Walk with it rather than by hand, except where its two promises do not fit,
+// and say so beside the walk:
+//   - it visits a directory before its contents, so whatever must finish the
+//     contents first walks by itself: removing a tree (registry_fetch.cpp
+//     remove_leftover) and fsync_tree (children before their parents);
+//   - an entry that vanishes between the listing and its lstat is an error,
+//     right for a tree this process owns, wrong for one an application
+//     changes while it is walked (audit/access_watch.cpp: inotify watches a
+//     running application's cache, by path, and loses nothing to a race).
 Status for_each_entry(int dirfd, std::string_view relative, const EntryVisitor& visit);
 
 // for_each_entry() under the directory at `root`, which must be a directory

@@ -69,6 +69,18 @@ constexpr std::array k_app_hints = {
     .device = CacheDevice::none,
     .source = "numba 0.68",
   },
+  AppHint{
+    .app = "Taichi",
+    .variable = "TI_OFFLINE_CACHE_FILE_PATH",
+    .subdir = "",
+    .kind = "",
+    // Its offline cache (<key>.tic, ticache.tcb) holds what Taichi's own
+    // backends compiled (LLVM host code on the CPU backend); Taichi has no
+    // OpenCL backend. A copy at another path served the kernel ("Create
+    // kernel ... from cache") and no file was rewritten.
+    .device = CacheDevice::none,
+    .source = "taichi 1.7.4, CPU backend",
+  },
 };
 
 } // namespace

@@ -67,6 +67,7 @@ constexpr std::array k_locations = {
   VettedVariable{"CUPY_CACHE_DIR", "CuPy's kernel cache"},
   VettedVariable{"CLFFT_CACHE_PATH", "clFFT's kernel cache"},
   VettedVariable{"NUMBA_CACHE_DIR", "Numba's cache of compiled functions"},
+  VettedVariable{"TI_OFFLINE_CACHE_FILE_PATH", "Taichi's offline cache of compiled kernels"},
   VettedVariable{"MIOPEN_CUSTOM_CACHE_DIR", "MIOpen's kernel cache"},
   VettedVariable{"MESA_SHADER_CACHE_DIR", "Mesa's shader cache"},
   VettedVariable{"__GL_SHADER_DISK_CACHE_PATH", "NVIDIA's GL shader cache"},

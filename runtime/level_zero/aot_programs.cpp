@@ -2,6 +2,7 @@
 #include "level_zero/aot_programs.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 
@@ -136,40 +137,30 @@ AotPrograms::open(const fs::path& programs_dir)
   if (!fs::is_directory(root, ec)) {
     return programs;
   }
-  std::vector<fs::path> dirs;
-  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && !it->is_symlink(ec)) {
-      dirs.push_back(it->path());
+  // Two levels, <ocloc-device>/target.*, in sorted order (the walk's): a
+  // link at either level is neither a target directory nor a record.
+  std::vector<std::pair<fs::path, fs::path>> records; // (its directory, the record)
+  PW_TRY(for_each_entry(root, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    const auto dir = parent_of(entry.relative);
+    if (dir.empty()) {
+      return entry.is_directory() ? WalkNext::descend : WalkNext::skip;
     }
-  }
-  if (ec) {
-    return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(root.string()), ec.message()));
-  }
-  std::ranges::sort(dirs);
-  for (const auto& dir : dirs) {
-    std::vector<fs::path> records;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const auto name = it->path().filename().string();
-      if (name.starts_with("target.") && it->is_regular_file(ec) && !it->is_symlink(ec)) {
-        records.push_back(it->path());
-      }
+    if (entry.is_regular_file() && entry.name.starts_with("target.")) {
+      records.emplace_back(root / dir, root / entry.relative);
     }
-    if (ec) {
-      return fail(Errc::failed, fmt::format("cannot list {}: {}", in_quotes(dir.string()), ec.message()));
+    return WalkNext::skip;
+  }));
+  for (const auto& [dir, record] : records) {
+    PW_ASSIGN_CTX(auto text, record.string(), read_file(record.string(), 64 * 1024));
+    PW_ASSIGN_CTX(auto target, record.string(), AotTarget::parse(text));
+    if (target.ocloc_device != dir.filename().string()) {
+      return fail(Errc::verify,
+                  fmt::format("{}: names ocloc-device {} but lies in {}", record.string(), target.ocloc_device,
+                              in_quotes(dir.filename().string())),
+                  "E_AOT_TARGET");
     }
-    std::ranges::sort(records);
-    for (const auto& record : records) {
-      PW_ASSIGN_CTX(auto text, record.string(), read_file(record.string(), 64 * 1024));
-      PW_ASSIGN_CTX(auto target, record.string(), AotTarget::parse(text));
-      if (target.ocloc_device != dir.filename().string()) {
-        return fail(Errc::verify,
-                    fmt::format("{}: names ocloc-device {} but lies in {}", record.string(), target.ocloc_device,
-                                in_quotes(dir.filename().string())),
-                    "E_AOT_TARGET");
-      }
-      target.dir = dir;
-      programs.m_targets.push_back(std::move(target));
-    }
+    target.dir = dir;
+    programs.m_targets.push_back(std::move(target));
   }
   return programs;
 }

@@ -232,7 +232,9 @@ remove_leftover(int dirfd, const std::string& name, std::string_view where)
   if (errno != EISDIR && errno != EPERM) {
     return fail(tree_io_error("cannot remove", join_relative(where, name), errno));
   }
-  // A directory: emptied through fds (never following a link in it), then removed.
+  // A directory: emptied through fds (never following a link in it), then
+  // removed. Not for_each_entry: it visits a directory before its contents,
+  // and a directory is removed after them.
   PW_ASSIGN(const auto dir, open_directory_beneath(dirfd, name));
   const auto relative = join_relative(where, name);
   PW_ASSIGN(const auto names, list_directory(dir.get(), relative));

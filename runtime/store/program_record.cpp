@@ -2,6 +2,7 @@
 #include "store/program_record.hpp"
 
 #include "base/digest.hpp"
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 
@@ -219,19 +220,17 @@ recorded_sources(const std::filesystem::path& store)
   if (!fs::is_directory(store, ec)) {
     return std::vector<RecordedSource>{};
   }
-  for (const auto& dir : fs::directory_iterator(store, ec)) {
-    if (dir.path().filename().string().size() != 2 || !dir.is_directory(ec)) {
-      continue; // aot/ and anything else that is not a record directory
+  // Two levels, <2 hex>/<key>.source: aot/ and anything else that is not a
+  // record directory is skipped.
+  PW_TRY_CTX("program store", for_each_entry(store, [&](const TreeEntry& entry) -> Result<WalkNext> {
+    if (parent_of(entry.relative).empty()) {
+      return entry.is_directory() && entry.name.size() == 2 ? WalkNext::descend : WalkNext::skip;
     }
-    for (const auto& file : fs::directory_iterator(dir.path(), ec)) {
-      if (file.path().extension() == ".source" && file.is_regular_file(ec)) {
-        sources.push_back(file.path());
-      }
+    if (entry.is_regular_file() && fs::path(entry.name).extension() == ".source") {
+      sources.push_back(store / entry.relative);
     }
-  }
-  if (ec) {
-    return fail(Errc::failed, fmt::format("program store: cannot list {}: {}", in_quotes(store.string()), ec.message()));
-  }
+    return WalkNext::skip;
+  }));
   std::sort(sources.begin(), sources.end());
   std::vector<RecordedSource> out;
   std::set<std::pair<std::string, std::string>> seen; // (source sha256, options)

@@ -10,7 +10,10 @@
 #include <fmt/format.h>
 #include <random>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
+
+// The ops this forward pass is built of.
+using namespace ops;
 
 namespace {
 
@@ -133,4 +136,4 @@ run_cnn_forward(Session& session, const CnnArchitecture& architecture, Precision
   return checker.summary();
 }
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

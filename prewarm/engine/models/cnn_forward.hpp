@@ -8,16 +8,16 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "model/architecture.hpp"
 #include "engine/models/forward_check.hpp"
+#include "engine/ops/model_names.hpp"
 #include "engine/session.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
 
 Result<ForwardSummary> run_cnn_forward(Session& session, const CnnArchitecture& architecture,
                                        Precision precision, std::size_t batch, std::uint32_t seed);
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

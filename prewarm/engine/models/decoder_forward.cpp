@@ -19,7 +19,10 @@
 #include <optional>
 #include <random>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
+
+// The ops this forward pass is built of.
+using namespace ops;
 
 namespace {
 
@@ -362,4 +365,4 @@ run_decoder_forward(Session& session, const DecoderArchitecture& architecture, P
   return run.run();
 }
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

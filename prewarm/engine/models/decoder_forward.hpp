@@ -15,14 +15,14 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "model/architecture.hpp"
 #include "engine/models/forward_check.hpp"
+#include "engine/ops/model_names.hpp"
 #include "engine/session.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
 
 struct DecoderForwardOptions
 {
@@ -39,4 +39,4 @@ struct DecoderForwardOptions
 Result<ForwardSummary> run_decoder_forward(Session& session, const DecoderArchitecture& architecture,
                                            Precision precision, const DecoderForwardOptions& options);
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
+
+// The ops' tolerances and comparisons.
+using namespace ops;
 
 Status
 ForwardChecker::check(std::string_view what, std::span<const float> got, std::span<const float> want,
@@ -18,4 +21,4 @@ ForwardChecker::check(std::string_view what, std::span<const float> got, std::sp
   return {};
 }
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

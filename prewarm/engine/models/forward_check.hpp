@@ -13,7 +13,7 @@
 #include <span>
 #include <string_view>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
 
 struct ForwardSummary
 {
@@ -27,11 +27,11 @@ class ForwardChecker
 {
 public:
   Status check(std::string_view what, std::span<const float> got, std::span<const float> want,
-               Tolerance tolerance);
+               ops::Tolerance tolerance);
   const ForwardSummary& summary() const { return m_summary; }
 
 private:
   ForwardSummary m_summary;
 };
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

@@ -12,7 +12,10 @@
 
 #include <set>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
+
+// The ops this forward pass is built of.
+using namespace ops;
 
 namespace {
 
@@ -115,4 +118,4 @@ programs_of(std::span<const std::string> variants)
   return {set.begin(), set.end()};
 }
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

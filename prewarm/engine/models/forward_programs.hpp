@@ -5,9 +5,9 @@
 // against what Session records during a real run (tests/unit/ops).
 #pragma once
 
-#include "model/architecture.hpp"
 #include "engine/models/decoder_forward.hpp"
 #include "engine/ops/linear.hpp"
+#include "engine/ops/model_names.hpp"
 #include "engine/ops/precision.hpp"
 
 #include <compare>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
 
 struct ProgramVariant
 {
@@ -32,13 +32,13 @@ inline constexpr int rmsnorm_work_group = 64;
 // Compute::fp32 without (NVIDIA, PoCL); fp16 and int8 only (bf16 computes in
 // float everywhere). Sorted, without duplicates.
 std::vector<ProgramVariant> decoder_forward_programs(const DecoderArchitecture& architecture, Precision precision,
-                                                     Compute half_compute, const DecoderForwardOptions& options);
+                                                     ops::Compute half_compute, const DecoderForwardOptions& options);
 std::vector<ProgramVariant> cnn_forward_programs(const CnnArchitecture& architecture, Precision precision,
-                                                 Compute half_compute);
-std::vector<ProgramVariant> gptq_stack_forward_programs(FloatFormat format);
+                                                 ops::Compute half_compute);
+std::vector<ProgramVariant> gptq_stack_forward_programs(ops::FloatFormat format);
 
 // The programs behind Session::stats().variants ("file:kernel [options] local=L"),
 // sorted, without duplicates.
 std::vector<ProgramVariant> programs_of(std::span<const std::string> variants);
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 #include <random>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
+
+// The ops this forward pass is built of.
+using namespace ops;
 
 Result<ForwardSummary>
 run_gptq_stack_forward(Session& session, const GptqStackArchitecture& architecture, FloatFormat format,
@@ -51,4 +54,4 @@ run_gptq_stack_forward(Session& session, const GptqStackArchitecture& architectu
   return checker.summary();
 }
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

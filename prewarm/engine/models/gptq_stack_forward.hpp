@@ -7,17 +7,17 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "model/architecture.hpp"
 #include "engine/models/forward_check.hpp"
+#include "engine/ops/model_names.hpp"
 #include "engine/ops/precision.hpp"
 #include "engine/session.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace prewarm::engine::ops {
+namespace prewarm::engine::models {
 
 Result<ForwardSummary> run_gptq_stack_forward(Session& session, const GptqStackArchitecture& architecture,
-                                              FloatFormat format, std::size_t rows, std::uint32_t seed);
+                                              ops::FloatFormat format, std::size_t rows, std::uint32_t seed);
 
-} // namespace prewarm::engine::ops
+} // namespace prewarm::engine::models

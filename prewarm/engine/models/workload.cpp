@@ -15,7 +15,7 @@
 #include <chrono>
 #include <variant>
 
-namespace prewarm::engine {
+namespace prewarm::engine::models {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -34,7 +34,7 @@ seconds_since(Clock::time_point start)
 
 // One checked forward pass into the report.
 void
-record(WorkloadReport& report, const Session& session, std::string name, const ops::ForwardSummary& summary,
+record(WorkloadReport& report, const Session& session, std::string name, const ForwardSummary& summary,
        Clock::time_point started)
 {
   if (report.checks.empty()) {
@@ -68,7 +68,7 @@ run_decoder(Session& session, const DecoderArchitecture& arch, const WorkloadReq
         return fail(Errc::usage, fmt::format("batch {}, prefill {}, decode steps {}: batch and prefill must be positive",
                                              batch, prefill, request.shapes.decode_steps));
       }
-      ops::DecoderForwardOptions options;
+      DecoderForwardOptions options;
       options.batch = static_cast<std::size_t>(batch);
       options.prefill = static_cast<std::size_t>(prefill);
       options.decode_steps = static_cast<std::size_t>(request.shapes.decode_steps);
@@ -76,7 +76,7 @@ run_decoder(Session& session, const DecoderArchitecture& arch, const WorkloadReq
       options.max_vocab = full ? 0 : k_representative_vocab;
       options.seed = k_workload_seed;
       const auto name = fmt::format("decoder batch={} prefill={} decode={}", batch, prefill, request.shapes.decode_steps);
-      PW_ASSIGN_CTX(const auto summary, name, ops::run_decoder_forward(session, arch, request.precision, options));
+      PW_ASSIGN_CTX(const auto summary, name, run_decoder_forward(session, arch, request.precision, options));
       record(report, session, name, summary, started);
     }
   }
@@ -112,7 +112,7 @@ run_cnn(Session& session, const CnnArchitecture& arch, const WorkloadRequest& re
     }
     const auto name = fmt::format("cnn batch={}", batch);
     PW_ASSIGN_CTX(const auto summary, name,
-                  ops::run_cnn_forward(session, arch, request.precision, static_cast<std::size_t>(batch), k_workload_seed));
+                  run_cnn_forward(session, arch, request.precision, static_cast<std::size_t>(batch), k_workload_seed));
     record(report, session, name, summary, started);
   }
   report.notes = fmt::format("cnn: {} conv2d + folded batch-norm + ReLU layers (max-pool where set), 1x1 classifier to {} "
@@ -146,7 +146,7 @@ run_gptq(Session& session, const GptqStackArchitecture& arch, const WorkloadRequ
       }
       const auto rows = static_cast<std::size_t>(batch) * static_cast<std::size_t>(prefill);
       const auto name = fmt::format("gptq rows={} (batch {} x {} tokens)", rows, batch, prefill);
-      PW_ASSIGN_CTX(const auto summary, name, ops::run_gptq_stack_forward(session, arch, format, rows, k_workload_seed));
+      PW_ASSIGN_CTX(const auto summary, name, run_gptq_stack_forward(session, arch, format, rows, k_workload_seed));
       record(report, session, name, summary, started);
     }
   }
@@ -317,4 +317,4 @@ to_text(const WorkloadReport& r)
   return text;
 }
 
-} // namespace prewarm::engine
+} // namespace prewarm::engine::models

@@ -20,7 +20,7 @@
 
 #include "base/device_properties.hpp"
 #include "base/error.hpp"
-#include "model/architecture.hpp"
+#include "engine/ops/model_names.hpp"
 #include "engine/session.hpp"
 #include "store/program_store.hpp"
 
@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::engine {
+namespace prewarm::engine::models {
 
 struct WorkloadRequest
 {
@@ -113,4 +113,4 @@ std::string to_text(const WorkloadReport& report);
 // op and the errors; device and build failures come back as they are.
 Result<WorkloadReport> run_workload(const WorkloadRequest& request);
 
-} // namespace prewarm::engine
+} // namespace prewarm::engine::models

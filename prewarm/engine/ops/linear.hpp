@@ -10,9 +10,9 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "model/architecture.hpp"
 #include "engine/device_buffer.hpp"
 #include "engine/ops/gemv.hpp"
+#include "engine/ops/model_names.hpp"
 #include "engine/ops/precision.hpp"
 #include "engine/ops/tolerance.hpp"
 #include "engine/ops/w8a8.hpp"

@@ -12,8 +12,8 @@
 // these formats too; their integer parts are described by the op itself.
 #pragma once
 
-#include "model/architecture.hpp"
 #include "engine/defines.hpp"
+#include "engine/ops/model_names.hpp"
 
 #include <cstddef>
 #include <string_view>

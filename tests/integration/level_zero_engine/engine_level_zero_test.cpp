@@ -26,7 +26,7 @@ namespace prewarm::kernels {
 std::span<const prewarm::EmbeddedFile> embedded_files();
 }
 
-namespace prewarm::engine {
+namespace prewarm::engine::models {
 namespace {
 
 namespace fs = std::filesystem;
@@ -233,4 +233,4 @@ TEST_F(EngineLevelZeroTest, MissingSpirvIsAskedOfTheCompilerOncePerProgram)
 }
 
 } // namespace
-} // namespace prewarm::engine
+} // namespace prewarm::engine::models

@@ -46,7 +46,7 @@ protected:
     ASSERT_TRUE(parsed) << parsed.error().message();
     m_manifest.emplace(std::move(*parsed));
     // This host as the build's probe sees it: no devices, the real ocloc and
-    // the Intel devices it knows (asked one by one, as prewarm/build does).
+    // the Intel devices it knows (asked one by one, as prewarm/bundle_build does).
     manifest::OclocInfo info;
     info.path = ocloc->executable().string();
     info.version = ocloc->driver_version();
@@ -89,8 +89,8 @@ TEST_F(AotExecutorTest, PlanSkipsB580AndExecutorCompilesA380)
   options.jobs = 2;
   AotExecutor executor(options);
   const auto& model = *m_manifest->find_model(a380->model);
-  ASSERT_TRUE(executor.handles(*a380, model));
-  EXPECT_FALSE(executor.handles(*b580, model));
+  ASSERT_EQ(a380->executor, manifest::ExecutorKind::aot);
+  EXPECT_EQ(b580->executor, manifest::ExecutorKind::none);
   const auto& target = *m_registry->find("arc-a380");
   jobs::JobContext context{*m_manifest, *a380, model, target, m_dir->path()};
   auto outcome = executor.run(context);

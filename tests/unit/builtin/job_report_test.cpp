@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The job report is read strictly: what engine::to_json writes comes back
+// The job report is read strictly: what engine::models::to_json writes comes back
 // field for field; a missing, mistyped or unknown field is refused by name
 // (the parent once read such a report as zeros).
 #include "builtin/job_report.hpp"
@@ -9,10 +9,10 @@
 namespace prewarm::builtin {
 namespace {
 
-engine::WorkloadReport
+engine::models::WorkloadReport
 sample_report()
 {
-  engine::WorkloadReport r;
+  engine::models::WorkloadReport r;
   r.model = "tiny";
   r.precision = model::Precision::fp16;
   r.device_description = "0: cpu (PoCL)";
@@ -38,10 +38,10 @@ sample_report()
 
 TEST(JobReport, ReadsBackWhatTheEngineWrites)
 {
-  const auto written = engine::to_json(sample_report());
+  const auto written = engine::models::to_json(sample_report());
   const auto read = parse_job_report(written.dump(2), "report.json");
   ASSERT_TRUE(read) << read.error().message();
-  EXPECT_EQ(engine::to_json(*read), written);
+  EXPECT_EQ(engine::models::to_json(*read), written);
   EXPECT_EQ(read->variants.size(), 2u);
   EXPECT_EQ(read->store.hits, 3u);
   EXPECT_EQ(read->store.misses, 4u);
@@ -51,7 +51,7 @@ TEST(JobReport, ReadsBackWhatTheEngineWrites)
 
 TEST(JobReport, MissingFieldIsRefusedByName)
 {
-  auto json = engine::to_json(sample_report());
+  auto json = engine::models::to_json(sample_report());
   json["program_store"].erase("hits");
   const auto read = parse_job_report(json.dump(), "report.json");
   ASSERT_FALSE(read);
@@ -63,14 +63,14 @@ TEST(JobReport, MissingFieldIsRefusedByName)
 
 TEST(JobReport, MistypedAndUnknownFieldsAreRefused)
 {
-  auto mistyped = engine::to_json(sample_report());
+  auto mistyped = engine::models::to_json(sample_report());
   mistyped["seconds"]["compile"] = "fast";
   const auto a = parse_job_report(mistyped.dump(), "r");
   ASSERT_FALSE(a);
   EXPECT_NE(a.error().message().find("field 'seconds.compile': expected a number"), std::string::npos)
     << a.error().message();
 
-  auto unknown = engine::to_json(sample_report());
+  auto unknown = engine::models::to_json(sample_report());
   unknown["extra"] = 1;
   const auto b = parse_job_report(unknown.dump(), "r");
   ASSERT_FALSE(b);

@@ -60,6 +60,7 @@ TEST(AppHint, ACustomCacheRequiresTheOpenClDeviceOnlyWhenItHoldsCodeForIt)
 {
   EXPECT_EQ(custom_cache_device("NUMBA_CACHE_DIR", ""), CacheDevice::none);
   EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "tinygrad"), CacheDevice::none);
+  EXPECT_EQ(custom_cache_device("TI_OFFLINE_CACHE_FILE_PATH", ""), CacheDevice::none); // no OpenCL backend
   // Unknown, or another application's part of XDG_CACHE_HOME: the device, as before.
   EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "hashcat/kernels"), CacheDevice::opencl_device);
   EXPECT_EQ(custom_cache_device("CLFFT_CACHE_PATH", ""), CacheDevice::opencl_device);

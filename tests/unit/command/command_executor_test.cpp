@@ -118,10 +118,6 @@ TEST(CommandExecutor, RunsTheJobAndGroupsOutputsByRequirements)
     return std::vector<DeviceProperties>{{{"vendor", "nvidia"}, {"nvidia.driver", "580.1.2"}, {"nvidia.sm", "90"}}};
   };
   CommandExecutor executor(options);
-  EXPECT_TRUE(executor.handles(job, model));
-  manifest::ModelSpec builtin;
-  builtin.source = manifest::ModelSource::preset;
-  EXPECT_FALSE(executor.handles(job, builtin));
 
   const jobs::JobContext context{m, job, m.models[0], *target, dir->path()};
   auto outcome = executor.run(context);

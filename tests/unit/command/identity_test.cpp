@@ -300,6 +300,11 @@ TEST(Identity, ACustomCacheWithoutOpenClCodeRequiresNoOpenClDevice)
   EXPECT_TRUE(custom_cache_requirements(hashcat, {}, warnings).empty());
   EXPECT_EQ(warnings.size(), 1u) << "no device known for a cache that needs one";
 
+  // Taichi's (CPU backend, taichi 1.7.4) likewise.
+  const std::vector<CustomCacheRequest> taichi = {{"taichi", "TI_OFFLINE_CACHE_FILE_PATH", {}}};
+  EXPECT_FALSE(custom_caches_need_opencl_device(taichi));
+  EXPECT_TRUE(custom_cache_requirements(taichi, {pocl}, warnings).empty());
+
   // Mixed: the slice is shared, so it requires the device.
   const std::vector<CustomCacheRequest> both = {numba[0], hashcat[0]};
   EXPECT_TRUE(custom_caches_need_opencl_device(both));

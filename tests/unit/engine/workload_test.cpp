@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-namespace prewarm::engine {
+namespace prewarm::engine::models {
 namespace {
 
 WorkloadRequest
@@ -203,4 +203,4 @@ TEST(Workload, InvalidArchitectureIsAUsageError)
 }
 
 } // namespace
-} // namespace prewarm::engine
+} // namespace prewarm::engine::models

@@ -238,6 +238,12 @@ TEST(Plan, JobsAreTargetTimesModelTimesPrecisionSortedById)
   EXPECT_EQ(by_id.at("arc-a380/script")->strategy, Strategy::skip); // commands cannot compile ahead
   EXPECT_THAT(by_id.at("arc-a380/script")->reason, HasSubstr("command workload runs only on the device"));
   EXPECT_EQ(by_id.at("arc-b580/qwen/fp32")->strategy, Strategy::skip);
+  // The strategy and the workload name the executor; nothing after the plan chooses.
+  EXPECT_EQ(by_id.at("cpu/qwen/int8")->executor, ExecutorKind::builtin);
+  EXPECT_EQ(by_id.at("cpu/script")->executor, ExecutorKind::command);
+  EXPECT_EQ(by_id.at("arc-a380/qwen/fp32")->executor, ExecutorKind::aot);
+  EXPECT_EQ(by_id.at("arc-a380/script")->executor, ExecutorKind::none);
+  EXPECT_EQ(by_id.at("arc-b580/qwen/fp32")->executor, ExecutorKind::none);
   EXPECT_EQ(plan->count(Strategy::run), 3u);
   EXPECT_EQ(plan->count(Strategy::aot), 2u);
   EXPECT_EQ(plan->count(Strategy::skip), 4u);
@@ -283,6 +289,7 @@ TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
   EXPECT_EQ(plan->jobs[0].id, "arc-a380/app");
   EXPECT_EQ(plan->jobs[0].strategy, Strategy::aot);
   EXPECT_THAT(plan->jobs[0].reason, HasSubstr("for the programs the command builds"));
+  EXPECT_EQ(plan->jobs[0].executor, ExecutorKind::recorded_aot);
   EXPECT_EQ(plan->jobs[1].strategy, Strategy::skip); // ocloc does not know bmg: still a skip
   EXPECT_THAT(plan->jobs[1].reason, HasSubstr("does not know 'bmg'"));
 
@@ -291,6 +298,7 @@ TEST(Plan, ACommandNamingProgramsIsCompiledAheadOfTimeForAnAbsentIntelTarget)
   auto skipped = make_plan(*other, testing::registry(), host);
   ASSERT_TRUE(skipped) << skipped.error().message();
   EXPECT_EQ(skipped->jobs[0].strategy, Strategy::skip);
+  EXPECT_EQ(skipped->jobs[0].executor, ExecutorKind::none);
   EXPECT_THAT(skipped->jobs[0].reason, HasSubstr("when its kinds include programs"));
 }
 
@@ -309,6 +317,7 @@ TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
   auto without_root = make_plan(*sycl, testing::registry(), host);
   ASSERT_TRUE(without_root) << without_root.error().message();
   EXPECT_EQ(without_root->jobs[0].strategy, Strategy::skip); // no driver that can pose as the target
+  EXPECT_EQ(without_root->jobs[0].executor, ExecutorKind::none);
   EXPECT_THAT(without_root->jobs[0].reason, HasSubstr("name neo or sycl runs on a virtual device"));
   EXPECT_EQ(without_root->jobs[0].runner, "arc-a380"); // only a runner with the card could
 
@@ -319,6 +328,7 @@ TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
   auto with_root = make_plan(*sycl, testing::registry(), host);
   ASSERT_TRUE(with_root) << with_root.error().message();
   EXPECT_EQ(with_root->jobs[0].strategy, Strategy::aot);
+  EXPECT_EQ(with_root->jobs[0].executor, ExecutorKind::virtual_command);
   EXPECT_THAT(with_root->jobs[0].reason, HasSubstr("the command runs on a virtual acm-g11 (Intel root"));
   // So a CI runner of the builder image with the Intel root does it: no
   // self-hosted runner with the card.

@@ -13,6 +13,17 @@
 namespace prewarm::engine::ops::testing {
 namespace {
 
+// The forward passes (engine/models) checked with the ops' fixture.
+using models::DecoderForwardOptions;
+using models::ProgramVariant;
+using models::cnn_forward_programs;
+using models::decoder_forward_programs;
+using models::gptq_stack_forward_programs;
+using models::programs_of;
+using models::run_cnn_forward;
+using models::run_decoder_forward;
+using models::run_gptq_stack_forward;
+
 std::string
 describe(const std::vector<ProgramVariant>& programs)
 {

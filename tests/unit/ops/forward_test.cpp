@@ -10,6 +10,13 @@
 namespace prewarm::engine::ops::testing {
 namespace {
 
+// The forward passes (engine/models) checked with the ops' fixture.
+using models::DecoderForwardOptions;
+using models::ForwardSummary;
+using models::run_cnn_forward;
+using models::run_decoder_forward;
+using models::run_gptq_stack_forward;
+
 class CnnForwardTest
   : public OpTest
   , public ::testing::WithParamInterface<Precision>

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <string_view>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 enum class OutputKind { file, bundle_directory, directory };
 
@@ -23,4 +23,4 @@ enum class OutputKind { file, bundle_directory, directory };
 // Errc::usage with code E_OUTPUT, naming the path, why, and what to do.
 Status check_output_path(const std::filesystem::path& path, OutputKind kind, std::string_view what);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

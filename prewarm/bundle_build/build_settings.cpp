@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/build_settings.hpp"
+#include "bundle_build/build_settings.hpp"
 
 #include "aot/toolchains.hpp"
 
-#include "build/job_logs.hpp"
+#include "bundle_build/job_logs.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 namespace {
 
@@ -95,4 +95,4 @@ format_settings(const std::vector<Setting>& settings)
   return out;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/output_preflight.hpp"
+#include "bundle_build/output_preflight.hpp"
 
 #include "base/encoding.hpp"
 #include "bundle/bundle_files.hpp"
@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 namespace {
 
 namespace fs = std::filesystem;
@@ -67,4 +67,4 @@ check_output_path(const fs::path& path, OutputKind kind, std::string_view what)
   return {};
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

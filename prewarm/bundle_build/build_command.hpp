@@ -3,11 +3,11 @@
 // and hands it here. In order, so that a bad input never leaves a partial
 // bundle and nothing runs before every input is known good:
 //   load and validate the registry, presets and manifest (exit 2)
-//   -> decide the bundle header once (build/bundle_header.hpp)
+//   -> decide the bundle header once (bundle_build/bundle_header.hpp)
 //   -> --show-config: print every setting and its origin; stop
 //   -> check the outputs, the capture root, the keys, the expiry
 //   -> probe the host, make the executors (builtin, command, aot, recorded aot)
-//   -> run the jobs (build/build_runner.hpp) into a staging directory
+//   -> run the jobs (bundle_build/build_runner.hpp) into a staging directory
 //   -> write the --json report (also when a failed job stops the build),
 //      then sign and write the bundle
 //      (pack/bundle_writer.hpp) while the staging directory is alive.
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 // What the user asked, as typed (messages name the paths as given).
 struct BuildRequest
@@ -45,4 +45,4 @@ struct BuildRequest
 // (Errc::failed; under --keep-going after the others are packaged).
 Status build_bundle(const BuildRequest& request);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

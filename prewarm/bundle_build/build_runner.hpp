@@ -6,20 +6,21 @@
 // then jobs run (up to --jobs at once), each in its own private work
 // directory. A failed job's files are never packaged. Successful outputs are
 // merged, in job id order, into one staging directory per slice (target
-// identity, jobs/slice_identity.hpp). The caller (build/build_command.hpp)
+// identity, jobs/slice_identity.hpp). The caller (bundle_build/build_command.hpp)
 // signs and writes the bundle from the returned spec (pack/bundle_writer.hpp)
 // while the staging directory is alive.
 #pragma once
 
 #include "base/error.hpp"
 #include "base/files.hpp"
-#include "build/bundle_header.hpp"
-#include "build/progress_board.hpp"
+#include "bundle_build/bundle_header.hpp"
+#include "bundle_build/progress_board.hpp"
 #include "jobs/executor.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/plan.hpp"
 #include "pack/bundle_writer.hpp"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -27,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 enum class FailurePolicy { stop, keep_going };
 
@@ -38,9 +39,9 @@ struct BuildOptions
   manifest::Shard shard;
   int parallel_jobs = 1;
   FailurePolicy on_failure = FailurePolicy::stop;
-  std::optional<std::string> channel;  // overrides bundle.channel (build/bundle_header.hpp)
+  std::optional<std::string> channel;  // overrides bundle.channel (bundle_build/bundle_header.hpp)
   std::optional<std::uint64_t> serial; // overrides bundle.serial
-  std::optional<std::filesystem::path> log_dir; // jobs' full logs kept here (build/job_logs.hpp)
+  std::optional<std::filesystem::path> log_dir; // jobs' full logs kept here (bundle_build/job_logs.hpp)
   ProgressOptions progress;            // stderr progress while jobs run (default off)
 };
 
@@ -67,6 +68,20 @@ struct JobRecord
   std::vector<std::string> slice_ids;
 };
 
+// The executor of each manifest::ExecutorKind, indexed by it: the plan names
+// the kind per job, and that slot runs it. An empty slot: no executor of this
+// build runs such jobs (a virtual command without an Intel root), which then
+// fail, saying so.
+struct ExecutorTable
+{
+  std::array<std::unique_ptr<jobs::Executor>, manifest::k_executor_kinds> slots;
+
+  std::unique_ptr<jobs::Executor>& operator[](manifest::ExecutorKind kind)
+  {
+    return slots[static_cast<std::size_t>(kind)];
+  }
+};
+
 struct BuildResult
 {
   manifest::Plan plan;
@@ -84,7 +99,7 @@ struct BuildResult
 };
 
 // Runs the plan's jobs on the one job pool (jobs/job_pool.hpp); the bundle's
-// header was decided before (build/bundle_header.hpp). Errors: interruption
+// header was decided before (bundle_build/bundle_header.hpp). Errors: interruption
 // or staging I/O. A failed job is recorded in the result (result.failed):
 // with keep_going the rest is packaged; with stop nothing is (the spec is
 // empty and stop_error() says why), so that the caller can still write the
@@ -93,6 +108,6 @@ Result<BuildResult> run_build(const BuildOptions& options,
                               const BuildInputs& inputs,
                               const BundleHeader& header,
                               const manifest::HostCapabilities& host,
-                              std::vector<std::unique_ptr<jobs::Executor>>& executors);
+                              ExecutorTable& executors);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/host_capabilities.hpp"
+#include "bundle_build/host_capabilities.hpp"
 
 #include "aot/ocloc.hpp"
 #include "aot/toolchains.hpp"
@@ -16,7 +16,7 @@
 #include <chrono>
 #include <cstdlib>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 namespace {
 
 // The enumeration runs in a forked child: a driver that holds its device
@@ -165,4 +165,4 @@ probe_host_capabilities(const manifest::TargetRegistry& registry)
   return host;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

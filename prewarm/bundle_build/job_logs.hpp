@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string_view>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 // "<bundle>.logs" ("out/default.bundle" -> "out/default.bundle.logs").
 std::filesystem::path default_log_dir(const std::filesystem::path& bundle);
@@ -28,4 +28,4 @@ Status prepare_job_log(const std::filesystem::path& file);
 // job's outcome, after what the job wrote.
 void append_to_job_log(const std::filesystem::path& file, std::string_view text);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <thread>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 enum class ProgressMode { live, heartbeat, off };
 std::string_view to_string(ProgressMode mode);
@@ -78,4 +78,4 @@ private:
   std::thread m_thread;
 };
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

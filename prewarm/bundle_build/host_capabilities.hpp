@@ -10,9 +10,9 @@
 #include "manifest/plan.hpp"
 #include "manifest/target_registry.hpp"
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 // Asks ocloc only about the Intel targets' devices in `registry`.
 manifest::HostCapabilities probe_host_capabilities(const manifest::TargetRegistry& registry);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -6,14 +6,14 @@
 //   (SOURCE_DATE_EPOCH) issued-at = 2026-11-20T00:00:00Z
 #pragma once
 
-#include "build/build_command.hpp"
-#include "build/build_runner.hpp"
-#include "build/bundle_header.hpp"
+#include "bundle_build/build_command.hpp"
+#include "bundle_build/build_runner.hpp"
+#include "bundle_build/bundle_header.hpp"
 
 #include <string>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 struct Setting
 {
@@ -29,4 +29,4 @@ std::vector<Setting> resolved_settings(const BuildRequest& request, const BuildO
 // "(origin) name = value" lines, names aligned.
 std::string format_settings(const std::vector<Setting>& settings);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/job_logs.hpp"
+#include "bundle_build/job_logs.hpp"
 
 #include "base/encoding.hpp"
 #include "base/log.hpp"
@@ -8,7 +8,7 @@
 
 #include <fstream>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 namespace fs = std::filesystem;
 
@@ -61,4 +61,4 @@ append_to_job_log(const fs::path& file, std::string_view text)
   }
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/progress_board.hpp"
+#include "bundle_build/progress_board.hpp"
 
 #include "base/log.hpp"
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 namespace {
 
@@ -302,4 +302,4 @@ ProgressBoard::print_line(std::string_view line)
   draw_locked();
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

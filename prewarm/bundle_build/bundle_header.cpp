@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/bundle_header.hpp"
+#include "bundle_build/bundle_header.hpp"
 
 #include <fmt/format.h>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 namespace {
 
@@ -40,4 +40,4 @@ decide_bundle_header(const std::optional<std::string>& channel, std::optional<st
   return header;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

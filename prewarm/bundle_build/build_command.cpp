@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/build_command.hpp"
+#include "bundle_build/build_command.hpp"
 
 #include "aot/aot_executor.hpp"
 #include "aot/recorded_aot_executor.hpp"
@@ -7,12 +7,12 @@
 #include "virtual_device/virtual_device_executor.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
-#include "build/build_runner.hpp"
-#include "build/build_settings.hpp"
-#include "build/bundle_header.hpp"
-#include "build/host_capabilities.hpp"
-#include "build/job_logs.hpp"
-#include "build/output_preflight.hpp"
+#include "bundle_build/build_runner.hpp"
+#include "bundle_build/build_settings.hpp"
+#include "bundle_build/bundle_header.hpp"
+#include "bundle_build/host_capabilities.hpp"
+#include "bundle_build/job_logs.hpp"
+#include "bundle_build/output_preflight.hpp"
 #include "builtin/builtin_executor.hpp"
 #include "builtin/child_process.hpp"
 #include "command/capture_root.hpp"
@@ -26,7 +26,7 @@
 #include <filesystem>
 #include <memory>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 namespace {
 
 std::filesystem::path
@@ -103,25 +103,56 @@ load_keys(const std::vector<std::string>& files)
   return keys;
 }
 
-// One of each executor; the first that handles a job runs it.
-Result<std::vector<std::unique_ptr<jobs::Executor>>>
+// The executor that runs the jobs the plan gives `kind`; null: none in this
+// build. Where an Intel root is, the virtual device serves the aot and
+// recorded aot jobs: it runs the AOT executor itself and adds the target's
+// NEO slice.
+std::unique_ptr<jobs::Executor>
+make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const std::filesystem::path& self)
+{
+  const auto compile_jobs = static_cast<unsigned>(std::max(1, request.parallel_jobs));
+  switch (kind) {
+  case manifest::ExecutorKind::none:
+    return nullptr;
+  case manifest::ExecutorKind::builtin:
+    return std::make_unique<builtin::BuiltinExecutor>(builtin::BuiltinExecutorOptions{self});
+  case manifest::ExecutorKind::command: {
+    command::CommandExecutorOptions options;
+    options.capture_root = request.capture_root;
+    return std::make_unique<command::CommandExecutor>(std::move(options));
+  }
+  case manifest::ExecutorKind::aot: {
+    auto virtual_device = std::make_unique<virtual_device::VirtualDeviceExecutor>(aot::AotExecutorOptions{compile_jobs});
+    if (virtual_device->available()) {
+      return virtual_device;
+    }
+    return std::make_unique<aot::AotExecutor>(aot::AotExecutorOptions{compile_jobs});
+  }
+  case manifest::ExecutorKind::virtual_command: {
+    auto virtual_command = std::make_unique<virtual_device::VirtualCommandExecutor>(compile_jobs);
+    return virtual_command->available() ? std::move(virtual_command) : nullptr;
+  }
+  case manifest::ExecutorKind::recorded_aot: {
+    auto virtual_recorded =
+      std::make_unique<virtual_device::VirtualRecordedExecutor>(aot::RecordedAotOptions{compile_jobs});
+    if (virtual_recorded->available()) {
+      return virtual_recorded;
+    }
+    return std::make_unique<aot::RecordedAotExecutor>(aot::RecordedAotOptions{compile_jobs});
+  }
+  }
+  return nullptr;
+}
+
+Result<ExecutorTable>
 make_executors(const BuildRequest& request)
 {
   PW_ASSIGN(const auto self, builtin::self_executable());
-  const auto compile_jobs = static_cast<unsigned>(std::max(1, request.parallel_jobs));
-  std::vector<std::unique_ptr<jobs::Executor>> executors;
-  executors.push_back(std::make_unique<builtin::BuiltinExecutor>(builtin::BuiltinExecutorOptions{self}));
-  command::CommandExecutorOptions command_options;
-  command_options.capture_root = request.capture_root;
-  executors.push_back(std::make_unique<command::CommandExecutor>(std::move(command_options)));
-  // Before the AOT executors: where an Intel root is, the virtual device
-  // takes their jobs (running them itself) and adds the target's NEO slice.
-  executors.push_back(std::make_unique<virtual_device::VirtualDeviceExecutor>(aot::AotExecutorOptions{compile_jobs}));
-  executors.push_back(std::make_unique<aot::AotExecutor>(aot::AotExecutorOptions{compile_jobs}));
-  // A command naming neo or sycl runs itself on the virtual device.
-  executors.push_back(std::make_unique<virtual_device::VirtualCommandExecutor>(compile_jobs));
-  executors.push_back(std::make_unique<virtual_device::VirtualRecordedExecutor>(aot::RecordedAotOptions{compile_jobs}));
-  executors.push_back(std::make_unique<aot::RecordedAotExecutor>(aot::RecordedAotOptions{compile_jobs}));
+  ExecutorTable executors;
+  for (std::size_t i = 0; i < manifest::k_executor_kinds; ++i) {
+    const auto kind = static_cast<manifest::ExecutorKind>(i);
+    executors[kind] = make_executor(kind, request, self);
+  }
   return executors;
 }
 
@@ -201,4 +232,4 @@ build_bundle(const BuildRequest& request)
   return write_outputs(request, result, keys, log_dir_shown);
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "build/build_runner.hpp"
+#include "bundle_build/build_runner.hpp"
 #include "pack/slice_extras.hpp"
 
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
-#include "build/job_logs.hpp"
+#include "bundle_build/job_logs.hpp"
 #include "jobs/interruption.hpp"
 #include "jobs/job_pool.hpp"
 #include "jobs/slice_identity.hpp"
@@ -19,7 +19,7 @@
 #include <map>
 #include <mutex>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 std::string_view
 to_string(JobState state)
@@ -187,11 +187,10 @@ BuildResult::to_json() const
 
 namespace {
 
-// One record per planned job, and the executor that runs each (decided
-// before anything runs; null: none handles it, which fails that job).
+// One record per planned job, and the executor that runs each: the one of
+// the kind its plan names (null: this build has none, which fails that job).
 std::vector<jobs::Executor*>
-assign_executors(BuildResult& result, const manifest::Manifest& parsed,
-                 std::vector<std::unique_ptr<jobs::Executor>>& executors)
+assign_executors(BuildResult& result, ExecutorTable& executors)
 {
   for (const auto& job : result.plan.jobs) {
     JobRecord record;
@@ -206,13 +205,9 @@ assign_executors(BuildResult& result, const manifest::Manifest& parsed,
       log::info("{}", job_report_line(record, i + 1, result.records.size()));
       continue;
     }
-    const auto* model = parsed.find_model(record.job.model);
-    for (auto& executor : executors) {
-      if (executor->handles(record.job, *model)) {
-        chosen[i] = executor.get();
-        record.executor = std::string(executor->name());
-        break;
-      }
+    if (auto* executor = executors[record.job.executor].get()) {
+      chosen[i] = executor;
+      record.executor = std::string(executor->name());
     }
   }
   return chosen;
@@ -363,7 +358,7 @@ run_build(const BuildOptions& options,
           const BuildInputs& inputs,
           const BundleHeader& header,
           const manifest::HostCapabilities& host,
-          std::vector<std::unique_ptr<jobs::Executor>>& executors)
+          ExecutorTable& executors)
 {
   BuildResult result;
   result.on_failure = options.on_failure;
@@ -371,7 +366,7 @@ run_build(const BuildOptions& options,
   PW_ASSIGN(auto staging, TempDir::create("prewarm-build-"));
   result.staging = std::make_unique<TempDir>(std::move(staging));
   const auto root = result.staging->path();
-  const auto chosen = assign_executors(result, inputs.manifest, executors);
+  const auto chosen = assign_executors(result, executors);
   {
     ProgressBoard progress(options.progress); // its live lines are erased before the summary
     JobRun run(options, inputs, root, result, chosen, progress);
@@ -406,4 +401,4 @@ run_build(const BuildOptions& options,
   return result;
 }
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build

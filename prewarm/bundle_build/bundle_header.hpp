@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-namespace prewarm::build {
+namespace prewarm::bundle_build {
 
 struct SerialChoice
 {
@@ -45,4 +45,4 @@ Result<BundleHeader> decide_bundle_header(const std::optional<std::string>& chan
                                           std::optional<std::uint64_t> serial, const manifest::Manifest& manifest,
                                           SysSeconds now);
 
-} // namespace prewarm::build
+} // namespace prewarm::bundle_build
