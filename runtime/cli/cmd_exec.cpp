@@ -4,7 +4,9 @@
 // the application keeps the PID and the signals. Nothing installed (or an
 // unreadable root) is a warning: the application must start regardless.
 // CMD that cannot be run exits 127 (not found) or 126 (not executable), as
-// env(1) does.
+// env(1) does. Without --audit, the front (cli/front/main.cpp) usually answers
+// from the start record before this runs; this is the full computation
+// behind it, for whatever the record does not answer.
 //
 // With --audit FILE, exec stays the parent: it runs CMD as its child
 // (process/supervise.hpp: signals forwarded, orphans reaped as PID 1),
