@@ -4,19 +4,16 @@
 // the application keeps the PID and the signals. Nothing installed (or an
 // unreadable root) is a warning: the application must start regardless.
 // CMD that cannot be run exits 127 (not found) or 126 (not executable), as
-// env(1) does.
+// env(1) does. Without --audit, the front (cli/front/main.cpp) usually answers
+// from the start record before this runs; this is the full computation
+// behind it, for whatever the record does not answer.
 //
-// With --audit FILE, exec stays the parent: it forks CMD, watches the
-// installed cache directories while CMD runs (install/install_audit.hpp),
-// forwards SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to
-// it, writes the audit as JSON to FILE and one summary line to stderr, and
-// exits with CMD's status (a CMD killed by a signal: the same signal again,
-// so the caller sees what a direct run would show). An audit that cannot be
+// With --audit FILE, exec stays the parent: it runs CMD as its child
+// (process/supervise.hpp: signals forwarded, orphans reaped as PID 1),
+// watches the installed cache directories while CMD runs
+// (install/install_audit.hpp), writes the audit as JSON to FILE and one
+// summary line to stderr, and exits as CMD ended. An audit that cannot be
 // made is a warning; CMD still runs, and its status is still the exit status.
-// As PID 1 (exec --audit as a container's entrypoint) it is the init of the
-// PID namespace and reaps every process orphaned to it, as tini does: it
-// waits for any child, keeps the main one's status, and exits with it once
-// the main child ends (the kernel then kills what is left in the namespace).
 //
 // One bundle for the application's life: the environment names one installed
 // version (install/application_environment.hpp), and exec keeps the descriptors that hold
@@ -30,15 +27,13 @@
 #include "cli/runtime_commands.hpp"
 #include "install/application_environment.hpp"
 #include "install/install_audit.hpp"
+#include "process/supervise.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -49,59 +44,6 @@
 namespace prewarm::runtime_cli {
 
 namespace {
-
-volatile sig_atomic_t g_child = 0;
-
-void
-forward_signal(int signal_number)
-{
-  if (g_child > 0) {
-    ::kill(static_cast<pid_t>(g_child), signal_number);
-  }
-}
-
-constexpr int k_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
-
-[[noreturn]] void
-exec_command(const std::vector<std::string>& command)
-{
-  std::vector<char*> argv;
-  for (const auto& a : command) {
-    argv.push_back(const_cast<char*>(a.c_str()));
-  }
-  argv.push_back(nullptr);
-  ::execvp(argv[0], argv.data());
-  const int e = errno;
-  log::error("cannot run {}: {}", command.front(), errno_message(e));
-  std::_Exit(e == ENOENT ? 127 : 126);
-}
-
-// The main child's status. As PID 1, every other child that ends meanwhile
-// (orphans the kernel re-parents to init) is reaped too, and the ones that
-// already ended when the main child does.
-int
-wait_for(pid_t child)
-{
-  const bool init = ::getpid() == 1;
-  int status = 0;
-  for (;;) {
-    int st = 0;
-    const pid_t pid = ::waitpid(init ? -1 : child, &st, 0);
-    if (pid < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      break; // ECHILD: nothing left to wait for (cannot happen before the child)
-    }
-    if (pid == child) {
-      status = st;
-      break;
-    }
-  }
-  while (init && ::waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-  return status;
-}
 
 struct ExecCommand
 {
@@ -139,7 +81,7 @@ struct ExecCommand
                 command.front());
     }
     if (audit_file.empty()) {
-      exec_command(command);
+      process::replace_process(command);
     }
     run_audited(used);
   }
@@ -167,38 +109,12 @@ struct ExecCommand
       log::warn("audit: reuse not measured: {}", started.error().describe());
     }
 
-    struct sigaction action{};
-    action.sa_handler = forward_signal;
-    ::sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    // Blocked across fork(): a signal that arrives before the parent knows
-    // the child's PID is delivered (and forwarded) once it does.
-    sigset_t forwarded;
-    sigset_t previous;
-    ::sigemptyset(&forwarded);
-    for (const int s : k_forwarded_signals) {
-      ::sigaction(s, &action, nullptr);
-      ::sigaddset(&forwarded, s);
+    auto ran = process::run_forwarding_signals(command);
+    if (!ran) {
+      log::warn("audit: {}; running {} without an audit", ran.error().message(), command.front());
+      process::replace_process(command);
     }
-    ::sigprocmask(SIG_BLOCK, &forwarded, &previous);
-    const pid_t child = ::fork();
-    if (child < 0) {
-      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-      log::warn("audit: cannot fork ({}); running {} without an audit", errno_message(errno), command.front());
-      exec_command(command);
-    }
-    if (child == 0) {
-      struct sigaction defaults{};
-      defaults.sa_handler = SIG_DFL;
-      for (const int s : k_forwarded_signals) {
-        ::sigaction(s, &defaults, nullptr);
-      }
-      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-      exec_command(command);
-    }
-    g_child = child;
-    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    const int status = wait_for(child);
+    const int status = *ran;
 
     std::optional<audit::AccessRecord> record;
     if (watch) {
@@ -219,13 +135,7 @@ struct ExecCommand
         log::warn("audit: {}", made.error().describe());
       }
     }
-    if (WIFSIGNALED(status)) {
-      const int s = WTERMSIG(status);
-      ::signal(s, SIG_DFL);
-      ::raise(s);
-      std::_Exit(128 + s);
-    }
-    std::exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    process::exit_as(status);
   }
 };
 

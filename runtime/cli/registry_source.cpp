@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/registry_source.hpp"
 
-#include "base/files.hpp"
-#include "base/log.hpp"
 #include "base/time_format.hpp"
 #include "install/install_layout.hpp"
-#include "pull/bundle_pull.hpp"
+#include "pull/registry_install.hpp"
 #include "registry/image_reference.hpp"
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <chrono>
 
@@ -64,8 +59,7 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
     std::chrono::system_clock::now()));
   request.verify = install_options.verify;
   request.waived_requirements = install_options.waived_requirements;
-  // One probe at most, and none when the root holds the bundle for this host.
-  request.host = install::asked_once(host);
+  request.host = host;
   request.downloads = install::meta_dir(root) / "downloads";
   request.client.ca_file = options.ca_file;
   request.client.tls = options.insecure_loopback_tls ? registry::TlsVerification::insecure_loopback
@@ -75,45 +69,14 @@ install_from_registry(const std::string& source, const RegistryOptions& options,
   request.client.min_rate_kib = options.min_rate_kib;
   request.client.deadline = started + timeout;
 
-  request.install_root = root;
-
-  const auto pull = [&]() -> Result<pull::PulledBundle> {
-    if (!options.referrer_of.empty()) {
-      PW_ASSIGN_CTX(const auto image, "--referrer-of", registry::parse_pinned_reference(options.referrer_of));
-      return pull::pull_bundle_referring_to(image, request);
-    }
-    PW_ASSIGN(const auto pinned, registry::parse_pinned_reference(source));
-    return pull::pull_bundle(pinned, request);
-  };
-  auto pulled = pull();
-  PW_TRY(pulled);
-  const auto& slices = pulled->slices_fetched;
-  log::info("fetched {} ({}; {} bytes) in {:.3f} s", pulled->reference.to_string(),
-            slices.empty() ? std::string("no slice")
-                           : fmt::format("{} slice{}: {}", slices.size(), slices.size() == 1 ? "" : "s",
-                                         fmt::join(slices, ", ")),
-            pulled->bytes_received, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  auto report = install::install_verified_bundle(pulled->dir, std::move(pulled->verified), root, request.host,
-                                               install_options, std::move(pulled->selection));
-  if (!report && pulled->already_installed && report.error().category() != Errc::verify) {
-    // The root changed between the unlocked look and the locked one (another
-    // installer, a cache directory removed): fetch the slices after all.
-    log::info("{} is no longer installed under {}: fetching its slices", pulled->reference.to_string(),
-              root.string());
-    (void)pull::discard_download(*pulled);
-    request.install_root.clear();
-    pulled = pull();
-    PW_TRY(pulled);
-    report = install::install_verified_bundle(pulled->dir, std::move(pulled->verified), root, request.host,
-                                               install_options, std::move(pulled->selection));
+  pull::RegistrySource pinned;
+  if (!options.referrer_of.empty()) {
+    PW_ASSIGN_CTX(pinned.reference, "--referrer-of", registry::parse_pinned_reference(options.referrer_of));
+    pinned.names = pull::RegistrySource::Names::image_it_refers_to;
+  } else {
+    PW_ASSIGN(pinned.reference, registry::parse_pinned_reference(source));
   }
-  if (report || report.error().category() == Errc::verify) {
-    // Installed, or refused for good: nothing here is worth resuming.
-    if (auto removed = pull::discard_download(*pulled); !removed) {
-      log::warn("{}", removed.error().message());
-    }
-  }
-  return report;
+  return pull::install_from_registry(pinned, std::move(request), root, install_options);
 }
 
 } // namespace prewarm::runtime_cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `prewarm-runtime install` from an OCI registry: the options (shared by
-// every command that reads a registry) and the pull-then-install step.
+// every command that reads a registry), read into one call of the pull
+// policy (pull/registry_install.hpp: pull, install, retry and discard).
 //
 //   install REGISTRY/REPO@sha256:HEX | oci://REGISTRY/REPO@sha256:HEX
 //   install --referrer-of REGISTRY/REPO@sha256:HEX   (the bundle attached to an image)

@@ -43,6 +43,7 @@
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/cache_kind.hpp"
 #include "install/installed_version.hpp"
+#include "install/recorded_environment.hpp"
 #include "install/user_access.hpp"
 
 #include <filesystem>
@@ -79,10 +80,8 @@ struct ApplicationEnvironment
 // its caches may mix two bundles. `exec` turns both into a warning and
 // starts the application anyway.
 // ROOT is made absolute.
-enum class ExportedPaths {
-  version,    // VERSION/<kind>: one bundle for the application's life
-  root_links, // ROOT/<kind>: the build's --capture-root paths (see above)
-};
+// ExportedPaths: install/recorded_environment.hpp (the start record's reader
+// takes the same choice).
 
 Result<ApplicationEnvironment> application_environment(const std::filesystem::path& root,
                                                        const UserAccessOptions& access = {},

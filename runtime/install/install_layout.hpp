@@ -2,7 +2,8 @@
 // The install root, as prewarm-runtime lays it out:
 //
 //   ROOT/.prewarm/versions/<id>/ one installed bundle selection, complete and
-//                                never changed by an installer once published:
+//                                never changed by an installer once published
+//                                (but for .environment and .start below):
 //     <kind>/...                   its cache directories ("pocl", "custom/NAME")
 //     .manifest                    the verified manifest bytes (status, env:
 //                                  requirements, custom caches, the signed file
@@ -12,6 +13,12 @@
 //     .environment                 the variables the trust policy allowed
 //                                  beyond the allow list at install, one name a
 //                                  line (bundle/runtime_variable.hpp)
+//     .start                       the start record (install_records.hpp): what
+//                                  a repeated install and `exec` read instead of
+//                                  the manifest; written after the switch, and
+//                                  again when an install finds it missing or of
+//                                  another policy (removed first when
+//                                  .environment changes)
 //   ROOT/.prewarm/installed      marker (install_records.hpp): names the
 //                                current version. Renaming a new marker over
 //                                it is THE switch: a reader that reads the
@@ -59,6 +66,7 @@ inline constexpr std::string_view k_versions_dir = "versions";
 inline constexpr std::string_view k_version_manifest_file = ".manifest";
 inline constexpr std::string_view k_version_files_file = ".files";
 inline constexpr std::string_view k_version_environment_file = ".environment";
+inline constexpr std::string_view k_version_start_file = ".start";
 
 inline std::filesystem::path
 meta_dir(const std::filesystem::path& root)

@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::string_view k_marker_header = "prewarm-installed 1";
 constexpr std::string_view k_state_header = "prewarm-state 1";
+constexpr std::string_view k_start_header = "prewarm-start 1";
 
 std::vector<std::string_view>
 lines_of(std::string_view text)
@@ -185,6 +186,141 @@ parse_state(std::string_view text)
     return fail(malformed(what, lines.size(), "not in canonical form (truncated or edited?)"));
   }
   return state;
+}
+
+std::string_view
+start_record_runtime()
+{
+  return PREWARM_VERSION;
+}
+
+std::optional<std::string>
+serialize(const StartRecord& r)
+{
+  std::string out = fmt::format("{}\nruntime {}\nmanifest-sha256 {}\npolicy {}\nissued-at {}\nexpires {}\nframeworks {}\n",
+                                k_start_header, r.runtime, r.manifest_sha256, r.policy, format_rfc3339(r.issued_at),
+                                format_rfc3339(r.expires), r.frameworks_wanted ? "yes" : "no");
+  bool recordable = true;
+  const auto line = [&](std::string_view key, std::string_view text) {
+    recordable = recordable && text.find('\n') == std::string_view::npos;
+    out += fmt::format("{} {}\n", key, text);
+  };
+  for (const auto& dir : r.site_packages) {
+    line("site-packages", dir);
+  }
+  for (const auto& text : r.refused) {
+    line("refused", text);
+  }
+  line("root", r.root);
+  out += fmt::format("environment {}\n", r.environment_recorded ? "recorded" : "at-exec");
+  for (const auto& [name, paths] : {std::pair{"version", &r.version_paths}, std::pair{"root", &r.root_paths}}) {
+    out += fmt::format("paths {}\n", name);
+    for (const auto& dir : paths->directories) {
+      line(dir.written ? "dir rw" : "dir r", dir.relative);
+    }
+    for (const auto& [variable, value] : paths->settings) {
+      recordable = recordable && !variable.empty() && variable.find(' ') == std::string::npos;
+      line(fmt::format("set {}", variable), value);
+    }
+    for (const auto& text : paths->warnings) {
+      line("warn", text);
+    }
+  }
+  return recordable ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
+Result<StartRecord>
+parse_start_record(std::string_view text)
+{
+  constexpr std::string_view what = "start record";
+  const auto lines = lines_of(text);
+  if (lines.size() < 10 || lines[0] != k_start_header) {
+    return fail(malformed(what, 1, "not a prewarm start record"));
+  }
+  StartRecord r;
+  std::size_t i = 1;
+  // The text after "KEY " on line i, when line i starts so.
+  const auto rest = [&](std::string_view key) -> std::optional<std::string_view> {
+    if (i < lines.size() && lines[i].size() > key.size() && lines[i].starts_with(key) && lines[i][key.size()] == ' ') {
+      return lines[i].substr(key.size() + 1);
+    }
+    return std::nullopt;
+  };
+  const auto field = [&](std::string_view key) -> Result<std::string_view> {
+    const auto value = rest(key);
+    if (!value) {
+      return fail(malformed(what, i + 1, fmt::format("expected {} VALUE", in_quotes(key))));
+    }
+    ++i;
+    return *value;
+  };
+  const auto time = [&](std::string_view key) -> Result<SysSeconds> {
+    PW_ASSIGN(const auto value, field(key));
+    auto parsed = parse_rfc3339(value);
+    if (!parsed) {
+      return fail(malformed(what, i, parsed.error().message()));
+    }
+    return *parsed;
+  };
+  PW_ASSIGN(const auto runtime, field("runtime"));
+  r.runtime = std::string(runtime);
+  PW_ASSIGN(const auto digest, field("manifest-sha256"));
+  r.manifest_sha256 = std::string(digest);
+  PW_ASSIGN(const auto policy, field("policy"));
+  r.policy = std::string(policy);
+  PW_ASSIGN(r.issued_at, time("issued-at"));
+  PW_ASSIGN(r.expires, time("expires"));
+  PW_ASSIGN(const auto frameworks, field("frameworks"));
+  r.frameworks_wanted = frameworks == "yes";
+  for (; rest("site-packages"); ++i) {
+    r.site_packages.emplace_back(*rest("site-packages"));
+  }
+  for (; rest("refused"); ++i) {
+    r.refused.emplace_back(*rest("refused"));
+  }
+  PW_ASSIGN(const auto root, field("root"));
+  r.root = std::string(root);
+  PW_ASSIGN(const auto environment, field("environment"));
+  r.environment_recorded = environment == "recorded";
+  for (auto* paths : {&r.version_paths, &r.root_paths}) {
+    PW_ASSIGN(const auto name, field("paths"));
+    if (name != (paths == &r.version_paths ? "version" : "root")) {
+      return fail(malformed(what, i, "expected the paths in the order version, root"));
+    }
+    for (; i < lines.size(); ++i) {
+      if (const auto rw = rest("dir rw")) {
+        paths->directories.push_back({std::string(*rw), true});
+      } else if (const auto r_only = rest("dir r")) {
+        paths->directories.push_back({std::string(*r_only), false});
+      } else if (const auto set = rest("set"); set && set->find(' ') != std::string_view::npos) {
+        const auto space = set->find(' ');
+        paths->settings.emplace_back(std::string(set->substr(0, space)), std::string(set->substr(space + 1)));
+      } else if (const auto warning = rest("warn")) {
+        paths->warnings.emplace_back(*warning);
+      } else {
+        break;
+      }
+    }
+  }
+  if (i != lines.size()) {
+    return fail(malformed(what, i + 1, "expected \"dir\", \"set\" or \"warn\" lines"));
+  }
+  if (!is_lower_hex(r.manifest_sha256, 64) || serialize(r) != text) {
+    return fail(malformed(what, lines.size(), "not in canonical form (truncated or edited?)"));
+  }
+  return r;
+}
+
+Result<std::optional<StartRecord>>
+read_start_record(const std::filesystem::path& version_dir)
+{
+  const auto path = version_dir / k_version_start_file;
+  PW_ASSIGN(const auto text, read_optional(path));
+  if (!text) {
+    return std::optional<StartRecord>{};
+  }
+  PW_ASSIGN_CTX(auto record, in_quotes(path.string()), parse_start_record(*text));
+  return std::optional<StartRecord>(std::move(record));
 }
 
 Result<std::optional<InstalledMarker>>

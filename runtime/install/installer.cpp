@@ -4,16 +4,19 @@
 #include "audit/file_inventory.hpp"
 
 #include "base/device_properties.hpp"
+#include "base/digest.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_files.hpp"
+#include "bundle/signature.hpp"
 #include "host/host_fingerprint.hpp"
 #include "host/probe_host.hpp"
 #include "install/application_environment.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"
+#include "install/start_record.hpp"
 #include "install/version_switch.hpp"
 
 #include <fmt/format.h>
@@ -151,7 +154,7 @@ enum class Announce { quiet, why_not };
 // than reported as present). A marker that does not parse counts as nothing
 // installed (the reinstall replaces it); the rollback state stays strict.
 bool
-installed_already(int root_fd, const fs::path& root, const VerifiedBundle& verified,
+installed_already(int root_fd, const fs::path& root, const std::string& manifest_sha256,
                   const std::vector<std::string>& selected_ids, Announce announce)
 {
   const bool say = announce == Announce::why_not;
@@ -168,7 +171,7 @@ installed_already(int root_fd, const fs::path& root, const VerifiedBundle& verif
     }
     return false;
   }
-  if (!*marker || (*marker)->manifest_sha256 != verified.manifest_sha256 || (*marker)->slice_ids != selected_ids) {
+  if (!*marker || (*marker)->manifest_sha256 != manifest_sha256 || (*marker)->slice_ids != selected_ids) {
     return false;
   }
   if ((*marker)->version.empty()) {
@@ -214,7 +217,7 @@ holds_leftovers(const fs::path& root)
 // for a read-only root: the marker is replaced atomically, and an install in
 // progress leaves its "committing" note first.
 std::optional<InstalledMarker>
-unchanged_host_install(const fs::path& root, const VerifiedBundle& verified, const std::string& fingerprint)
+unchanged_host_install(const fs::path& root, const std::string& manifest_sha256, const std::string& fingerprint)
 {
   UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (fingerprint.empty() || !root_fd || holds_leftovers(root)) {
@@ -222,8 +225,8 @@ unchanged_host_install(const fs::path& root, const VerifiedBundle& verified, con
   }
   auto marker = read_marker(root);
   if (!marker || !*marker || (*marker)->host_fingerprint != fingerprint ||
-      (*marker)->manifest_sha256 != verified.manifest_sha256 ||
-      !installed_already(root_fd.get(), root, verified, (*marker)->slice_ids, Announce::quiet)) {
+      (*marker)->manifest_sha256 != manifest_sha256 ||
+      !installed_already(root_fd.get(), root, manifest_sha256, (*marker)->slice_ids, Announce::quiet)) {
     return std::nullopt;
   }
   return **marker;
@@ -434,26 +437,123 @@ tend_current_version(const fs::path& root, const InstalledMarker& marker, const 
   }
 }
 
+// The answer of an install that finds this bundle in place on an unchanged
+// host (no lock taken, nothing written but the start record). `refused`: what
+// env/exec will not export under this policy, said at every install, not only
+// the first: a restart on a kept volume takes this path, and the operator may
+// change the policy there.
+void
+report_in_place(const fs::path& root, const InstalledMarker& installed, std::vector<std::string> refused,
+                InstallReport& report)
+{
+  log::info("already installed under {} (host fingerprint unchanged since the install: devices not probed)",
+            root.string());
+  for (const auto& id : installed.slice_ids) {
+    report.selected.push_back({id, "the host it was installed on (unchanged)"});
+  }
+  report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+  report.outcome = InstallOutcome::already_installed;
+}
+
+// Best effort: without its start record, exec and a repeated install take the
+// full path.
+void
+record_start(const fs::path& root, const VerifiedBundle& verified, const bundle::ManifestPolicy& policy)
+{
+  if (auto written = write_start_record(root, verified, policy); !written) {
+    log::verbose("start record not written ({}): exec and a repeated install work it out again",
+                 written.error().message());
+  }
+}
+
+// A repeated install answered by the start record (install_records.hpp): the
+// signature checked over the bundle's manifest, whose digest is the installed
+// one, so the parse, the policy's checks and the selection of that install
+// hold still under the same policy (its digest recorded); the validity period
+// and the host's fingerprint checked again. No per-file work. nullopt: the
+// full path decides (and reports whatever is wrong).
+std::optional<InstallReport>
+recorded_install(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root,
+                 const HostSource& host, const InstallOptions& options)
+{
+  const auto started = std::chrono::steady_clock::now();
+  const SysSeconds now = options.now.value_or(now_seconds());
+  auto marker = read_marker(root);
+  if (!marker || !*marker || (*marker)->version.empty()) {
+    return std::nullopt;
+  }
+  const auto& installed = **marker;
+  const auto version_dir = versions_dir(root) / installed.version;
+  const auto record = read_start_record(version_dir);
+  if (!record || !*record || (*record)->runtime != start_record_runtime() ||
+      (*record)->manifest_sha256 != installed.manifest_sha256 ||
+      (*record)->policy != policy_digest(options.verify.policy)) {
+    return std::nullopt;
+  }
+  const StartRecord& start = **record;
+  auto files = bundle::load_bundle_files(bundle_dir);
+  if (!files) {
+    return std::nullopt;
+  }
+  const auto manifest_sha256 = sha256_hex(files->manifest_bytes);
+  if (manifest_sha256 != start.manifest_sha256) {
+    return std::nullopt;
+  }
+  auto signers = bundle::verified_signers(files->manifest_bytes, files->envelope_bytes, trust, now);
+  if (!signers) {
+    return std::nullopt;
+  }
+  bundle::BundleManifest period;
+  period.issued_at = start.issued_at;
+  period.expires = start.expires;
+  std::vector<std::string> warnings;
+  if (!check_validity_period(period, now, options.verify, warnings) || !warnings.empty()) {
+    return std::nullopt;
+  }
+  host::FrameworkSearch search{start.frameworks_wanted, {start.site_packages.begin(), start.site_packages.end()}};
+  const std::string fingerprint = host.fingerprint ? host.fingerprint(search) : "";
+  if (!unchanged_host_install(root, manifest_sha256, fingerprint) ||
+      !environment_recorded(version_dir, options.verify.policy.allowed_environment) ||
+      !kind_links_point_at(root, installed.version, kind_names(installed))) {
+    return std::nullopt;
+  }
+  InstallReport report;
+  report.root = root;
+  report.manifest_sha256 = manifest_sha256;
+  report.channel = installed.channel;
+  report.serial = installed.serial;
+  report.signer_key_ids = std::move(*signers);
+  report_in_place(root, installed, start.refused, report);
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.phases.push_back({"verify", seconds});
+  report.seconds = seconds;
+  return report;
+}
+
 } // namespace
 
 bool
 holds_bundle_for_unchanged_host(const fs::path& root, const VerifiedBundle& verified, const HostSource& host)
 {
   const std::string fingerprint = host.fingerprint ? host.fingerprint(framework_search(verified.manifest)) : "";
-  return unchanged_host_install(root, verified, fingerprint).has_value();
+  return unchanged_host_install(root, verified.manifest_sha256, fingerprint).has_value();
 }
 
 bool
 holds_bundle(const fs::path& root, const VerifiedBundle& verified, const std::vector<std::string>& selected_ids)
 {
   UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  return root_fd && installed_already(root_fd.get(), root, verified, selected_ids, Announce::quiet);
+  return root_fd && installed_already(root_fd.get(), root, verified.manifest_sha256, selected_ids, Announce::quiet);
 }
 
 Result<InstallReport>
 install_bundle(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root,
                const HostSource& host, const InstallOptions& options)
 {
+  std::error_code ec;
+  if (auto recorded = recorded_install(bundle_dir, trust, fs::absolute(root, ec).lexically_normal(), host, options)) {
+    return std::move(*recorded);
+  }
   PW_ASSIGN(auto verified, verify_manifest(bundle_dir, trust, options.now.value_or(now_seconds()), options.verify));
   return install_verified_bundle(bundle_dir, std::move(verified), root, host, options);
 }
@@ -489,25 +589,22 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
 
   // The cheap check first: with nothing to do, the host probe is the whole cost.
   const std::string fingerprint = host.fingerprint ? host.fingerprint(framework_search(verified.manifest)) : "";
-  if (const auto installed = unchanged_host_install(root, verified, fingerprint);
+  if (const auto installed = unchanged_host_install(root, verified.manifest_sha256, fingerprint);
       installed &&
       environment_recorded(versions_dir(root) / installed->version, options.verify.policy.allowed_environment) &&
       kind_links_point_at(root, installed->version, kind_names(*installed))) {
-    log::info("already installed under {} (host fingerprint unchanged since the install: devices not probed)",
-              root.string());
-    end_phase("verify");
-    for (const auto& id : installed->slice_ids) {
-      report.selected.push_back({id, "the host it was installed on (unchanged)"});
-    }
-    // Said at every install, not only the first: a restart on a kept volume
-    // takes this path, and the operator may change the policy there.
+    std::vector<std::string> refused;
     for (const auto& slice : verified.manifest.slices) {
       if (std::ranges::find(installed->slice_ids, slice.id) != installed->slice_ids.end()) {
-        auto refused = refused_variables(slice, options.verify.policy.allowed_environment);
-        report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
+        auto more = refused_variables(slice, options.verify.policy.allowed_environment);
+        refused.insert(refused.end(), more.begin(), more.end());
       }
     }
-    report.outcome = InstallOutcome::already_installed;
+    report_in_place(root, *installed, std::move(refused), report);
+    end_phase("verify");
+    if (!start_recorded(versions_dir(root) / installed->version, verified.manifest_sha256, options.verify.policy)) {
+      record_start(root, verified, options.verify.policy);
+    }
     return finish();
   }
   if (!fingerprint.empty()) {
@@ -528,7 +625,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     // A read-only root (a volume mounted ro) that already holds this bundle
     // needs no lock, whose file cannot be opened there. The marker is
     // replaced atomically, so reading it unlocked is sound.
-    if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::quiet)) {
+    if (installed_already(root_fd.get(), root, verified.manifest_sha256, selected_ids, Announce::quiet)) {
       report.outcome = InstallOutcome::already_installed;
       return finish();
     }
@@ -542,10 +639,13 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   // A marker that does not parse holds nothing, as for installed_already().
   const auto marker = read_marker(root);
   PW_TRY(check_channel_occupancy(marker ? *marker : std::nullopt, verified.manifest, root, options.channels));
-  if (installed_already(root_fd.get(), root, verified, selected_ids, Announce::why_not)) {
+  if (installed_already(root_fd.get(), root, verified.manifest_sha256, selected_ids, Announce::why_not)) {
     report.outcome = InstallOutcome::already_installed;
     if (marker && *marker) {
       tend_current_version(root, **marker, fingerprint, options.verify.policy.allowed_environment, report);
+      if (!start_recorded(versions_dir(root) / (*marker)->version, verified.manifest_sha256, options.verify.policy)) {
+        record_start(root, verified, options.verify.policy);
+      }
     }
     return finish();
   }
@@ -589,6 +689,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   staging_fd.reset();
   staging_guard.remove();
   retire_earlier_versions(root, id, kinds, marker && *marker ? kind_names(**marker) : std::vector<std::string>{});
+  record_start(root, verified, options.verify.policy);
   end_phase("cleanup");
   return finish();
 }

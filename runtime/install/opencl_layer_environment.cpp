@@ -65,9 +65,12 @@ find_opencl_layer()
     return std::nullopt;
   }
   const auto dir = exe.parent_path();
-  // Installed (bin/ + lib/prewarm/), then the build tree (runtime/cli/ or
-  // prewarm/cli/ beside runtime/layer/).
-  for (const auto& candidate : {dir / ".." / "lib" / "prewarm" / k_layer_library, dir / ".." / "layer" / k_layer_library,
+  // Installed (bin/ + lib/prewarm/, or libexec/prewarm/ for the runtime's
+  // full command line behind its front), then the build tree (runtime/cli/
+  // or prewarm/cli/ beside runtime/layer/).
+  for (const auto& candidate : {dir / ".." / "lib" / "prewarm" / k_layer_library,
+                                dir / ".." / ".." / "lib" / "prewarm" / k_layer_library,
+                                dir / ".." / "layer" / k_layer_library,
                                 dir / ".." / ".." / "runtime" / "layer" / k_layer_library}) {
     if (std::filesystem::exists(candidate, ec)) {
       return std::filesystem::weakly_canonical(candidate, ec);

@@ -161,6 +161,12 @@ environment_recorded(const fs::path& version_dir, const std::set<std::string, st
 Status
 record_environment(const fs::path& version_dir, const std::set<std::string, std::less<>>& allowed)
 {
+  // The start record names what the earlier policy exported: gone first, so
+  // that exec never reads it beside the new record (the install writes it again).
+  if (::unlink((version_dir / k_version_start_file).c_str()) != 0 && errno != ENOENT) {
+    return fail(Errc::failed, fmt::format("cannot remove {}: {}", in_quotes((version_dir / k_version_start_file).string()),
+                                          errno_message(errno)), "E_IO");
+  }
   return write_file_atomic(version_dir / k_version_environment_file, environment_record(allowed));
 }
 

@@ -89,7 +89,8 @@ if [ "$tools_from" = context ]; then
   mkdir -p "$ctx/prebuilt-tools"
   cp "$prewarm" "$ctx/prebuilt-tools/prewarm"
   cp "$(realpath "$runtime_binary")" "$ctx/prebuilt-tools/prewarm-runtime"
-  strip "$ctx/prebuilt-tools/prewarm" "$ctx/prebuilt-tools/prewarm-runtime"
+  cp "$(dirname "$(realpath "$runtime_binary")")/prewarm-runtime-full" "$ctx/prebuilt-tools/prewarm-runtime-full"
+  strip "$ctx/prebuilt-tools/prewarm" "$ctx/prebuilt-tools/prewarm-runtime" "$ctx/prebuilt-tools/prewarm-runtime-full"
 fi
 # The test key is kept with the base image cache: a new key every run would
 # change the context and so rebuild every layer after `COPY . /src`.

@@ -62,7 +62,7 @@ ctx=$scratch/prewarm
 mkdir -p "$ctx/docker" "$ctx/prebuilt-tools"
 for p in CMakeLists.txt cmake runtime kernels manifests prewarm; do cp -a "$source_dir/$p" "$ctx/"; done
 cp -a "$source_dir/docker/entrypoint" "$ctx/docker/"
-cp "$prewarm" "$runtime" "$ctx/prebuilt-tools/"
+cp "$prewarm" "$runtime" "$(dirname "$(realpath "$runtime")")/prewarm-runtime-full" "$ctx/prebuilt-tools/"
 strip "$ctx/prebuilt-tools/"*
 (cd "$ctx" && bah build --layers -f "$source_dir/docker/Dockerfile" --ignorefile "$source_dir/docker/Dockerfile.dockerignore" \
    --build-arg TOOLS_FROM=context --target tools -t prewarm-tools . >"$scratch/tools.log" 2>&1) \

@@ -59,6 +59,19 @@ protected:
   {
     return factory.write("good", 1, {{"cpu", {{"pocl/ab/k.bin", "k"}}, requires_cpu()}});
   }
+
+  // The good bundle installed under `root`: the install's arguments (run
+  // again for a repeated install), and the version's start record.
+  std::string install_recorded(const fs::path& root, fs::path& start, std::string& recorded)
+  {
+    const auto install =
+      "install " + good_bundle().string() + " --trust " + pub.string() + " --root " + root.string();
+    const auto first = runtime(dir.path(), install, host_env);
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    start = test::current_version(root) / ".start";
+    recorded = slurp(start);
+    return install;
+  }
 };
 
 } // namespace
@@ -212,20 +225,109 @@ TEST_F(RuntimeCli, RepeatedInstallSkipsTheProbeUntilTheHostChanges)
   EXPECT_NE(remembered.err.find(skipped), std::string::npos) << remembered.err;
 }
 
-// The binary that ships in production images carries no signing or builder
+// exec is answered by the front from the start record the install wrote
+// (install/recorded_environment.hpp): a value edited into the record is what
+// the application gets, so neither the manifest nor the full command line
+// was asked. A record that no longer parses leaves it to the full
+// computation, and the next install writes the record again.
+TEST_F(RuntimeCli, ExecReadsTheStartRecord)
+{
+  const auto root = dir.path() / "root";
+  fs::path start;
+  std::string recorded;
+  const auto install = install_recorded(root, start, recorded);
+  const auto pocl = (test::current_version(root) / "pocl").string();
+  const auto line = "set POCL_CACHE_DIR " + pocl + "\n";
+  ASSERT_NE(recorded.find(line), std::string::npos) << recorded;
+
+  std::string edited = recorded;
+  edited.replace(edited.find(line), line.size(), "set POCL_CACHE_DIR /prewarm-test-from-the-record\n");
+  ASSERT_TRUE(write_file_atomic(start, edited));
+  const std::string print = " -- sh -c 'echo \"$POCL_CACHE_DIR\"'";
+  auto from_record = runtime(dir.path(), "exec --root " + root.string() + print);
+  EXPECT_EQ(from_record.exit_code, 0) << from_record.err;
+  EXPECT_EQ(from_record.out, "/prewarm-test-from-the-record\n");
+  // Both spellings of its options.
+  auto spelled = runtime(dir.path(), "exec --paths version --root=" + root.string() + print);
+  EXPECT_EQ(spelled.out, "/prewarm-test-from-the-record\n");
+
+  ASSERT_TRUE(write_file_atomic(start, edited.substr(0, edited.size() - 1)));
+  auto computed = runtime(dir.path(), "exec --root " + root.string() + print);
+  EXPECT_EQ(computed.exit_code, 0) << computed.err;
+  EXPECT_EQ(computed.out, pocl + "\n");
+
+  auto again = runtime(dir.path(), install, host_env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(slurp(start), recorded);
+}
+
+// A repeated install is answered by the start record: what it records (here a
+// refusal edited into it) is what the install reports. Under a record of
+// another policy (its digest differs) the full path judges the manifest and
+// records the policy of now.
+TEST_F(RuntimeCli, RepeatedInstallReadsTheStartRecord)
+{
+  const auto root = dir.path() / "root";
+  fs::path start;
+  std::string recorded;
+  const auto install = install_recorded(root, start, recorded);
+  const auto root_line = recorded.find("\nroot ");
+  ASSERT_NE(root_line, std::string::npos) << recorded;
+
+  std::string edited = recorded;
+  edited.insert(root_line + 1, "refused prewarm-test-from-the-record\n");
+  ASSERT_TRUE(write_file_atomic(start, edited));
+  auto answered = runtime(dir.path(), install, host_env);
+  ASSERT_EQ(answered.exit_code, 0) << answered.err;
+  EXPECT_NE(answered.out.find("already installed"), std::string::npos) << answered.out;
+  EXPECT_NE(answered.err.find("prewarm-test-from-the-record"), std::string::npos) << answered.err;
+
+  const auto policy = edited.find("\npolicy ");
+  ASSERT_NE(policy, std::string::npos);
+  edited.replace(policy + 8, 64, std::string(64, 'f'));
+  ASSERT_TRUE(write_file_atomic(start, edited));
+  auto judged = runtime(dir.path(), install, host_env);
+  ASSERT_EQ(judged.exit_code, 0) << judged.err;
+  EXPECT_NE(judged.out.find("already installed"), std::string::npos) << judged.out;
+  EXPECT_EQ(judged.err.find("prewarm-test-from-the-record"), std::string::npos) << judged.err;
+  EXPECT_EQ(slurp(start), recorded);
+}
+
+// The binaries that ship in production images carry no signing or builder
 // code (minisign's verify-only build): no prewarm::pack symbol, no signing or
 // key generation entry point of OpenSSL.
 TEST(RuntimeBinary, HasNoSigningOrBuilderCode)
 {
   auto dir = scratch();
-  const auto symbols = dir.path() / "symbols";
-  ASSERT_EQ(std::system(("nm -C " PREWARM_RUNTIME_BINARY " > " + symbols.string()).c_str()), 0);
-  const auto text = read_file(symbols.string(), std::uint64_t{1} << 30);
+  for (const char* binary : {PREWARM_RUNTIME_FULL_BINARY, PREWARM_RUNTIME_BINARY}) {
+    const auto symbols = dir.path() / "symbols";
+    ASSERT_EQ(std::system(("nm -C " + std::string(binary) + " > " + symbols.string()).c_str()), 0);
+    const auto text = read_file(symbols.string(), std::uint64_t{1} << 30);
+    ASSERT_TRUE(text);
+    EXPECT_GT(text->size(), 1000u);
+    if (std::string_view(binary) == PREWARM_RUNTIME_FULL_BINARY) {
+      EXPECT_NE(text->find("prewarm::bundle::verified_signers"), std::string::npos); // the check can see symbols
+    }
+    for (const char* forbidden : {"prewarm::pack::", "prewarm::bundle_build::", "prewarm::engine::", "EVP_DigestSign",
+                                  "EVP_PKEY_keygen"}) {
+      EXPECT_EQ(text->find(forbidden), std::string::npos) << binary << ": " << forbidden;
+    }
+  }
+}
+
+// What a container start runs (the front, cli/front/main.cpp) needs the C and C++
+// runtime and fmt only: no archive, compression, registry (libcurl), TLS,
+// YAML or device library is even mapped.
+TEST(RuntimeBinary, FrontNeedsNoArchiveRegistryOrTlsLibrary)
+{
+  auto dir = scratch();
+  const auto dynamic = dir.path() / "dynamic";
+  ASSERT_EQ(std::system(("readelf -d " PREWARM_RUNTIME_BINARY " > " + dynamic.string()).c_str()), 0);
+  const auto text = read_file(dynamic.string());
   ASSERT_TRUE(text);
-  EXPECT_GT(text->size(), 1000u);
-  EXPECT_NE(text->find("prewarm::bundle::verified_signers"), std::string::npos); // the check can see symbols
-  for (const char* forbidden : {"prewarm::pack::", "prewarm::bundle_build::", "prewarm::engine::", "EVP_DigestSign",
-                                "EVP_PKEY_keygen"}) {
-    EXPECT_EQ(text->find(forbidden), std::string::npos) << forbidden;
+  EXPECT_NE(text->find("[libc.so"), std::string::npos) << *text; // the check reads NEEDED entries
+  for (const char* heavy : {"libcurl", "libarchive", "libzstd", "libssl", "libcrypto", "libyaml", "libOpenCL",
+                            "libze_loader", "libnghttp"}) {
+    EXPECT_EQ(text->find(heavy), std::string::npos) << heavy << " in\n" << *text;
   }
 }

@@ -9,6 +9,7 @@ from .intel_virtual import IntelVirtual
 from .peak_memory import PeakMemory
 from .registry import RegistryInstall
 from .runtime_overhead import RuntimeOverhead
+from .runtime_startup import RuntimeStartup
 from .third_party import ThirdParty
 from .torch_compile import TorchCompile
 from .torch_compile_cpu import TorchCompileCpu
@@ -18,6 +19,7 @@ ALL_CASES = [
     ThirdParty(),
     Apps(),
     RuntimeOverhead(),
+    RuntimeStartup(),
     InstallThroughput(),
     BuildTime(),
     BundleSize(),

@@ -95,3 +95,19 @@ def bundle_bytes(bundle):
             kind = path.split("/", 1)[0]
             kinds[kind] = kinds.get(kind, 0) + int(size)
     return slices, kinds
+
+
+def startup_goals(result, install_goal, install_ms, exec_ms):
+    """The two start-up goals: the median no-op install within INSTALL_MS, and
+    what exec adds to the program it starts (exec - direct) within EXEC_MS."""
+    from ..results import Goal
+    install = [{"variant": v, "value": round(result.median(v, "install_noop"), 1)} for v in result.variants()
+               if result.median(v, "install_noop") is not None]
+    added = [{"variant": v, "value": round(result.median(v, "exec") - result.median(v, "direct"), 1)}
+             for v in result.variants() if result.median(v, "exec") is not None]
+    return [
+        Goal(install_goal, result.name, f"<= {install_ms} ms", install,
+             all(x["value"] <= install_ms for x in install) if install else None),
+        Goal(f"exec adds <= {exec_ms} ms", result.name, f"<= {exec_ms} ms (exec - direct)", added,
+             all(x["value"] <= exec_ms for x in added) if added else None),
+    ]

@@ -5,8 +5,7 @@ signature, read the marker, write nothing), `env`, and `exec` of a program
 that does nothing, against running that program directly."""
 from ..case import Case
 from ..measure import clean_environment, run_fresh
-from ..results import Goal
-from .common import default_manifest, synthetic_cache_bundle, tiny_manifest
+from .common import default_manifest, startup_goals, synthetic_cache_bundle, tiny_manifest
 
 
 class RuntimeOverhead(Case):
@@ -49,16 +48,7 @@ class RuntimeOverhead(Case):
         return {"wall_ms": run.seconds * 1000, "max_rss_mib": run.max_rss_mib}
 
     def goals(self, result):
-        install = [{"variant": v, "value": round(result.median(v, "install_noop"), 1)} for v in result.variants()
-                   if result.median(v, "install_noop") is not None]
-        added = [{"variant": v, "value": round(result.median(v, "exec") - result.median(v, "direct"), 1)}
-                 for v in result.variants() if result.median(v, "exec") is not None]
-        return [
-            Goal("install no-op <= 50 ms", self.name, "<= 50 ms", install,
-                 all(x["value"] <= 50 for x in install) if install else None),
-            Goal("exec adds <= 10 ms", self.name, "<= 10 ms (exec - direct)", added,
-                 all(x["value"] <= 10 for x in added) if added else None),
-        ]
+        return startup_goals(result, "install no-op <= 50 ms", 50, 10)
 
     def notes(self, ctx):
         return ["direct: /bin/true alone; exec: prewarm-runtime exec --root ROOT -- /bin/true; env: prewarm-runtime env;"
