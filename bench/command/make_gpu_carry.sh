@@ -5,9 +5,11 @@
 #
 #   bench/command/make_gpu_carry.sh BUILD_DIR     (default build)
 #
-# BUILD_DIR must hold built prewarm, prewarm-runtime and command_capture
-# (ninja -C BUILD_DIR prewarm prewarm-runtime command_capture). Writes .carry/gpu/:
-#   bin/     prewarm, prewarm-runtime, command_capture (stripped), ocl_build_probe
+# BUILD_DIR must hold built prewarm, prewarm-runtime (the front), prewarm-runtime-full and
+# command_capture (ninja -C BUILD_DIR prewarm prewarm-runtime prewarm-runtime-full command_capture).
+# Writes .carry/gpu/:
+#   bin/     prewarm, prewarm-runtime, prewarm-runtime-full (beside the front, where it looks),
+#            command_capture (stripped), ocl_build_probe
 #   lib/     shared libraries they need beyond libc/libm/libstdc++/libgcc_s; the
 #            GPU script links in only those whose soname the GPU host lacks
 #   opencl/  Debian's ICD loader libOpenCL.so.1, used only if the host has none
@@ -18,12 +20,12 @@ root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 out="$root/.carry/gpu"
 
-for t in prewarm/cli/prewarm runtime/cli/prewarm-runtime tests/integration/command/command_capture; do
+for t in prewarm/cli/prewarm runtime/cli/prewarm-runtime runtime/cli/prewarm-runtime-full tests/integration/command/command_capture; do
   [ -x "$build/$t" ] || { echo "make_gpu_carry: $build/$t not built" >&2; exit 1; }
 done
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/opencl"
-for t in prewarm/cli/prewarm runtime/cli/prewarm-runtime tests/integration/command/command_capture; do
+for t in prewarm/cli/prewarm runtime/cli/prewarm-runtime runtime/cli/prewarm-runtime-full tests/integration/command/command_capture; do
   cp "$build/$t" "$out/bin/"
   strip "$out/bin/$(basename "$t")"
 done

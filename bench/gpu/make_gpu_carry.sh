@@ -9,7 +9,7 @@
 # prewarm_opencl_layer clblast_client). Writes .carry/bench/ (well under the
 # 64 MiB a device run carries):
 #   build/   the binaries bench/run expects, at their build-tree paths
-#            (prewarm/cli/prewarm, runtime/cli/prewarm-runtime, the OpenCL
+#            (prewarm/cli/prewarm, runtime/cli/prewarm-runtime and -full, the OpenCL
 #            layer, the CLBlast client), stripped
 #   lib/     shared libraries they, clpeak and hashcat need beyond libc and
 #            libstdc++ (libclblast, libminizip ...): linked in on the GPU
@@ -24,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 out="$root/.carry/bench"
-targets=(prewarm/cli/prewarm runtime/cli/prewarm-runtime runtime/layer/libprewarm_opencl_layer.so
+targets=(prewarm/cli/prewarm runtime/cli/prewarm-runtime runtime/cli/prewarm-runtime-full runtime/layer/libprewarm_opencl_layer.so
          tests/integration/real_programs/clblast_client)
 for t in "${targets[@]}"; do
   [ -f "$build/$t" ] || { echo "make_gpu_carry: $build/$t not built" >&2; exit 1; }
