@@ -167,6 +167,9 @@ def run_jobs(workflow, source_dir, prewarm, runtime, scratch):
     os.makedirs(artifacts["tools"])
     shutil.copy(prewarm, os.path.join(artifacts["tools"], "prewarm"))
     shutil.copy(runtime, os.path.join(artifacts["tools"], "prewarm-runtime"))
+    # The tools job carries the full command line beside the front, where the front looks for it.
+    shutil.copy(os.path.join(os.path.dirname(os.path.realpath(runtime)), "prewarm-runtime-full"),
+                os.path.join(artifacts["tools"], "prewarm-runtime-full"))
 
     jobs = workflow["jobs"]
     outputs = {}
