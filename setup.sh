@@ -16,8 +16,8 @@
 #                       (ocloc, IGC, NEO, Level Zero) Debian 12 cannot run; `test` makes it when absent
 #   ./setup.sh intel-sycl
 #                       the root, plus Intel's SYCL runtime and dpctl from PyPI in ROOT/opt/prewarm-sycl
-#                       and OpenVINO in ROOT/opt/prewarm-openvino (`test` makes them too unless
-#                       PREWARM_INTEL_SYCL=0)
+#                       and OpenVINO in ROOT/opt/prewarm-openvino (`test` makes the SYCL one and
+#                       `test-all` both, unless PREWARM_INTEL_SYCL=0)
 # Environment: BUILD_DIR (default build), JOBS (default nproc), CI=true (warnings are errors),
 # PREWARM_INTEL_ROOT (default /var/cache/prewarm/intel-sid: outside the clone, so every clone and CI
 # run on one machine shares it), PREWARM_INTEL_ROOT_SKIP=1 (`test` does not make it; its tests skip),
@@ -323,7 +323,9 @@ case "${1:-all}" in
       # A process of its own: `set -e` does not hold inside a function called left of `||`.
       "$0" intel-root || echo "setup: warning: the Intel root $INTEL_ROOT was not made; the tests that need it skip" >&2
       [ "${PREWARM_INTEL_SYCL:-1}" = 0 ] || make_intel_sycl || true
-      [ "${PREWARM_INTEL_SYCL:-1}" = 0 ] || make_intel_openvino || true
+      # Only the slow apps build (integration.intel_synth_build_apps) runs OpenVINO: `test`, which
+      # leaves slow tests out, does not pay its 247 MB download.
+      [ "${PREWARM_INTEL_SYCL:-1}" = 0 ] || [ "$1" = test ] || make_intel_openvino || true
     fi
     python_test_env
     configure_and_build "${test_build_options[@]}" ${TORCH_PYTHON:+-DPREWARM_TORCH_PYTHON="$TORCH_PYTHON"}
