@@ -6,6 +6,7 @@
 #include "base/files.hpp"
 #include "pack/key_pair.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -114,6 +115,36 @@ TEST(TrustPolicy, ErrorsNameLineAndField)
     const auto r = parse_trust_policy(text, ".", "p.yaml");
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().category(), Errc::usage);
+  }
+}
+
+// yaml-cpp registers an anchor before reading its node: `&a [*a]` contains
+// itself. Deep nesting and aliases of aliases are as hostile. Each is refused
+// with a usage error, fast, and never walked to a stack overflow.
+TEST(TrustPolicy, SelfReferenceDepthAndAliasBombAreRefused)
+{
+  std::string deep = "version: 1\nkeys: ";
+  deep += std::string(200, '[') + std::string(200, ']') + "\n";
+  std::string bomb = "version: 1\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'h'; ++level) {
+    bomb += fmt::format("{}: &{} [", level, level);
+    for (int i = 0; i < 10; ++i) {
+      bomb += fmt::format("{}*{}", i == 0 ? "" : ", ", static_cast<char>(level - 1));
+    }
+    bomb += "]\n";
+  }
+  const std::vector<std::pair<std::string, std::string>> cases{
+    {"version: 1\nkeys: &a [*a]\n", "nested deeper"},
+    {"version: 1\nkeys: &a {k: *a}\n", "nested deeper"},
+    {deep, "nested deeper"},
+    {bomb, "nodes once aliases are expanded"},
+  };
+  for (const auto& [text, why] : cases) {
+    SCOPED_TRACE(text.substr(0, 80));
+    const auto r = parse_trust_policy(text, ".", "p.yaml");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().category(), Errc::usage);
+    EXPECT_NE(r.error().message().find(why), std::string::npos) << r.error().message();
   }
 }
 
