@@ -428,15 +428,7 @@ format_shell_exports(const std::vector<bundle::EnvSetting>& settings)
 {
   std::string out;
   for (const auto& s : settings) {
-    std::string quoted;
-    for (const char c : s.value) {
-      if (c == '\'') {
-        quoted += "'\\''";
-      } else {
-        quoted += c;
-      }
-    }
-    out += fmt::format("export {}='{}'\n", s.name, quoted);
+    out += shell_export_line(s.name, s.value);
   }
   return out;
 }

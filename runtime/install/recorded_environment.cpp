@@ -53,4 +53,21 @@ recorded_environment(const fs::path& root_in, VersionHold hold, ExportedPaths pa
   return out;
 }
 
+std::string
+shell_export_line(std::string_view name, std::string_view value)
+{
+  std::string out = "export ";
+  out.append(name);
+  out += "='";
+  for (const char c : value) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += "'\n";
+  return out;
+}
+
 } // namespace prewarm::install

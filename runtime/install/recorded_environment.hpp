@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,5 +41,9 @@ struct RecordedEnvironment
 
 std::optional<RecordedEnvironment> recorded_environment(const std::filesystem::path& root, VersionHold hold,
                                                         ExportedPaths paths);
+
+// "export NAME='VALUE'\n", the value single-quoted for a POSIX shell: the one
+// shape `env --format sh` prints, from the record (the front) or in full.
+std::string shell_export_line(std::string_view name, std::string_view value);
 
 } // namespace prewarm::install

@@ -3,16 +3,19 @@
 // runs at every start, `prewarm-runtime exec --root DIR -- CMD...`, is
 // answered here from the start record the install wrote
 // (install/recorded_environment.hpp): the marker, one record, a lock on the
-// version, the variables set, then execvp. This program links base and the
-// install root's records only, so it maps no archive, registry or TLS
-// library and does no work per installed file.
+// version, the variables set, then execvp. `env --root DIR` (shell format) is
+// answered from the same record: what an entrypoint evals before starting the
+// application is as cheap as exec. This program links base and the install
+// root's records only, so it maps no archive, registry or TLS library and
+// does no work per installed file.
 //
-// Everything else, and every exec this front is not sure about (--audit, an
-// option it does not read, no record, a cache directory this user cannot use
-// in place), is handed unchanged to the full command line, prewarm-runtime-full
-// (cli/main.cpp), beside this program (a build tree, or a directory that holds
-// both) or in ../libexec/prewarm/ (installed). Its options, messages and exit
-// statuses are the ones users see; this front adds none.
+// Everything else, and every exec or env this front is not sure about
+// (--audit, --format json, an option it does not read, no record, a cache
+// directory this user cannot use in place), is handed unchanged to the full
+// command line, prewarm-runtime-full (cli/main.cpp), beside this program (a
+// build tree, or a directory that holds both) or in ../libexec/prewarm/
+// (installed). Its options, messages and exit statuses are the ones users
+// see; this front adds none.
 #include "base/log.hpp"
 #include "install/recorded_environment.hpp"
 #include "process/supervise.hpp"
@@ -21,6 +24,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -35,31 +39,37 @@ using namespace prewarm;
 
 constexpr std::string_view k_full_program = "prewarm-runtime-full";
 
-// `exec` as this front reads it: --root and --paths (each once, as
-// "--opt VALUE" or "--opt=VALUE"), then "--" and the command. Anything else
-// is the full command line's to read.
-struct ExecRequest
+// `exec` or `env` as this front reads them: --root and --paths (each once, as
+// "--opt VALUE" or "--opt=VALUE"); env also --format sh; exec then "--" and
+// the command. Anything else is the full command line's to read.
+struct FrontRequest
 {
+  bool exec = false; // else env
   std::string root;
   install::ExportedPaths paths = install::ExportedPaths::version;
   std::vector<std::string> command;
 };
 
-std::optional<ExecRequest>
-read_exec(int argc, char** argv)
+std::optional<FrontRequest>
+read_request(int argc, char** argv)
 {
-  if (argc < 2 || std::string_view(argv[1]) != "exec") {
+  if (argc < 2 || (std::string_view(argv[1]) != "exec" && std::string_view(argv[1]) != "env")) {
     return std::nullopt;
   }
-  ExecRequest request;
+  FrontRequest request;
+  request.exec = std::string_view(argv[1]) == "exec";
   std::optional<std::string> root;
   std::optional<std::string> paths;
+  std::optional<std::string> format;
   int i = 2;
   for (; i < argc && std::string_view(argv[i]) != "--"; ++i) {
     const std::string_view arg = argv[i];
     const auto eq = arg.find('=');
     const auto name = arg.substr(0, eq);
-    std::optional<std::string>* slot = name == "--root" ? &root : name == "--paths" ? &paths : nullptr;
+    std::optional<std::string>* slot = name == "--root"                      ? &root
+                                       : name == "--paths"                   ? &paths
+                                       : name == "--format" && !request.exec ? &format
+                                                                             : nullptr;
     if (slot == nullptr || slot->has_value()) {
       return std::nullopt;
     }
@@ -71,12 +81,16 @@ read_exec(int argc, char** argv)
       return std::nullopt;
     }
   }
-  if (i + 1 >= argc || !root || root->empty() || (paths && *paths != "version" && *paths != "root")) {
+  const bool command_given = i + 1 < argc;
+  if (request.exec != command_given || (!request.exec && i != argc) || !root || root->empty() ||
+      (paths && *paths != "version" && *paths != "root") || (format && *format != "sh")) {
     return std::nullopt;
   }
   request.root = *root;
   request.paths = paths == "root" ? install::ExportedPaths::root_links : install::ExportedPaths::version;
-  request.command.assign(argv + i + 1, argv + argc);
+  if (request.exec) {
+    request.command.assign(argv + i + 1, argv + argc);
+  }
   return request;
 }
 
@@ -99,7 +113,7 @@ full_program()
 }
 
 [[noreturn]] void
-hand_over(int argc, char** argv, const std::optional<ExecRequest>& exec)
+hand_over(int argc, char** argv, const std::optional<FrontRequest>& request)
 {
   const auto full = full_program();
   if (!full.empty()) {
@@ -111,12 +125,43 @@ hand_over(int argc, char** argv, const std::optional<ExecRequest>& exec)
   } else {
     log::error("{} is not installed beside {} (nor in ../libexec/prewarm/)", k_full_program, argv[0]);
   }
-  if (exec) {
+  if (request && request->exec) {
     // The application starts regardless, as the full exec would let it.
-    log::warn("starting {} without prewarm caches (it will compile kernels itself)", exec->command.front());
-    process::replace_process(exec->command);
+    log::warn("starting {} without prewarm caches (it will compile kernels itself)", request->command.front());
+    process::replace_process(request->command);
   }
   std::_Exit(1);
+}
+
+// exec: set the recorded variables, keep the version held, run the command.
+[[noreturn]] void
+exec_recorded(const FrontRequest& request, install::RecordedEnvironment& env)
+{
+  for (const auto& warning : env.warnings) {
+    log::warn("{}", warning);
+  }
+  for (const auto& [name, value] : env.settings) {
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  // Inherited by the application: the hold lasts as long as it does.
+  for (auto& held : env.held) {
+    ::fcntl(held.release(), F_SETFD, 0);
+  }
+  process::replace_process(request.command);
+}
+
+// env: the recorded variables as export lines, the full env's output.
+int
+print_recorded(const install::RecordedEnvironment& env)
+{
+  for (const auto& warning : env.warnings) {
+    log::warn("{}", warning);
+  }
+  std::string out;
+  for (const auto& [name, value] : env.settings) {
+    out += install::shell_export_line(name, value);
+  }
+  return std::fwrite(out.data(), 1, out.size(), stdout) == out.size() && std::fflush(stdout) == 0 ? 0 : 1;
 }
 
 } // namespace
@@ -125,21 +170,15 @@ int
 main(int argc, char** argv)
 {
   log::set_program_name("prewarm-runtime");
-  const auto exec = read_exec(argc, argv);
-  if (exec) {
-    if (auto env = install::recorded_environment(exec->root, install::VersionHold::shared, exec->paths)) {
-      for (const auto& warning : env->warnings) {
-        log::warn("{}", warning);
+  const auto request = read_request(argc, argv);
+  if (request) {
+    const auto hold = request->exec ? install::VersionHold::shared : install::VersionHold::none;
+    if (auto env = install::recorded_environment(request->root, hold, request->paths)) {
+      if (request->exec) {
+        exec_recorded(*request, *env);
       }
-      for (const auto& [name, value] : env->settings) {
-        ::setenv(name.c_str(), value.c_str(), 1);
-      }
-      // Inherited by the application: the hold lasts as long as it does.
-      for (auto& held : env->held) {
-        ::fcntl(held.release(), F_SETFD, 0);
-      }
-      process::replace_process(exec->command);
+      return print_recorded(*env);
     }
   }
-  hand_over(argc, argv, exec);
+  hand_over(argc, argv, request);
 }

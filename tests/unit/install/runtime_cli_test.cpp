@@ -261,6 +261,44 @@ TEST_F(RuntimeCli, ExecReadsTheStartRecord)
   EXPECT_EQ(slurp(start), recorded);
 }
 
+// env (shell format) is answered by the front from the same record: what an
+// entrypoint evals costs what exec costs. JSON, and a record that no longer
+// parses, are the full command line's: there the installed value shows.
+TEST_F(RuntimeCli, EnvReadsTheStartRecord)
+{
+  const auto root = dir.path() / "root";
+  fs::path start;
+  std::string recorded;
+  const auto install = install_recorded(root, start, recorded);
+  const auto pocl = (test::current_version(root) / "pocl").string();
+  const auto line = "set POCL_CACHE_DIR " + pocl + "\n";
+  ASSERT_NE(recorded.find(line), std::string::npos) << recorded;
+  std::string edited = recorded;
+  edited.replace(edited.find(line), line.size(), "set POCL_CACHE_DIR /prewarm-test-it's-the-record\n");
+  ASSERT_TRUE(write_file_atomic(start, edited));
+
+  auto from_record = runtime(dir.path(), "env --root " + root.string());
+  ASSERT_EQ(from_record.exit_code, 0) << from_record.err;
+  EXPECT_NE(from_record.out.find("export POCL_CACHE_DIR='/prewarm-test-it'\\''s-the-record'\n"), std::string::npos)
+    << from_record.out;
+  EXPECT_NE(from_record.out.find("export PREWARM_ROOT='" + root.string() + "'\n"), std::string::npos)
+    << from_record.out;
+  auto spelled = runtime(dir.path(), "env --format=sh --paths version --root=" + root.string());
+  EXPECT_EQ(spelled.out, from_record.out);
+
+  auto json = runtime(dir.path(), "env --format json --root " + root.string());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"POCL_CACHE_DIR\": \"" + pocl + "\""), std::string::npos) << json.out;
+
+  ASSERT_TRUE(write_file_atomic(start, edited.substr(0, edited.size() - 1)));
+  auto computed = runtime(dir.path(), "env --root " + root.string());
+  ASSERT_EQ(computed.exit_code, 0) << computed.err;
+  EXPECT_NE(computed.out.find("export POCL_CACHE_DIR='" + pocl + "'\n"), std::string::npos) << computed.out;
+  auto usage = runtime(dir.path(), "env --root " + root.string() + " --colour red");
+  EXPECT_NE(usage.exit_code, 0); // the full command line's usage error, not the front's silence
+  EXPECT_NE(usage.err.find("colour"), std::string::npos) << usage.err;
+}
+
 // A repeated install is answered by the start record: what it records (here a
 // refusal edited into it) is what the install reports. Under a record of
 // another policy (its digest differs) the full path judges the manifest and
