@@ -21,6 +21,7 @@ cl_int CL_API_CALL compile_program(cl_program, cl_uint, const cl_device_id*, con
                                    const cl_program*, const char**, void(CL_CALLBACK*)(cl_program, void*), void*);
 cl_program CL_API_CALL link_program(cl_context, cl_uint, const cl_device_id*, const char*, cl_uint,
                                     const cl_program*, void(CL_CALLBACK*)(cl_program, void*), void*, cl_int*);
+cl_int CL_API_CALL retain_program(cl_program);
 cl_int CL_API_CALL release_program(cl_program);
 cl_int CL_API_CALL release_context(cl_context);
 cl_int CL_API_CALL get_program_info(cl_program, cl_program_info, size_t, void*, size_t*);

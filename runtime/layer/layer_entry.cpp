@@ -30,6 +30,7 @@ intercepting_table()
   table.clBuildProgram = build_program;
   table.clCompileProgram = compile_program;
   table.clLinkProgram = link_program;
+  table.clRetainProgram = retain_program;
   table.clReleaseProgram = release_program;
   table.clReleaseContext = release_context;
   table.clGetProgramInfo = get_program_info;

@@ -111,6 +111,13 @@ clLinkProgram(cl_context c, cl_uint n, const cl_device_id* d, const char* o, cl_
 }
 
 PREWARM_EXPORT cl_int CL_API_CALL
+clRetainProgram(cl_program p)
+{
+  ensure_started();
+  return retain_program(p);
+}
+
+PREWARM_EXPORT cl_int CL_API_CALL
 clReleaseProgram(cl_program p)
 {
   ensure_started();

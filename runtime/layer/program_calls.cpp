@@ -26,15 +26,12 @@
 namespace prewarm::layer {
 namespace {
 
-// Drops a reference the layer took; when it was the last, the program is
-// gone and so is what the layer knew of it (a later program may get the
-// same handle).
+// Drops a reference the layer took for a link input, a header or a kernel
+// of a served program. Tracking ends with the application's own last
+// release (ProgramTable::release), never here.
 void
 release_held(cl_program program)
 {
-  if (program_reference_count(program) == 1) {
-    ProgramTable::instance().take(program);
-  }
   next().clReleaseProgram(program);
 }
 
@@ -146,30 +143,43 @@ set_program_specialization_constant(cl_program program, cl_uint id, size_t size,
   return status;
 }
 cl_int CL_API_CALL
+retain_program(cl_program program)
+{
+  const auto status = next().clRetainProgram(program);
+  if (status == CL_SUCCESS) {
+    ProgramTable::instance().retain(program);
+  }
+  return status;
+}
+
+cl_int CL_API_CALL
 release_program(cl_program program)
 {
-  // The application's last reference: forget the program, capture it, and
-  // drop what the layer held for it. Kernels hold references too, so this
-  // is also after its last kernel was released.
-  if (program != nullptr && program_reference_count(program) == 1) {
-    if (auto tracked = ProgramTable::instance().take(program)) {
-      if (tracked->record_at_release && settings().records() && !exiting()) {
-        write_records(program, *tracked, k_at_release);
-      }
-      if (tracked->shadow != nullptr) {
-        next().clReleaseProgram(tracked->shadow);
-      }
-      for (const auto input : tracked->link_inputs) {
-        release_held(input);
-      }
-      if (tracked->virtual_compile) {
-        for (const auto& header : tracked->virtual_compile->headers) {
-          next().clReleaseProgram(header.program);
-        }
+  // The application's last reference (its kernels may still hold the
+  // program): capture it while the layer's reference keeps it valid, drop
+  // what the layer held for it, then that reference. Counted by the
+  // application's calls, not read from the driver's reference count, which
+  // another thread's driver work may raise at that moment.
+  auto tracked = program != nullptr ? ProgramTable::instance().release(program) : std::nullopt;
+  const auto status = next().clReleaseProgram(program);
+  if (tracked) {
+    if (tracked->record_at_release && settings().records() && !exiting()) {
+      write_records(program, *tracked, k_at_release);
+    }
+    if (tracked->shadow != nullptr) {
+      next().clReleaseProgram(tracked->shadow);
+    }
+    for (const auto input : tracked->link_inputs) {
+      release_held(input);
+    }
+    if (tracked->virtual_compile) {
+      for (const auto& header : tracked->virtual_compile->headers) {
+        next().clReleaseProgram(header.program);
       }
     }
+    next().clReleaseProgram(program); // the layer's own (ProgramTable::put)
   }
-  return next().clReleaseProgram(program);
+  return status;
 }
 
 cl_int CL_API_CALL
@@ -187,7 +197,18 @@ cl_int CL_API_CALL
 get_program_info(cl_program program, cl_program_info name, size_t size, void* value, size_t* size_ret)
 {
   switch (name) {
-    case CL_PROGRAM_REFERENCE_COUNT:
+    case CL_PROGRAM_REFERENCE_COUNT: {
+      // Less the layer's own reference: the count the application would see without it.
+      cl_uint count = 0;
+      const auto status = next().clGetProgramInfo(program, name, sizeof count, &count, nullptr);
+      if (status != CL_SUCCESS) {
+        return status;
+      }
+      if (count > 1 && ProgramTable::instance().tracks(program)) {
+        --count;
+      }
+      return answer_query(&count, sizeof count, size, value, size_ret);
+    }
     case CL_PROGRAM_CONTEXT:
     case CL_PROGRAM_SOURCE:
     case CL_PROGRAM_IL:
@@ -281,7 +302,7 @@ release_kernel(cl_kernel kernel)
   }
   const auto status = next().clReleaseKernel(kernel);
   if (program != nullptr) {
-    release_program(program); // the reference the kernel held
+    release_held(program); // the reference the kernel held (create_kernel)
   }
   return status;
 }

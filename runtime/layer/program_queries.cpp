@@ -33,14 +33,6 @@ context_devices(cl_context context)
     [&](std::size_t n, void* v, std::size_t* r) { return next().clGetContextInfo(context, CL_CONTEXT_DEVICES, n, v, r); });
 }
 
-cl_uint
-program_reference_count(cl_program program)
-{
-  cl_uint count = 0;
-  next().clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof count, &count, nullptr);
-  return count;
-}
-
 std::vector<std::string>
 kernel_names(cl_program program)
 {

@@ -21,7 +21,6 @@ std::string short_key(const std::string& key); // the first 12 hex digits, for o
 
 std::vector<cl_device_id> program_devices(cl_program program);
 std::vector<cl_device_id> context_devices(cl_context context);
-cl_uint program_reference_count(cl_program program);
 std::vector<std::string> kernel_names(cl_program program);
 std::string build_log(cl_program program, cl_device_id device);
 bool built_everywhere(cl_program program, const std::vector<cl_device_id>& devices);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "layer/program_table.hpp"
 
+#include "layer/next_dispatch.hpp"
+
 namespace prewarm::layer {
 
 ProgramTable&
@@ -27,20 +29,41 @@ void
 ProgramTable::put(cl_program program, TrackedProgram tracked)
 {
   std::lock_guard lock(m_mutex);
-  m_programs.insert_or_assign(program, std::move(tracked));
+  if (m_programs.insert_or_assign(program, std::move(tracked)).second) {
+    next().clRetainProgram(program);
+  }
 }
 
-std::optional<TrackedProgram>
-ProgramTable::take(cl_program program)
+bool
+ProgramTable::retain(cl_program program)
 {
   std::lock_guard lock(m_mutex);
   const auto it = m_programs.find(program);
   if (it == m_programs.end()) {
+    return false;
+  }
+  ++it->second.application_references;
+  return true;
+}
+
+std::optional<TrackedProgram>
+ProgramTable::release(cl_program program)
+{
+  std::lock_guard lock(m_mutex);
+  const auto it = m_programs.find(program);
+  if (it == m_programs.end() || --it->second.application_references > 0) {
     return std::nullopt;
   }
   auto tracked = std::move(it->second);
   m_programs.erase(it);
   return tracked;
+}
+
+bool
+ProgramTable::tracks(cl_program program) const
+{
+  std::lock_guard lock(m_mutex);
+  return m_programs.contains(program);
 }
 
 cl_program

@@ -64,6 +64,12 @@ struct TrackedProgram
   // the layer until the capture at release links them again
   // (program_binaries.hpp).
   std::vector<cl_program> link_inputs;
+  // The application's own references: 1 at creation, + clRetainProgram,
+  // - clReleaseProgram. The layer holds one more for as long as it tracks
+  // the program (ProgramTable::put), so a tracked handle is never a freed
+  // one: a driver may drop its own last reference on another thread, after
+  // the application's last release (PoCL's worker threads do).
+  unsigned application_references = 1;
   bool compiled = false;       // keys are compile keys (an input for clLinkProgram)
   bool record_at_release = false;
   // The include part of the keys (program_keys.hpp) as resolved at the build
@@ -81,8 +87,15 @@ public:
 
   // Copies, so the caller can call drivers without the lock.
   std::optional<TrackedProgram> find(cl_program program) const;
+  // Starts tracking `program` and takes the layer's reference on it.
   void put(cl_program program, TrackedProgram tracked);
-  std::optional<TrackedProgram> take(cl_program program);
+  // The application retains a tracked program (false: not tracked).
+  bool retain(cl_program program);
+  // The application releases a tracked program: its last reference returns
+  // what the layer knew, no longer tracked; the caller captures what it
+  // captures and then drops the layer's reference (drop_reference).
+  std::optional<TrackedProgram> release(cl_program program);
+  bool tracks(cl_program program) const;
   template<typename Change>
   bool update(cl_program program, Change&& change)
   {

@@ -21,7 +21,7 @@ with_layer() { # MODE STORE AUDIT CMD...
 }
 count() { grep -c "\"event\":\"$1\"" "$2" || true; }
 
-for scenario in build compile-link "threads 3" dlopen; do
+for scenario in build compile-link "threads 3" dlopen program-first; do
   name=${scenario// /-}
   step "$scenario: plain, recorded, served"
   store="$SCRATCH/store-$name"

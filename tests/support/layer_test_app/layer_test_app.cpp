@@ -13,6 +13,9 @@
 //   layer_test_app include DIR [macro]  a source that #includes value.h from `-I DIR` (macro: named
 //                                by token pasting, which the layer does not expand); prints what the
 //                                kernel computed
+//   layer_test_app program-first a kernel outlives its program: the application releases the
+//                                program first (its last reference; the kernel still holds one), then
+//                                the kernel (the driver frees the program), then the context
 //   layer_test_app exit          build and run, then exit with the program and context alive (as
 //                                OpenCV does: its program cache lives until exit)
 #define CL_TARGET_OPENCL_VERSION 300
@@ -351,6 +354,27 @@ scenario_include(const std::string& dir, bool computed)
 }
 
 int
+scenario_program_first()
+{
+  const auto cl = open_cl(false);
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(cl.context, 1, &k_source, nullptr, &status);
+  CHECK(status);
+  CHECK(clBuildProgram(program, 1, cl.devices.data(), "-DPROGRAM_FIRST=1", nullptr, nullptr));
+  cl_kernel kept = clCreateKernel(program, "scale", &status);
+  CHECK(status);
+  std::printf("sum %.1f\n", static_cast<double>(run_scale(cl, cl.devices[0], program, 16)));
+  CHECK(clReleaseProgram(program)); // the application's last reference to the program
+  cl_uint arguments = 0;
+  CHECK(clGetKernelInfo(kept, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments, nullptr));
+  std::printf("kernel args %u\n", arguments);
+  CHECK(clReleaseKernel(kept)); // the driver frees the program here
+  CHECK(clReleaseContext(cl.context));
+  std::printf("ok program-first\n");
+  return 0;
+}
+
+int
 scenario_exit()
 {
   const auto cl = open_cl(false);
@@ -387,9 +411,12 @@ main(int argc, char** argv)
   if (scenario == "include" && argc > 2) {
     return scenario_include(argv[2], argc > 3 && std::string(argv[3]) == "macro");
   }
+  if (scenario == "program-first") {
+    return scenario_program_first();
+  }
   if (scenario == "exit") {
     return scenario_exit();
   }
-  std::fprintf(stderr, "usage: layer_test_app build|compile-link|threads N|devices|dlopen|include DIR [macro]|exit\n");
+  std::fprintf(stderr, "usage: layer_test_app build|compile-link|threads N|devices|dlopen|include DIR [macro]|program-first|exit\n");
   return 2;
 }
