@@ -582,7 +582,10 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   PW_ASSIGN(outcome.outputs, slices_of(filled, context.model, device, driver, [&]() -> Result<ReplayResult> {
               PW_ASSIGN(const auto tool, locate_replay_tool());
               const auto probe_dir = context.work_dir / "virtual-probe";
-              return replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"});
+              PW_ASSIGN(auto probed, replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"}));
+              // The NEO slice requires the root's driver: the device must have run it.
+              PW_TRY(checked_driver_release(*m_root, device, probed));
+              return probed;
             }));
   if (outcome.outputs.empty()) {
     return fail(Errc::failed,

@@ -328,6 +328,19 @@ read_traced_key(const fs::path& neo_cache)
               "E_VIRTUAL_DEVICE");
 }
 
+Result<std::string>
+checked_driver_release(const IntelRoot& root, const VirtualDevice& device, const ReplayResult& shown)
+{
+  PW_ASSIGN(auto driver, root.driver_release());
+  if (shown.driver_version != driver) {
+    return fail(Errc::failed,
+                fmt::format("virtual device {}: the driver reports version {}, the Intel root {} lists {}",
+                            device.describe(), shown.driver_version, root.dir().string(), driver),
+                "E_VIRTUAL_DEVICE");
+  }
+  return driver;
+}
+
 std::optional<NeoCacheStats>
 read_neo_cache_stats(const fs::path& neo_cache)
 {

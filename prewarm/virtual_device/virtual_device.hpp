@@ -122,6 +122,14 @@ struct TracedKey
 // From the first *.trace file directly under `neo_cache`.
 Result<TracedKey> read_traced_key(const std::filesystem::path& neo_cache);
 
+// The driver release every slice made on the virtual device requires: the
+// Intel root's (IntelRoot::driver_release), once the device a run showed
+// reports it (CL_DRIVER_VERSION). A device that reports another one ran
+// another ICD than the root's, and its entries are not the root's: failed,
+// E_VIRTUAL_DEVICE.
+Result<std::string> checked_driver_release(const IntelRoot& root, const VirtualDevice& device,
+                                           const ReplayResult& shown);
+
 
 // The requirements of a NEO slice made on a virtual device: the inputs of
 // NEO's key it was made with, as a host's probe reports them

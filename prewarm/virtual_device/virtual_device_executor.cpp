@@ -137,15 +137,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
                                                        }));
   const auto new_entries = command::new_entries(rerun);
   const auto stats = read_neo_cache_stats(proof_dir / "neo");
-  PW_ASSIGN(const auto driver, root.driver_release());
-  if (filled.driver_version != driver) {
-    // The requirement names the root's driver: a device that reports another
-    // one ran another ICD than the root's, and its entries are not the root's.
-    return fail(Errc::failed,
-                fmt::format("virtual device {}: the driver reports version {}, the Intel root {} lists {}",
-                            device.describe(), filled.driver_version, root.dir().string(), driver),
-                "E_VIRTUAL_DEVICE");
-  }
+  PW_ASSIGN(const auto driver, checked_driver_release(root, device, filled));
 
   std::error_code ec;
   std::uint64_t bytes = 0;
