@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/hit_proof.hpp"
 
-#include "audit/access_watch.hpp"
+#include "command/proof_rerun.hpp"
+
 #include "audit/cache_entries.hpp"
 #include "audit/file_inventory.hpp"
 #include "audit/layer_audit_log.hpp"
@@ -16,12 +17,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <map>
 #include <set>
 #include <system_error>
@@ -47,31 +46,6 @@ joined(const std::set<std::string>& names, std::size_t at_most = 4)
     out += fmt::format("{}{}", out.empty() ? "" : ", ", name);
   }
   return out;
-}
-
-// Copies `from` into the existing `to`; files end up read-only except the
-// ones a driver rewrites on every use (hit_proof.hpp says why).
-Status
-copy_as_installed(CacheKind kind, const fs::path& from, const fs::path& to)
-{
-  PW_TRY(jobs::copy_for_proof(from, to));
-  // As the installer does it (audit/triton_groups.hpp): Triton's group files
-  // point at the copy, never at the capture.
-  if (audit::kind_holds_triton_groups(to_string(kind))) {
-    PW_TRY(audit::relocate_triton_groups(to, fs::absolute(to).lexically_normal()));
-  }
-  PW_ASSIGN(const auto files, audit::list_files(to));
-  for (const auto& file : files) {
-    if (audit::is_bookkeeping_path(to_string(kind), file)) {
-      continue;
-    }
-    const auto path = to / file;
-    if (::chmod(path.c_str(), 0444) != 0) {
-      return fail(Errc::failed, fmt::format("cannot make {} read-only: {}", in_quotes(path.string()),
-                                            errno_message(errno)));
-    }
-  }
-  return {};
 }
 
 // The bytes of the regular files under `dir`; 0 when it cannot be read (the
@@ -465,6 +439,31 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
   return causes;
 }
 
+namespace {
+
+// Which captured entry holds each kernel, per kind, read from the copies
+// before the re-run.
+CapturedKernels
+captured_kernels_of(const ProofCopies& copies, const std::vector<CacheKind>& kinds)
+{
+  CapturedKernels captured;
+  for (const auto kind : kinds) {
+    const auto name = std::string(to_string(kind));
+    std::set<std::string> entries;
+    for (const auto& file : copies.before.at(name)) {
+      entries.insert(audit::entry_of(name, file));
+    }
+    for (const auto& entry : entries) {
+      for (const auto& kernel : audit::entry_kernel_names(name, copies.dirs.at(name), entry)) {
+        captured[name].emplace(kernel, entry);
+      }
+    }
+  }
+  return captured;
+}
+
+} // namespace
+
 Result<HitProof>
 prove_hits(const HitProofRequest& request)
 {
@@ -472,91 +471,54 @@ prove_hits(const HitProofRequest& request)
                                                CaptureOptions{request.home, KindSelection::named,
                                                               request.custom_caches, request.install_root,
                                                               DynamoSave::never}));
-  std::map<std::string, fs::path> dirs;
-  std::map<std::string, audit::FileSet> before;
-  // Every file hashed: a file the re-run opened for writing is new only when
-  // its bytes changed (cache_usage.hpp).
-  std::map<std::string, audit::FileStates> states;
-  const auto take_before = [&](const std::string& name, const fs::path& dir) -> Status {
-    PW_ASSIGN(states[name], audit::snapshot_files(dir, std::numeric_limits<std::uint64_t>::max()));
-    PW_ASSIGN(before[name], audit::list_files(dir));
-    return {};
-  };
-  CapturedKernels captured_kernels;
-  Environment env = layout.child_environment(request.base_environment);
+  std::vector<ProofCache> caches;
   for (const auto kind : layout.kinds()) {
     const auto name = std::string(to_string(kind));
-    const auto dir = layout.staging_dir(kind);
-    const auto captured = request.captured_root / name;
-    std::error_code ec;
-    if (fs::is_directory(fs::symlink_status(captured, ec))) {
-      PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), copy_as_installed(kind, captured, dir));
-    }
-    PW_TRY(take_before(name, dir));
-    std::set<std::string> entries;
-    for (const auto& file : before[name]) {
-      entries.insert(audit::entry_of(name, file));
-    }
-    for (const auto& entry : entries) {
-      for (const auto& kernel : audit::entry_kernel_names(name, dir, entry)) {
-        captured_kernels[name].emplace(kernel, entry);
+    caches.push_back({name, request.captured_root / name, layout.staging_dir(kind), ProofFiles::read_only});
+  }
+  // Extra caches as installed: ROOT/custom/<name>, the variable pointed there
+  // by child_environment() below. Their format is the program's own: counted
+  // by file, without entry names, and left writable.
+  for (const auto& cache : request.custom_caches) {
+    caches.push_back({fmt::format("custom/{}", cache.name), custom_staging_dir(request.captured_root, cache.name),
+                      custom_staging_dir(layout.staging_root(), cache.name)});
+  }
+
+  CapturedKernels captured_kernels;
+  fs::path layer_log;
+  HitProof proof;
+  std::optional<Result<SubprocessResult>> ran;
+  const auto rerun = [&](const ProofCopies& copies) -> Status {
+    captured_kernels = captured_kernels_of(copies, layout.kinds());
+    Environment env = layout.child_environment(request.base_environment);
+    for (const auto kind : layout.kinds()) {
+      // As the runtime sets them: sized by what is installed.
+      const auto& dir = copies.dirs.at(std::string(to_string(kind)));
+      for (auto& setting : bundle::cache_environment(kind, dir, tree_bytes(dir))) {
+        env[setting.name] = std::move(setting.value);
       }
     }
-    // As the runtime sets them: sized by what is installed.
-    for (auto& setting : bundle::cache_environment(kind, dir, tree_bytes(dir))) {
-      env[setting.name] = std::move(setting.value);
+    // Programs the OpenCL layer recorded are only reused when the layer
+    // serves them, as prewarm-runtime env/exec enable it where they are
+    // installed (install/opencl_layer_environment.hpp): the re-run serves
+    // instead of recording again, and its audit log says what it served.
+    const auto programs = copies.dirs.find(std::string(to_string(CacheKind::programs)));
+    if (programs != copies.dirs.end() && env.contains("OPENCL_LAYERS") &&
+        install::holds_layer_records(programs->second)) {
+      layer_log = request.work_dir / "layer-audit.jsonl";
+      env["PREWARM_LAYER"] = "serve";
+      env[std::string(audit::k_layer_audit_log_variable)] = layer_log.string();
     }
-    dirs[name] = dir;
-  }
-
-  // Extra caches as installed: ROOT/custom/<name>, the variable pointed there
-  // by child_environment() above. Their format is the program's own: counted
-  // by file, without entry names.
-  for (const auto& cache : request.custom_caches) {
-    const auto name = fmt::format("custom/{}", cache.name);
-    const auto dir = custom_staging_dir(layout.staging_root(), cache.name);
-    const auto captured = custom_staging_dir(request.captured_root, cache.name);
-    std::error_code ec;
-    if (fs::is_directory(fs::symlink_status(captured, ec))) {
-      PW_TRY_CTX(fmt::format("job {}: hit proof", request.job_id), jobs::copy_for_proof(captured, dir));
+    SubprocessSpec spec = request.run;
+    spec.environment = env;
+    if (spec.log_file.empty()) {
+      spec.log_file = request.work_dir / "rerun.log";
     }
-    PW_TRY(take_before(name, dir));
-    dirs[name] = dir;
-  }
-
-  // Programs the OpenCL layer recorded are only reused when the layer
-  // serves them, as prewarm-runtime env/exec enable it where they are
-  // installed (install/opencl_layer_environment.hpp): the re-run serves
-  // instead of recording again, and its audit log says what it served.
-  const auto programs = dirs.find(std::string(to_string(CacheKind::programs)));
-  fs::path layer_log;
-  if (programs != dirs.end() && env.contains("OPENCL_LAYERS") && install::holds_layer_records(programs->second)) {
-    layer_log = request.work_dir / "layer-audit.jsonl";
-    env["PREWARM_LAYER"] = "serve";
-    env[std::string(audit::k_layer_audit_log_variable)] = layer_log.string();
-  }
-  SubprocessSpec spec = request.run;
-  spec.environment = env;
-  if (spec.log_file.empty()) {
-    spec.log_file = request.work_dir / "rerun.log";
-  }
-  PW_ASSIGN_CTX(auto watch, fmt::format("job {}: hit proof", request.job_id), audit::AccessWatch::start(dirs));
-  auto run = run_subprocess(spec);
-  const auto record = watch->stop();
-  PW_ASSIGN_CTX(auto finished, fmt::format("job {}: hit proof run", request.job_id), std::move(run));
-
-  HitProof proof;
-  proof.run = std::move(finished);
-  proof.usage.complete = record.complete;
-  for (const auto& [name, dir] : dirs) {
-    PW_ASSIGN(const auto after, audit::list_files(dir));
-    const auto access = record.kinds.find(name);
-    auto usage = audit::measure_kind(name, dir, before[name], after,
-                                     access == record.kinds.end() ? nullptr : &access->second, &states[name]);
-    if (usage.files_before > 0 || usage.new_files > 0) {
-      proof.usage.kinds.push_back(std::move(usage));
-    }
-  }
+    ran = run_subprocess(spec);
+    return {};
+  };
+  PW_ASSIGN_CTX(proof.usage, fmt::format("job {}: hit proof", request.job_id), rerun_on_copies(caches, rerun));
+  PW_ASSIGN_CTX(proof.run, fmt::format("job {}: hit proof run", request.job_id), std::move(*ran));
   if (!layer_log.empty()) {
     PW_ASSIGN_CTX(const auto events, fmt::format("job {}: hit proof", request.job_id), audit::read_layer_audit_log(layer_log));
     audit::add_layer_events(proof.usage, events);

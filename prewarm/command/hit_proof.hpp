@@ -6,7 +6,9 @@
 // set as the runtime sets them, Triton's group files relocated onto the copy
 // as the installer relocates them (audit/triton_groups.hpp)), while
 // runtime/audit watches which captured files it reads and compares each file
-// with its digest from before the run (new: appeared or changed bytes). The
+// with its digest from before the run (new: appeared or changed bytes): the
+// copy, the watch and the count are proof_rerun.hpp's, which the virtual
+// device's proof shares. The
 // caller keeps the original capture out of the proof's reach meanwhile
 // (command_job.cpp), so absolute paths into it lead nowhere, as at the
 // destination. A bundle that cannot hit is then reported at build time, each

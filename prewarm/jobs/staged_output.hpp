@@ -60,8 +60,8 @@ Result<std::size_t> merge_staged_tree(const std::filesystem::path& from, const s
                                       std::string_view job_id);
 
 // The hit proof's copy of a staged tree, the one every executor's proof
-// reads (command/hit_proof.hpp on this host, virtual_device/virtual_command.hpp
-// on a virtual device): `from` copied into `to` as the slice carries it,
+// reads (command/proof_rerun.hpp make_proof_copy, on this host and on a
+// virtual device): `from` copied into `to` as the slice carries it,
 // links kept as links (a slice keeps a link that stays inside its cache), so
 // the re-run reads what is packaged and the staged files stay untouched.
 // `to` is created when missing; files already there are replaced.

@@ -6,6 +6,7 @@
 
 #include "base/log.hpp"
 #include "command/custom_capture.hpp"
+#include "command/proof_rerun.hpp"
 #include "jobs/staged_kind.hpp"
 #include "manifest/plan.hpp"
 #include "process/run.hpp"
@@ -406,11 +407,11 @@ slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const Vi
 }
 
 // What the fill amounts to: a warm-up cut off by the deadline, else the hit
-// proof, a re-run on copies (prove_on_copies) within the same deadline.
+// proof, a re-run on copies (command::rerun_on_copies) within the same deadline.
 struct VirtualProof
 {
-  std::optional<std::string> verdict; // why the job is not a plain success
-  std::optional<ProofOnCopies> copies; // when the proof ran
+  std::optional<std::string> verdict;        // why the job is not a plain success
+  std::optional<audit::UsageReport> usage;   // when the proof ran
   CommandRunResult rerun;
   std::optional<NeoCacheStats> stats;
 };
@@ -428,36 +429,31 @@ judge_fill(const IntelRoot& root, const VirtualDevice& device, const CommandRun&
   if (verify == manifest::VerifyMode::off) {
     return judged;
   }
-  std::vector<ProofCache> caches = {{"neo", fill.neo_cache, neo_cache_entries},
-                                    {"sycl", fill.sycl_cache, sycl_cache_items}};
+  std::vector<command::ProofCache> caches = {{"neo", fill.neo_cache, proof_dir / "neo"},
+                                             {"sycl", fill.sycl_cache, proof_dir / "sycl"}};
   for (const auto& c : filled.custom) {
     caches.push_back({fmt::format("{}/{}", bundle::k_custom_kind, c.name()),
-                      command::custom_staging_dir(filled.custom_root, c.name())});
+                      command::custom_staging_dir(filled.custom_root, c.name()),
+                      command::custom_staging_dir(proof_dir, c.name())});
   }
-  PW_ASSIGN(auto copies, prove_on_copies(caches, proof_dir, [&](const std::map<std::string, fs::path>& at) -> Status {
+  PW_ASSIGN(auto usage, command::rerun_on_copies(caches, [&](const command::ProofCopies& copies) -> Status {
               CommandRun again = fill;
-              again.neo_cache = at.at("neo");
-              again.sycl_cache = at.at("sycl");
+              again.neo_cache = copies.dirs.at("neo");
+              again.sycl_cache = copies.dirs.at("sycl");
               point_custom_caches(again.environment, proof_dir, custom);
               again.trace = false;
               again.proof = true;
               PW_ASSIGN(judged.rerun, run_command(root, device, again));
               return {};
             }));
-  judged.stats = read_neo_cache_stats(copies.copies.at("neo"));
+  judged.stats = read_neo_cache_stats(proof_dir / "neo");
   if (judged.rerun.deadline_reached) {
     judged.verdict = fmt::format("the hit proof did not finish: the re-run on the copies {}", judged.rerun.ending);
-  } else if (copies.new_total() > 0) {
-    std::string first;
-    for (const auto& [name, entries] : copies.new_entries) {
-      if (!entries.empty() && first.empty()) {
-        first = fmt::format("{}/{}", name, entries.front());
-      }
-    }
+  } else if (const auto written = command::new_entries(usage); written > 0) {
     judged.verdict = fmt::format("the re-run on the virtual device compiled anew ({} new entries; first: {})",
-                                 copies.new_total(), first);
+                                 written, command::first_new_entry(usage).value_or(""));
   }
-  judged.copies = std::move(copies);
+  judged.usage = std::move(usage);
   return judged;
 }
 
@@ -479,12 +475,12 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
   std::string proof_text = "no hit proof (verify: off)";
   if (ran.deadline_reached) {
     proof_text = "no hit proof (the deadline stopped the warm-up)";
-  } else if (judged.copies) {
+  } else if (judged.usage) {
     proof_text = fmt::format("re-run: {}, SYCL {} loaded, {} new entries, {:.1f} s",
                              judged.stats ? fmt::format("NEO {} hits, {} misses", judged.stats->hits,
                                                         judged.stats->misses)
                                           : std::string("no NEO statistics"),
-                             judged.rerun.sycl_hits, judged.copies->new_total(), judged.rerun.seconds);
+                             judged.rerun.sycl_hits, command::new_entries(*judged.usage), judged.rerun.seconds);
   }
   outcome.summary = fmt::format("virtual device: command {} in {:.1f} s{} -> NEO {} entries ({} bytes), SYCL {} "
                                 "items ({} bytes){}; {}",
@@ -519,12 +515,12 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
     json["pci_revision"] = filled.key->revision;
     json["igc"] = filled.key->igc_identity;
   }
-  if (judged.copies) {
+  if (judged.usage) {
     json["proof_seconds"] = judged.rerun.seconds;
     json["proof_sycl_loaded"] = judged.rerun.sycl_hits;
-    json["proof_new_neo_entries"] = judged.copies->new_entries.at("neo").size();
-    json["proof_new_sycl_items"] = judged.copies->new_entries.at("sycl").size();
-    json["proof_new_entries"] = judged.copies->new_total();
+    json["proof_new_neo_entries"] = command::new_entries(*judged.usage, "neo");
+    json["proof_new_sycl_items"] = command::new_entries(*judged.usage, "sycl");
+    json["proof_new_entries"] = command::new_entries(*judged.usage);
   }
   if (judged.stats) {
     json["proof_neo_hits"] = judged.stats->hits;
@@ -586,7 +582,10 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   PW_ASSIGN(outcome.outputs, slices_of(filled, context.model, device, driver, [&]() -> Result<ReplayResult> {
               PW_ASSIGN(const auto tool, locate_replay_tool());
               const auto probe_dir = context.work_dir / "virtual-probe";
-              return replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"});
+              PW_ASSIGN(auto probed, replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"}));
+              // The NEO slice requires the root's driver: the device must have run it.
+              PW_TRY(checked_driver_release(*m_root, device, probed));
+              return probed;
             }));
   if (outcome.outputs.empty()) {
     return fail(Errc::failed,

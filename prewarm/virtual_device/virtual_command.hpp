@@ -48,7 +48,7 @@
 //     by default for the virtual B580) the SYCL item misses there and the NEO entry of the same
 //     SPIR-V build is what can hit. Not verifiable without the card.
 //
-// Hit proof (virtual_device.hpp prove_on_copies, unless `verify: off`): the
+// Hit proof (command/proof_rerun.hpp, unless `verify: off`): the
 // command runs again on the same virtual device against copies of every
 // cache with NEO_CACHE_STATS=1 and SYCL_CACHE_TRACE=1; the job reports NEO
 // hits and misses, SYCL items loaded from the cache, and any entry written

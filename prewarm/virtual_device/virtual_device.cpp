@@ -5,7 +5,6 @@
 #include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
-#include "jobs/staged_output.hpp"
 #include "level_zero/aot_programs.hpp"
 #include "process/run.hpp"
 
@@ -17,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 
 namespace prewarm::virtual_device {
@@ -328,6 +328,19 @@ read_traced_key(const fs::path& neo_cache)
               "E_VIRTUAL_DEVICE");
 }
 
+Result<std::string>
+checked_driver_release(const IntelRoot& root, const VirtualDevice& device, const ReplayResult& shown)
+{
+  PW_ASSIGN(auto driver, root.driver_release());
+  if (shown.driver_version != driver) {
+    return fail(Errc::failed,
+                fmt::format("virtual device {}: the driver reports version {}, the Intel root {} lists {}",
+                            device.describe(), shown.driver_version, root.dir().string(), driver),
+                "E_VIRTUAL_DEVICE");
+  }
+  return driver;
+}
+
 std::optional<NeoCacheStats>
 read_neo_cache_stats(const fs::path& neo_cache)
 {
@@ -354,52 +367,6 @@ neo_cache_entries(const fs::path& neo_cache)
   });
   std::ranges::sort(out);
   return out;
-}
-
-std::vector<std::string>
-cache_files(const fs::path& dir)
-{
-  std::vector<std::string> out;
-  // Best effort, as above: a file missing from the list is counted as
-  // missing, never as present.
-  (void)for_each_entry(dir, [&](const TreeEntry& entry) -> Result<WalkNext> {
-    if (entry.is_regular_file()) {
-      out.emplace_back(entry.relative);
-    }
-    return WalkNext::descend;
-  });
-  std::ranges::sort(out);
-  return out;
-}
-
-std::size_t
-ProofOnCopies::new_total() const
-{
-  std::size_t total = 0;
-  for (const auto& [name, entries] : new_entries) {
-    total += entries.size();
-  }
-  return total;
-}
-
-Result<ProofOnCopies>
-prove_on_copies(const std::vector<ProofCache>& caches, const fs::path& proof_dir, const ProofRerun& rerun)
-{
-  ProofOnCopies proof;
-  std::map<std::string, std::vector<std::string>> before;
-  for (const auto& cache : caches) {
-    const auto copy = proof_dir / cache.name;
-    PW_TRY(jobs::copy_for_proof(cache.staged, copy));
-    before[cache.name] = cache.entries(copy);
-    proof.copies[cache.name] = copy;
-  }
-  PW_TRY(rerun(proof.copies));
-  for (const auto& cache : caches) {
-    auto& added = proof.new_entries[cache.name];
-    std::ranges::set_difference(cache.entries(proof.copies[cache.name]), before[cache.name],
-                                std::back_inserter(added));
-  }
-  return proof;
 }
 
 namespace {

@@ -35,8 +35,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,6 +122,14 @@ struct TracedKey
 // From the first *.trace file directly under `neo_cache`.
 Result<TracedKey> read_traced_key(const std::filesystem::path& neo_cache);
 
+// The driver release every slice made on the virtual device requires: the
+// Intel root's (IntelRoot::driver_release), once the device a run showed
+// reports it (CL_DRIVER_VERSION). A device that reports another one ran
+// another ICD than the root's, and its entries are not the root's: failed,
+// E_VIRTUAL_DEVICE.
+Result<std::string> checked_driver_release(const IntelRoot& root, const VirtualDevice& device,
+                                           const ReplayResult& shown);
+
 
 // The requirements of a NEO slice made on a virtual device: the inputs of
 // NEO's key it was made with, as a host's probe reports them
@@ -146,33 +152,6 @@ std::optional<NeoCacheStats> read_neo_cache_stats(const std::filesystem::path& n
 
 // The entries (*.cl_cache, *.l0_cache) below a NEO cache directory, relative paths, sorted.
 std::vector<std::string> neo_cache_entries(const std::filesystem::path& neo_cache);
-
-// The regular files below `dir`, relative paths, sorted (a custom cache's
-// entries: its format is the program's own).
-std::vector<std::string> cache_files(const std::filesystem::path& dir);
-
-// The hit proof on a virtual device, one sequence for every executor that
-// makes a slice there (virtual_device_executor.hpp, virtual_command.hpp):
-// each staged cache is copied as the slice carries it (jobs::copy_for_proof)
-// to PROOF_DIR/<name>, `rerun` runs the same work against the copies on the
-// same virtual device, and each cache's listing (`entries`) before and
-// after says what the re-run wrote anew. The staged files stay exactly what
-// is packaged.
-struct ProofCache
-{
-  std::string name; // "neo", "sycl", "custom/<name>": the copy's path under the proof directory
-  std::filesystem::path staged;
-  std::vector<std::string> (*entries)(const std::filesystem::path&) = cache_files;
-};
-struct ProofOnCopies
-{
-  std::map<std::string, std::filesystem::path> copies;         // name -> PROOF_DIR/<name>
-  std::map<std::string, std::vector<std::string>> new_entries; // name -> written anew by the re-run
-  std::size_t new_total() const;
-};
-using ProofRerun = std::function<Status(const std::map<std::string, std::filesystem::path>& copies)>;
-Result<ProofOnCopies> prove_on_copies(const std::vector<ProofCache>& caches, const std::filesystem::path& proof_dir,
-                                      const ProofRerun& rerun);
 
 // prewarm-cl-replay: PREWARM_CL_REPLAY, else beside this executable, else
 // in the build tree's prewarm/virtual_device/.

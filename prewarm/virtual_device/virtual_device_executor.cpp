@@ -4,6 +4,7 @@
 #include "aot/kernel_variants.hpp"
 #include "base/embedded_file.hpp"
 #include "base/log.hpp"
+#include "command/proof_rerun.hpp"
 #include "jobs/staged_kind.hpp"
 #include "store/program_record.hpp"
 #include "virtual_device/neo_card_slice.hpp"
@@ -126,25 +127,17 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
 
   // The hit proof: the same programs built again against a copy.
   ReplayResult proved;
-  PW_ASSIGN(const auto rerun,
-            prove_on_copies({{"neo", neo, neo_cache_entries}}, context.work_dir / "virtual-proof",
-                            [&](const std::map<std::string, fs::path>& copies) -> Status {
-                              ReplayRun again{tool, context.work_dir / "virtual-proof", copies.at("neo")};
-                              again.stats = true;
-                              PW_ASSIGN(proved, replay_programs(root, device, programs, again));
-                              return {};
-                            }));
-  const auto& new_entries = rerun.new_entries.at("neo");
-  const auto stats = read_neo_cache_stats(rerun.copies.at("neo"));
-  PW_ASSIGN(const auto driver, root.driver_release());
-  if (filled.driver_version != driver) {
-    // The requirement names the root's driver: a device that reports another
-    // one ran another ICD than the root's, and its entries are not the root's.
-    return fail(Errc::failed,
-                fmt::format("virtual device {}: the driver reports version {}, the Intel root {} lists {}",
-                            device.describe(), filled.driver_version, root.dir().string(), driver),
-                "E_VIRTUAL_DEVICE");
-  }
+  const auto proof_dir = context.work_dir / "virtual-proof";
+  PW_ASSIGN(const auto rerun, command::rerun_on_copies({{"neo", neo, proof_dir / "neo"}},
+                                                       [&](const command::ProofCopies& copies) -> Status {
+                                                         ReplayRun again{tool, proof_dir, copies.dirs.at("neo")};
+                                                         again.stats = true;
+                                                         PW_ASSIGN(proved, replay_programs(root, device, programs, again));
+                                                         return {};
+                                                       }));
+  const auto new_entries = command::new_entries(rerun);
+  const auto stats = read_neo_cache_stats(proof_dir / "neo");
+  PW_ASSIGN(const auto driver, checked_driver_release(root, device, filled));
 
   std::error_code ec;
   std::uint64_t bytes = 0;
@@ -164,12 +157,12 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
   const auto proof = stats ? fmt::format("{} hits, {} misses", stats->hits, stats->misses) : "no NEO statistics";
   slice.summary = fmt::format("NEO cache: {} programs -> {} entries ({} bytes) in {:.1f} s; re-run: {}, {} new "
                               "entries, {:.2f} s",
-                              programs.size(), entries.size(), bytes, filled.seconds, proof, new_entries.size(),
+                              programs.size(), entries.size(), bytes, filled.seconds, proof, new_entries,
                               proved.seconds);
   slice.summary += describe(card);
-  if (!new_entries.empty() || (stats && stats->misses > 0)) {
+  if (new_entries > 0 || (stats && stats->misses > 0)) {
     log::warn("{}: the re-run on the virtual device did not reuse every entry ({}; first new entry: {})",
-              context.job.id, proof, new_entries.empty() ? "none" : new_entries.front());
+              context.job.id, proof, command::first_new_entry(rerun).value_or("none"));
   }
   nlohmann::json json = {
     {"virtual_device", device.describe()},
@@ -185,7 +178,7 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
     {"bookkeeping_removed", cleaned.bookkeeping_removed},
     {"fill_seconds", filled.seconds},
     {"proof_seconds", proved.seconds},
-    {"proof_new_entries", new_entries.size()},
+    {"proof_new_entries", new_entries},
     {"seconds", seconds},
   };
   json["card"] = nlohmann::json::parse(report_json(card));
