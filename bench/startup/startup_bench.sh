@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Start-up cost of prewarm-runtime, two builds side by side (issue 32, item 4):
-# a no-op `install` (the bundle already installed) and `exec -- /bin/true`
+# a no-op `install` (the bundle already installed), `env` and `exec -- /bin/true`
 # against /bin/true alone, with a custom cache bundle of 128 and of 10,000
 # files, every sample a fresh process, the binaries interleaved round by
 # round; and the shared libraries each run loads (LD_DEBUG=files).
@@ -13,6 +13,8 @@
 #     BEFORE_RUNTIME, AFTER_RUNTIME: prewarm-runtime binaries (e.g. main's and this branch's)
 #     PREWARM: the builder that makes the bundle (targets: [cpu]: PoCL's device)
 #     ROUNDS: samples per mode (default 9); FILES: bundle sizes (default 128 10000)
+#   PREWARM_STARTUP_TARGET: the manifest's target (default cpu, PoCL's device;
+#     h100 or h200 on the GPU machine: bench/startup/gpu_startup.sh)
 # Prints a Markdown table of medians (min-max) on stdout; progress on stderr.
 set -euo pipefail
 
@@ -70,7 +72,7 @@ models:
       kinds: []
       caches: [{name: startup, variable: CLFFT_CACHE_PATH}]
 precisions: [fp32]
-targets: [cpu]
+targets: [${PREWARM_STARTUP_TARGET:-cpu}]
 bundle:
   channel: bench
   expires: 90d
@@ -82,7 +84,7 @@ YAML
     runtime=${!which}
     "$runtime" install "$bundle" --trust "$key.pub" --root "$work/root-$which-$files" > /dev/null
   done
-  modes=(direct exec-before exec-after install-before install-after)
+  modes=(direct exec-before exec-after env-before env-after install-before install-after)
   for mode in "${modes[@]}"; do : > "$work/$mode.ms"; : > "$work/$mode.libs"; done
   for ((r = 0; r < rounds; r++)); do
     # Rotated order each round: a load change hits every mode alike.
@@ -93,6 +95,8 @@ YAML
       case $mode in
         direct) res=$(sample /bin/true) ;;
         exec-*) res=$(sample "$runtime" exec --root "$work/root-$which-$files" -- /bin/true) ;;
+        env-*) res=$(sample "$runtime" env --root "$work/root-$which-$files")
+               grep -q "^export PREWARM_ROOT=" "$work/out" || { say "$mode: no export lines"; exit 1; } ;;
         install-*) res=$(sample "$runtime" install "$bundle" --trust "$key.pub" --root "$work/root-$which-$files")
                    grep -q "already installed" "$work/out" || { say "$mode: not a no-op install"; exit 1; } ;;
       esac
