@@ -2,6 +2,7 @@
 #include "audit/triton_groups.hpp"
 
 #include "base/directory_tree.hpp"
+#include "bundle/cache_kind.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 
@@ -130,7 +131,8 @@ is_triton_group_file(std::string_view name)
 bool
 kind_holds_triton_groups(std::string_view kind)
 {
-  return kind == "triton" || kind == "inductor";
+  const auto* rules = bundle::find_kind_rules(kind);
+  return rules != nullptr && rules->relocates_triton_groups;
 }
 
 std::string

@@ -106,11 +106,11 @@ is_torch_rewritten(std::string_view relative_path)
 constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   {CacheKind::programs, "programs",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
-   nullptr, nullptr, EntryLayout::program_store, nullptr},
+   nullptr, nullptr, EntryLayout::program_store, nullptr, false},
   {CacheKind::pocl, "pocl", [](const std::string& dir) -> std::vector<EnvSetting> { return {{"POCL_CACHE_DIR", dir}}; },
    ".cache/pocl/kcache",
    [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); }, nullptr,
-   EntryLayout::pocl_program, is_pocl_rewritten},
+   EntryLayout::pocl_program, is_pocl_rewritten, false},
   // CUDA_CACHE_DISABLE=0 explicitly: some images set it to 1. The layout is
   // undocumented: ship it whole.
   {CacheKind::cuda, "cuda",
@@ -120,7 +120,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
              {"CUDA_CACHE_MAXSIZE", std::to_string(k_cuda_cache_max)}};
    },
    ".nv/ComputeCache", nullptr, nullptr, EntryLayout::file,
-   [](std::string_view relative_path) { return relative_path == "index"; }},
+   [](std::string_view relative_path) { return relative_path == "index"; }, false},
   // NEO silently disables a cache whose directory does not exist or when
   // NEO_CACHE_PERSISTENT=0; 0 as max size means no eviction. config.file
   // holds the running total size: a shipped one is wrong on the target and
@@ -134,7 +134,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
      return name == "config.file" || name == "stats" || is_neo_temporary(name) || name.ends_with(".trace") ||
             name.ends_with(".input");
    },
-   nullptr, EntryLayout::neo_file, is_neo_rewritten},
+   nullptr, EntryLayout::neo_file, is_neo_rewritten, false},
   // The persistent cache is off unless asked for (intel/llvm PR #3891);
   // SYCL_CACHE_MAX_SIZE defaults to 0 = no eviction, so it is left alone.
   {CacheKind::sycl, "sycl",
@@ -144,11 +144,11 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
    ".cache/libsycl_cache", is_sycl_bookkeeping,
    [](std::string_view name) { return name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock")); },
    EntryLayout::top_directory,
-   [](std::string_view relative_path) { return file_name(relative_path).ends_with(".lock"); }},
+   [](std::string_view relative_path) { return file_name(relative_path).ends_with(".lock"); }, false},
   {CacheKind::triton, "triton",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"TRITON_CACHE_DIR", dir}}; }, ".triton/cache",
    [](std::string_view name) { return name.starts_with("tmp."); }, nullptr, EntryLayout::triton,
-   under_triton_staging},
+   under_triton_staging, true},
   // Inductor defaults to a directory under /tmp (/tmp/torchinductor_$USER:
   // outside HOME, so always set explicitly) and the FX graph and AOTAutograd
   // caches are what make a warm start skip compilation. Bookkeeping: FileLock
@@ -162,7 +162,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
              {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
-   EntryLayout::inductor_tree, is_torch_rewritten},
+   EntryLayout::inductor_tree, is_torch_rewritten, true},
   // Dynamo's work: with TORCH_CACHING_PRECOMPILE=1 PyTorch (2.8 and later)
   // loads a frame's traced bytecode, guards and compiled graphs from
   // $TORCHINDUCTOR_CACHE_DIR/dynamo/<sha256(qualname, first line)>/entry at
@@ -194,7 +194,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
              {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
-   EntryLayout::inductor_tree, is_torch_rewritten},
+   EntryLayout::inductor_tree, is_torch_rewritten, false},
   // Python's compiled modules. Images often set PYTHONDONTWRITEBYTECODE=1 and
   // ship no __pycache__, so every process compiles the source of all it
   // imports (PyTorch's compiler stack: seconds per process). With
@@ -212,7 +212,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PYTHONPYCACHEPREFIX", dir}}; }, "",
    // Python writes <name>.pyc.<id> and renames it: a leftover is a crash's.
    [](std::string_view name) { return name.find(".pyc.") != std::string_view::npos; }, nullptr,
-   EntryLayout::file, nullptr},
+   EntryLayout::file, nullptr, false},
 }};
 
 // Row i is kind i: a kind without a row, or rows out of order, fails the build.

@@ -102,6 +102,10 @@ struct CacheKindRules
   // miss). Null: no such files.
   EntryLayout entry_layout;
   bool (*audit_bookkeeping)(std::string_view relative_path);
+  // Triton group files (__grp__*.json) that name their kernels by absolute
+  // path: the installer and the proof copy rewrite them to where the kind
+  // is installed (audit/triton_groups.hpp).
+  bool relocates_triton_groups;
 };
 
 const CacheKindRules& rules_of(CacheKind kind);
