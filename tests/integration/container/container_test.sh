@@ -48,6 +48,9 @@ buildah_args=${PREWARM_BUILDAH_ARGS:---storage-driver vfs}
 export PREWARM_BUILDAH_ARGS="$buildah_args"
 # shellcheck disable=SC2086  # several global options on purpose
 bah() { buildah $buildah_args "$@"; }
+# shellcheck source=buildah_storage.sh
+. "$(dirname "$0")/buildah_storage.sh"
+storage_begin
 
 t0=$(date +%s)
 base_image=$("$source_dir/docker/make-base-image.sh")
@@ -63,9 +66,12 @@ touch "$containers"
 cleanup() {
   while read -r c; do bah rm "$c" >/dev/null 2>&1; done <"$containers"
   if [ "${PREWARM_CONTAINER_KEEP:-0}" != 1 ]; then
-    # Only the tags go: the cached layers stay for the next run (warm cache).
+    # This run's images go, and with them (storage_end) their cache layers:
+    # vfs copies the whole root file system per layer, and a cache keyed by a
+    # per-run tag would only grow. A later run rebuilds from the base image.
     for t in builder runtime demo prebuilt-runtime; do bah rmi "$tag-$t" >/dev/null 2>&1; done
     rm -rf "$scratch"
+    storage_end
   else
     say "kept $scratch and images $tag-{builder,runtime,demo}"
   fi

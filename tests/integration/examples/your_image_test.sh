@@ -28,6 +28,9 @@ buildah_args=${PREWARM_BUILDAH_ARGS:---storage-driver vfs}
 export PREWARM_BUILDAH_ARGS="$buildah_args"
 # shellcheck disable=SC2086  # several global options on purpose
 bah() { buildah $buildah_args "$@"; }
+# shellcheck source=../container/buildah_storage.sh
+. "$(dirname "$0")/../container/buildah_storage.sh"
+storage_begin
 
 base=$("$source_dir/docker/make-base-image.sh")
 rc=$?
@@ -53,6 +56,9 @@ containers=()
 cleanup() {
   for c in "${containers[@]}"; do bah rm "$c" >/dev/null 2>&1; done
   [ "${PREWARM_CONTAINER_KEEP:-0}" = 1 ] || rm -rf "$scratch"
+  # The tagged images (prewarm-tools, warm-demo and the bases) and their cache
+  # layers stay for the next run; older versions and leftover containers go.
+  storage_end
 }
 trap cleanup EXIT
 t0=$(date +%s)
