@@ -162,8 +162,17 @@ require_intel_gpu(KindIdentity& identity, const IdentityFacts& facts, FrameworkR
   require_values(identity.requirements, identity.warnings, devices, prop::pci_id, what_for);
   const bool knows_neo_version =
     std::any_of(devices.begin(), devices.end(), [](const auto* d) { return d->contains(prop::intel_driver); });
-  require_values(identity.requirements, identity.warnings, devices,
-                 knows_neo_version ? prop::intel_driver : prop::opencl_driver, what_for);
+  std::vector<bundle::Requirement> driver;
+  require_values(driver, identity.warnings, devices, knows_neo_version ? prop::intel_driver : prop::opencl_driver,
+                 what_for);
+  for (auto& requirement : driver) {
+    // One NEO release, as the virtual device's slices require it: a host
+    // that reaches NEO through Level Zero only reports it as 1.3.<build>.
+    if (knows_neo_version && requirement.op == "==") {
+      requirement = jobs::intel_driver_requirement(requirement.value);
+    }
+    identity.requirements.push_back(std::move(requirement));
+  }
   if (identity.kind == CacheKind::sycl) {
     require_values(identity.requirements, identity.warnings, devices, prop::opencl_device, what_for);
   }

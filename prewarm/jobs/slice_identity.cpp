@@ -3,6 +3,7 @@
 
 #include "base/digest.hpp"
 #include "base/log.hpp"
+#include "level_zero/aot_programs.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -95,6 +96,14 @@ run_requirements(const manifest::Target& target, const DeviceProperties& device)
   }
   std::sort(requirements.begin(), requirements.end());
   return requirements;
+}
+
+bundle::Requirement
+intel_driver_requirement(std::string_view release)
+{
+  const auto spellings = level_zero::release_spellings(release);
+  return spellings.size() == 1 ? bundle::Requirement{"intel.driver", "==", spellings.front()}
+                               : bundle::Requirement{"intel.driver", "in", fmt::format("{}", fmt::join(spellings, ","))};
 }
 
 std::string

@@ -50,6 +50,12 @@ bool representable_value(std::string_view value);
 void require_values(std::vector<bundle::Requirement>& out, std::vector<std::string>& warnings,
                     std::span<const DeviceProperties* const> devices, std::string_view key, std::string_view what_for);
 
+// `intel.driver in <every spelling of the release>`: a host reports one NEO
+// release through OpenCL ("26.27.039122") or, with no OpenCL ICD (SYCL and
+// IPEX images), through Level Zero only ("1.3.39122"); a slice of the
+// release's caches installs on either.
+bundle::Requirement intel_driver_requirement(std::string_view release);
+
 // Sorted, one "key op value" per line: the text the slice id hashes.
 std::string canonical_requirements(std::vector<bundle::Requirement> requirements);
 

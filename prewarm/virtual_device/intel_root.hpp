@@ -46,7 +46,7 @@ public:
   std::string package_version(std::string_view package) const;
   // The driver release as OpenCL and ocloc spell it ("26.27.039122", from
   // intel-opencl-icd "26.27.39122.14-1"): the identity every slice made
-  // with this root requires (virtual_device.hpp driver_requirement).
+  // with this root requires (jobs/slice_identity.hpp intel_driver_requirement).
   // Errc::failed E_INTEL_ROOT when .complete lists no such version.
   Result<std::string> driver_release() const;
 

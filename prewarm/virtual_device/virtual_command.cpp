@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "virtual_device/virtual_command.hpp"
 
+#include "jobs/slice_identity.hpp"
+
 #include "base/directory_tree.hpp"
 #include "base/files.hpp"
 
@@ -377,7 +379,7 @@ slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const Vi
   // SYCL's own key holds the device name and the driver version: the device
   // name is what a host's probe reports (opencl.device).
   std::vector<bundle::Requirement> device_requirements = {
-    driver_requirement(driver),
+    jobs::intel_driver_requirement(driver),
     {"pci-id", "==", device.pci_id},
     {"vendor", "==", "intel"},
   };

@@ -5,6 +5,7 @@
 #include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "jobs/slice_identity.hpp"
 #include "level_zero/aot_programs.hpp"
 #include "process/run.hpp"
 
@@ -76,7 +77,7 @@ neo_slice_requirements(std::string_view release, const TracedKey& key, const Rep
                        OpenclEntries opencl)
 {
   std::vector<bundle::Requirement> out = {
-    driver_requirement(release),
+    jobs::intel_driver_requirement(release),
     {std::string(prop::intel_igc), "==", key.igc_identity},
     {std::string(prop::pci_id), "==", key.device_id},
     {std::string(prop::pci_revision), "==", key.revision},
@@ -90,14 +91,6 @@ neo_slice_requirements(std::string_view release, const TracedKey& key, const Rep
   }
   std::ranges::sort(out);
   return out;
-}
-
-bundle::Requirement
-driver_requirement(std::string_view release)
-{
-  const auto spellings = level_zero::release_spellings(release);
-  return spellings.size() == 1 ? bundle::Requirement{"intel.driver", "==", spellings.front()}
-                               : bundle::Requirement{"intel.driver", "in", fmt::format("{}", fmt::join(spellings, ","))};
 }
 
 process::Environment

@@ -64,9 +64,6 @@ Result<VirtualDevice> virtual_device_for(const manifest::Target& target,
 // OverrideDeviceName; empty when not known here.
 std::string real_device_name(std::string_view pci_id);
 
-// `intel.driver in <every spelling of the release>`: a host reports it
-// through OpenCL ("26.27.039122") or Level Zero ("1.3.39122").
-bundle::Requirement driver_requirement(std::string_view release);
 
 // The debug keys above (NEO_CACHE_DIR and the trace are the caller's).
 process::Environment virtual_device_variables(const VirtualDevice& device);

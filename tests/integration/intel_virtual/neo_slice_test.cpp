@@ -5,6 +5,7 @@
 // workload's programs; the slice holds NEO entries only, its requirements are
 // NEO's traced key inputs, and a second virtual run (a new process, a copy of
 // the slice) reuses every entry and writes none. Skips without the root.
+#include "jobs/slice_identity.hpp"
 #include "aot/kernel_variants.hpp"
 #include "base/files.hpp"
 #include "host/intel_compiler_identity.hpp"
@@ -248,7 +249,7 @@ TEST(VirtualCommand, TheDeviceNameIsNeosForTheRealCardWhereKnown)
   EXPECT_EQ(virtual_device::real_device_name("0xe20b"), "Intel(R) Arc(TM) B580 Graphics");
   EXPECT_EQ(virtual_device::real_device_name("0x56a0"), "Intel(R) Arc(TM) A770 Graphics");
   EXPECT_EQ(virtual_device::real_device_name("0x7d55"), ""); // not known here: the virtual name stays
-  const auto driver = virtual_device::driver_requirement("26.27.039122");
+  const auto driver = jobs::intel_driver_requirement("26.27.039122");
   EXPECT_EQ(driver.op, "in");
   EXPECT_EQ(driver.value, "26.27.039122,26.27.39122,1.3.39122");
 }
