@@ -209,6 +209,21 @@ is_printable_utf8(std::string_view text)
 }
 
 std::string
+shell_single_quoted(std::string_view text)
+{
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+std::string
 in_quotes(std::string_view text)
 {
   // Control bytes are escaped: a name from a bundle (a tar entry, a slice id)

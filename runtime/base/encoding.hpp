@@ -21,6 +21,9 @@ std::optional<std::string> base64_decode(std::string_view text);
 // \t, \r, \xHH.
 std::string in_quotes(std::string_view text);
 
+// `'text'` for a POSIX shell: single quotes, each ' written '\''.
+std::string shell_single_quoted(std::string_view text);
+
 // Well-formed UTF-8 (no overlong form, surrogate or code point above
 // U+10FFFF) without a control character (C0, DEL, C1): a name an application
 // may give a cache entry and a terminal shows as it is.

@@ -2,6 +2,7 @@
 #include "install/recorded_environment.hpp"
 
 #include "base/directory_tree.hpp"
+#include "base/encoding.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
 
@@ -58,15 +59,9 @@ shell_export_line(std::string_view name, std::string_view value)
 {
   std::string out = "export ";
   out.append(name);
-  out += "='";
-  for (const char c : value) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += "'\n";
+  out += '=';
+  out += shell_single_quoted(value);
+  out += '\n';
   return out;
 }
 

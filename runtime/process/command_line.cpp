@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/command_line.hpp"
 
+#include "base/encoding.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -34,15 +36,7 @@ quote_argv(const std::vector<std::string>& argv)
       line += word;
       continue;
     }
-    line += '\'';
-    for (const char c : word) {
-      if (c == '\'') {
-        line += "'\\''";
-      } else {
-        line += c;
-      }
-    }
-    line += '\'';
+    line += shell_single_quoted(word);
   }
   return line;
 }
