@@ -11,7 +11,11 @@
 # Prepare on the build host: bench/command/make_gpu_carry.sh BUILD_DIR; carry .carry/gpu.
 # Env: PRECISION (bf16), ARCH (qwen2), MODEL_ARGS, OUT, PYTHON, KINDS ("triton, dynamo, cuda"),
 #      VARIANTS ("NAME:VAR=VALUE,VAR=VALUE ..." run through the bundle),
-#      BUDGET (s: no variant or Mega-Cache run starts after it).
+#      BUDGET (s: no variant or Mega-Cache run starts after it),
+#      ANYPATH=1 (build without --capture-root, install at another root),
+#      QUICK=1 (only the fill, the build and the bundle runs: no imports, warm,
+#      eager or Mega-Cache runs), LAZY=DIR (one more diag run and one plain
+#      run with DIR on PYTHONPATH: bench/command/lazy_frames).
 # Writes OUT/diag.log (one JSON line a run), OUT/diag.tar.gz (profiles), OUT/env.txt.
 set -uo pipefail
 PRECISION=${PRECISION:-bf16}
@@ -53,13 +57,17 @@ cat "$OUT/env.txt" >&2
 
 # Imports alone: what every Python process of this image pays before any compile.
 imports='import time; t=time.perf_counter(); import torch, transformers; from transformers import Qwen2ForCausalLM; import torch._dynamo, torch._inductor.codecache; print("{\"import_s\": %.3f}" % (time.perf_counter()-t))'
-run imports-1 "$PYTHON" -c "$imports"
-run imports-2 "$PYTHON" -c "$imports"
-run imports-pycache-prefix-1 env PYTHONPYCACHEPREFIX="$work/pyc" "$PYTHON" -c "$imports"
-run imports-pycache-prefix-2 env PYTHONPYCACHEPREFIX="$work/pyc" "$PYTHON" -c "$imports"
+if [ -z "${QUICK:-}" ]; then
+  run imports-1 "$PYTHON" -c "$imports"
+  run imports-2 "$PYTHON" -c "$imports"
+  run imports-pycache-prefix-1 env PYTHONPYCACHEPREFIX="$work/pyc" "$PYTHON" -c "$imports"
+  run imports-pycache-prefix-2 env PYTHONPYCACHEPREFIX="$work/pyc" "$PYTHON" -c "$imports"
+fi
 
 # shellcheck disable=SC2046
-run fill env $(fresh "$work/fill") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --save-megacache "$work/mega.bin"
+# The fill's timings are not read: with QUICK it runs beside the build.
+fill() { run fill env $(fresh "$work/fill") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --save-megacache "$work/mega.bin"; }
+if [ -n "${QUICK:-}" ]; then fill & else fill; fi
 root="$work/root"
 cat > "$work/dynamo.yaml" <<YAML
 version: 1
@@ -75,9 +83,12 @@ YAML
 pw keygen --out "$work/test_only_gpu" > /dev/null 2>&1 || die "keygen failed"
 export PREWARM_PYTHON="$PYTHON"
 t=$(now)
-pw build "$work/dynamo.yaml" --key "$work/test_only_gpu.key" --out "$work/dynamo.bundle" --capture-root "$root" \
+capture_root=(--capture-root "$root")
+[ -n "${ANYPATH:-}" ] && capture_root=()
+pw build "$work/dynamo.yaml" --key "$work/test_only_gpu.key" --out "$work/dynamo.bundle" "${capture_root[@]}" \
   > /dev/null 2> "$work/build.err" || die "build failed: $(tail -5 "$work/build.err")"
 note "build: $(elapsed "$t") s; $(grep -o 'hit proof: [^;]*' "$work/build.err" | tr '\n' ' ')"
+wait
 pwr install "$work/dynamo.bundle" --trust "$work/test_only_gpu.pub" --root "$root" > /dev/null 2> "$work/install.err" \
   || die "install failed: $(tail -3 "$work/install.err")"
 cp -a "$root" "$work/pristine"
@@ -86,16 +97,27 @@ bundle_run() { local name=$1; shift; run "$name" bundle "$name" "$@"; }
 bundle() { local name=$1; shift; rm -rf "$root"; cp -a "$work/pristine" "$root"
   pwr exec --root "$root" --audit "$work/$name.audit.json" -- "$@"; }
 
-bundle_run dynamo-diag "$PYTHON" "$SCRIPT" "${ARGS[@]}" --diag "$work/diag-dynamo"
+bundle_run dynamo-diag "$PYTHON" "$SCRIPT" "${ARGS[@]}" --diag "$OUT/diag-dynamo"
+# The same bundle, an application that runs one graph (--decode 0) of those loaded.
+[ -z "${QUICK:-}" ] && bundle_run dynamo-diag-1graph "$PYTHON" "$SCRIPT" "${ARGS[@]}" --decode 0 --diag "$OUT/diag-dynamo-1graph"
+if [ -n "${LAZY:-}" ]; then
+  mkdir -p "$OUT/diag-lazy"
+  bundle_run lazy-diag env PYTHONPATH="$LAZY" "$PYTHON" "$SCRIPT" "${ARGS[@]}" --diag "$OUT/diag-lazy"
+fi
 warm() { rm -rf "$work/warm"; cp -a "$work/fill" "$work/warm"; }
-warm
-# shellcheck disable=SC2046
-run warm-diag env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --diag "$work/diag-warm"
-run eager "$PYTHON" "$SCRIPT" "${ARGS[@]}" --eager-only
-bundle_run dynamo "$PYTHON" "$SCRIPT" "${ARGS[@]}"
-warm
-# shellcheck disable=SC2046
-run warm env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${ARGS[@]}"
+if [ -z "${QUICK:-}" ]; then
+  warm
+  # shellcheck disable=SC2046
+  run warm-diag env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --diag "$OUT/diag-warm"
+  run eager "$PYTHON" "$SCRIPT" "${ARGS[@]}" --eager-only
+fi
+for round in $(seq "${ROUNDS:-1}"); do
+  bundle_run "dynamo-$round" "$PYTHON" "$SCRIPT" "${ARGS[@]}"
+  [ -n "${LAZY:-}" ] && bundle_run "lazy-$round" env PYTHONPATH="$LAZY" "$PYTHON" "$SCRIPT" "${ARGS[@]}"
+  warm
+  # shellcheck disable=SC2046
+  run "warm-$round" env $(fresh "$work/warm") "$PYTHON" "$SCRIPT" "${ARGS[@]}"
+done
 for v in $VARIANTS; do
   [ "$SECONDS" -lt "${BUDGET:-100000}" ] || { note "budget spent: $v not run"; continue; }
   name=${v%%:*}; vars=${v#*:}
@@ -103,11 +125,11 @@ for v in $VARIANTS; do
   bundle_run "dynamo-$name" env $(echo "$vars" | tr ',' ' ') "$PYTHON" "$SCRIPT" "${ARGS[@]}"
 done
 # shellcheck disable=SC2046
-[ "$SECONDS" -lt "${BUDGET:-100000}" ] && run megacache-diag env $(fresh "$work/mega") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --load-megacache "$work/mega.bin" --diag "$work/diag-mega"
+[ -z "${QUICK:-}" ] && [ "$SECONDS" -lt "${BUDGET:-100000}" ] && run megacache-diag env $(fresh "$work/mega") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --load-megacache "$work/mega.bin" --diag "$OUT/diag-mega"
 
-( cd "$work" && tar czf "$OUT/diag.tar.gz" diag-* ./*.err ./*.audit.json dynamo.yaml 2>/dev/null )
+( cd "$work" && tar czf "$OUT/diag.tar.gz" ./*.err ./*.audit.json dynamo.yaml 2>/dev/null )
 # Top of each profile, sorted by cumulative and own time, into the log's tail.
-for d in "$work"/diag-*; do
+for d in "$OUT"/diag-*/; do
   for prof in "$d"/*.prof; do
     [ -e "$prof" ] || continue
     "$PYTHON" - "$prof" > "$prof.txt" 2>&1 <<'PY'
@@ -118,6 +140,6 @@ s.sort_stats("tottime").print_stats(30)
 PY
   done
 done
-( cd "$work" && tar czf "$OUT/profiles-text.tar.gz" diag-*/*.txt diag-*/*.json 2>/dev/null )
+( cd "$OUT" && tar czf profiles.tar.gz diag-*/ && rm -rf diag-*/ )
 note "done"
-grep -h -A12 "Function" "$work"/diag-*/phases.txt 2>/dev/null | head -80
+tar xzOf "$OUT/profiles.tar.gz" --wildcards '*/phases.txt'  2>/dev/null | head -80
