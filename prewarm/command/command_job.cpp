@@ -5,6 +5,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "bundle/custom_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -422,7 +423,7 @@ written_into_capture(const std::vector<std::filesystem::path>& files, const std:
     std::string kind;
     if (!relative.empty() && *relative.begin() != "..") {
       kind = relative.begin()->string();
-      if (kind == "custom" && std::next(relative.begin()) != relative.end()) {
+      if (kind == bundle::k_custom_kind && std::next(relative.begin()) != relative.end()) {
         kind += "/" + std::next(relative.begin())->string();
       }
     } else {

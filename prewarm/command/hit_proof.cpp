@@ -11,6 +11,7 @@
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "bundle/app_hint.hpp"
+#include "bundle/custom_cache.hpp"
 #include "install/opencl_layer_environment.hpp"
 #include "jobs/staged_output.hpp"
 
@@ -342,7 +343,7 @@ const bundle::AppHint*
 custom_cache_hint(const std::string& kind, const std::vector<CustomCacheRequest>& custom_caches)
 {
   for (const auto& cache : custom_caches) {
-    if ("custom/" + cache.name == kind) {
+    if (bundle::custom_cache_of(kind) == cache.name) {
       return bundle::app_hint_for_cache(cache.variable, cache.subdir.string());
     }
   }

@@ -4,6 +4,7 @@
 #include "base/files.hpp"
 #include "bundle/app_hint.hpp"
 #include "bundle/cache_kind.hpp"
+#include "bundle/custom_cache.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -139,13 +140,14 @@ entry_of(std::string_view kind, std::string_view relative_path)
 bool
 is_traced_graph_entry(std::string_view kind, std::string_view entry)
 {
-  return kind == "dynamo" && entry.starts_with("aotautograd/");
+  const auto* rules = bundle::find_kind_rules(kind);
+  return rules != nullptr && !rules->traced_graph_entries.empty() && entry.starts_with(rules->traced_graph_entries);
 }
 
 bool
 is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
 {
-  if (kind.starts_with("custom/")) {
+  if (!bundle::custom_cache_of(kind).empty()) {
     // an application's own (app_hint.hpp: tinygrad's cache.db-shm)
     const auto slash = relative_path.rfind('/');
     return bundle::rewritten_on_every_use(slash == std::string_view::npos ? relative_path

@@ -2,6 +2,7 @@
 #include "audit/cache_usage.hpp"
 
 #include "audit/cache_entries.hpp"
+#include "bundle/cache_kind.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -165,7 +166,7 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
     usage.reused_files = reused;
     usage.unused_files = unused;
   }
-  if (usage.kind == "dynamo") {
+  if (const auto* rules = bundle::find_kind_rules(usage.kind); rules != nullptr && !rules->traced_graph_entries.empty()) {
     std::set<std::string> traced;
     for (const auto* entries : {&reused_entries, &new_entries}) {
       std::ranges::copy_if(*entries, std::inserter(traced, traced.end()),
@@ -185,11 +186,12 @@ add_layer_events(UsageReport& report, const LayerAuditLog& log)
   if (log.events.empty()) {
     return;
   }
+  const auto layer_kind = bundle::opencl_layer_kind().name;
   auto it = std::find_if(report.kinds.begin(), report.kinds.end(),
-                         [](const KindUsage& k) { return k.kind == "programs"; });
+                         [&](const KindUsage& k) { return k.kind == layer_kind; });
   if (it == report.kinds.end()) {
     KindUsage programs;
-    programs.kind = "programs";
+    programs.kind = layer_kind;
     report.kinds.push_back(std::move(programs));
     it = std::prev(report.kinds.end());
   }

@@ -106,7 +106,7 @@ is_torch_rewritten(std::string_view relative_path)
 constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   {CacheKind::programs, "programs",
    [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
-   nullptr, nullptr, EntryLayout::program_store, nullptr, false},
+   nullptr, nullptr, EntryLayout::program_store, nullptr, false, {}, true},
   {CacheKind::pocl, "pocl", [](const std::string& dir) -> std::vector<EnvSetting> { return {{"POCL_CACHE_DIR", dir}}; },
    ".cache/pocl/kcache",
    [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); }, nullptr,
@@ -194,7 +194,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
              {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
    },
    "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
-   EntryLayout::inductor_tree, is_torch_rewritten, false},
+   EntryLayout::inductor_tree, is_torch_rewritten, false, "aotautograd/"},
   // Python's compiled modules. Images often set PYTHONDONTWRITEBYTECODE=1 and
   // ship no __pycache__, so every process compiles the source of all it
   // imports (PyTorch's compiler stack: seconds per process). With
@@ -228,6 +228,13 @@ every_kind_has_its_row()
 }
 static_assert(every_kind_has_its_row(), "k_rules needs one row per CacheKind, in declaration order");
 
+constexpr bool
+one_kind_is_served_by_the_layer()
+{
+  return std::ranges::count_if(k_rules, [](const CacheKindRules& r) { return r.served_by_opencl_layer; }) == 1;
+}
+static_assert(one_kind_is_served_by_the_layer(), "exactly one kind is served by the OpenCL layer");
+
 constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
                                 CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
                                 CacheKind::inductor, CacheKind::dynamo, CacheKind::pycache};
@@ -249,6 +256,12 @@ find_kind_rules(std::string_view name)
     }
   }
   return nullptr;
+}
+
+const CacheKindRules&
+opencl_layer_kind()
+{
+  return *std::ranges::find_if(k_rules, [](const CacheKindRules& r) { return r.served_by_opencl_layer; });
 }
 
 std::string_view

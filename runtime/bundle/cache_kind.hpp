@@ -106,11 +106,22 @@ struct CacheKindRules
   // path: the installer and the proof copy rewrite them to where the kind
   // is installed (audit/triton_groups.hpp).
   bool relocates_triton_groups;
+  // Audit: entries under this prefix hold a graph that Dynamo traced in the
+  // run, not one it loaded precompiled (dynamo: "aotautograd/"). Empty: the
+  // kind has no such entries.
+  std::string_view traced_graph_entries = {};
+  // Served by prewarm's OpenCL layer, which exec points the loader at: the
+  // layer's audit events are this kind's, and its environment is worked out
+  // at every exec (opencl_layer_environment.hpp), never recorded.
+  bool served_by_opencl_layer = false;
 };
 
 const CacheKindRules& rules_of(CacheKind kind);
 // The rules of the kind named `name` (a slice's top-level directory); null
 // for a directory that is no kind ("custom").
 const CacheKindRules* find_kind_rules(std::string_view name);
+
+// The one kind whose rows say served_by_opencl_layer.
+const CacheKindRules& opencl_layer_kind();
 
 } // namespace prewarm::bundle
