@@ -151,7 +151,9 @@ first_job_key(const bundle::Slice& slice)
   return first;
 }
 
-// The same job in two partials means the shards overlapped.
+// The same job in two partials means the shards overlapped. One job may
+// fill several slices of its own partial (an Intel job: its AOT slice and
+// the NEO slice of the card's entries).
 Status
 check_jobs_disjoint(const std::vector<Partial>& partials, std::size_t& job_count)
 {
@@ -160,7 +162,7 @@ check_jobs_disjoint(const std::vector<Partial>& partials, std::size_t& job_count
     for (const auto& slice : partials[i].manifest.slices) {
       for (const auto& job : slice.jobs) {
         const auto [it, inserted] = owner.emplace(job_key(job), i);
-        if (!inserted) {
+        if (!inserted && it->second != i) {
           return fail(Errc::verify,
                       fmt::format("job '{}' is in both {} and {} (shards overlap: were they built "
                                   "with the same --shard I/N, or is one partial given twice?)",

@@ -221,6 +221,23 @@ TEST_F(MergeTest, RefusesAPartialGivenTwice)
   expect_refused(merge({one, one, shard2(header())}), "E_MERGE_DUPLICATE");
 }
 
+TEST_F(MergeTest, OneJobFillingTwoSlicesOfItsPartialMerges)
+{
+  // An Intel job fills its AOT slice and the NEO slice of the card's
+  // entries: the same job line in two slices of one partial is no overlap.
+  BundleSpec spec = header();
+  spec.slices = {cpu_slice("job2", {"cpu/model/fp16 aot virtual-device"}),
+                 SliceInput{"other-000000000002", root() / "job3", k_other_requirements,
+                            {"cpu/model/fp16 aot virtual-device"}}};
+  const auto both = write("both", spec, *m_shard_key);
+  const auto merged = merge({shard1(header()), both});
+  ASSERT_TRUE(merged) << merged.error().message();
+  EXPECT_EQ(merged->job_count, 2U);
+  // Alone, too: merging one partial is how a one-runner pipeline re-signs.
+  const auto alone = merge({both}, "merged-alone");
+  ASSERT_TRUE(alone) << alone.error().message();
+}
+
 TEST_F(MergeTest, RefusesOneJobIdInTwoPartialsEvenWithOtherDetails)
 {
   // Job lines are "<id> <details>"; a runner may describe the same job
