@@ -151,14 +151,15 @@ make_ci_matrix(std::span<const Plan> shard_plans)
 {
   const int count = static_cast<int>(shard_plans.size());
   if (count < 1) {
-    return fail(Errc::usage, "--shards: at least 1 shard");
+    return fail(Errc::usage, "--shards: at least 1 shard", "E_USAGE");
   }
   CiMatrix matrix;
   matrix.total_jobs = shard_plans.front().total_jobs;
   if (static_cast<std::size_t>(count) > matrix.total_jobs) {
     return fail(Errc::usage, fmt::format("--shards {}: the manifest has {} job(s), so some shards would be "
                                          "empty (use --shards {} or fewer)",
-                                         count, matrix.total_jobs, std::max<std::size_t>(matrix.total_jobs, 1)));
+                                         count, matrix.total_jobs, std::max<std::size_t>(matrix.total_jobs, 1)),
+                "E_USAGE");
   }
   for (int i = 0; i < count; ++i) {
     const Plan& plan = shard_plans[static_cast<std::size_t>(i)];
@@ -182,7 +183,8 @@ make_ci_matrix(std::span<const Plan> shard_plans)
       // on one runner kind each): the whole plan needs several GPUs.
       return fail(Errc::usage, fmt::format("shard {} needs the GPUs {} on one runner: use --shards {} or more "
                                            "(a shard per GPU kind at least)",
-                                           plan.shard.to_string(), fmt::join(gpus, " and "), gpus.size()));
+                                           plan.shard.to_string(), fmt::join(gpus, " and "), gpus.size()),
+                  "E_USAGE");
     }
     shard.runner = gpus.empty() ? std::string(k_cpu_runner) : *gpus.begin();
     shard.targets.assign(targets.begin(), targets.end());
@@ -204,7 +206,7 @@ parse_ci_format(std::string_view text)
   if (text == "gitlab") {
     return CiFormat::gitlab;
   }
-  return fail(Errc::usage, fmt::format("--format '{}': expected json, github-matrix or gitlab", text));
+  return fail(Errc::usage, fmt::format("--format '{}': expected json, github-matrix or gitlab", text), "E_USAGE");
 }
 
 std::string

@@ -91,7 +91,8 @@ partition_jobs(std::span<const std::string> runners, int shard_count)
     return fail(Errc::usage,
                 fmt::format("--shards {}: the jobs need {} different GPU runners ({}), and a shard runs on one "
                             "runner: use at least {} shards",
-                            shard_count, gpu_kinds, fmt::join(names, ", "), gpu_kinds));
+                            shard_count, gpu_kinds, fmt::join(names, ", "), gpu_kinds),
+                "E_USAGE");
   }
   const bool cpu_has_own_shards = !cpu.positions.empty() && shard_count > gpu_kinds;
   std::vector<RunnerGroup*> groups;
