@@ -138,13 +138,6 @@ entry_of(std::string_view kind, std::string_view relative_path)
 }
 
 bool
-is_traced_graph_entry(std::string_view kind, std::string_view entry)
-{
-  const auto* rules = bundle::find_kind_rules(kind);
-  return rules != nullptr && !rules->traced_graph_entries.empty() && entry.starts_with(rules->traced_graph_entries);
-}
-
-bool
 is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
 {
   if (!bundle::custom_cache_of(kind).empty()) {

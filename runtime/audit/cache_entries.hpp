@@ -34,15 +34,6 @@ bool is_bookkeeping_path(std::string_view kind, std::string_view relative_path);
 std::set<std::string> entry_kernel_names(std::string_view kind, const std::filesystem::path& kind_dir,
                                          std::string_view entry);
 
-// Kind dynamo: an AOTAutograd entry (aotautograd/<key>) that a run looked up
-// or wrote means Dynamo traced a graph in that process. A frame loaded from
-// Dynamo's precompiled entries runs the backend bundled with it and looks
-// nothing up there (torch 2.8-2.11: autograd_cache_hit stays 0), so such an
-// entry is the evidence that a frame was traced although the kind was meant
-// to spare it: no entry saved for it, rejected by PyTorch (changed source,
-// another torch) or guards that failed.
-bool is_traced_graph_entry(std::string_view kind, std::string_view entry);
-
 // A readable name for an entry, from the files under `kind_dir` where the
 // format has one ("kernel triton_poi_fused_add_0", "program ab/cd12... kernels
 // sgemm, axpy", "graph fxgraph key"); the entry key itself otherwise.

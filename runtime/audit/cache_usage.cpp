@@ -169,8 +169,9 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
   if (const auto* rules = bundle::find_kind_rules(usage.kind); rules != nullptr && !rules->traced_graph_entries.empty()) {
     std::set<std::string> traced;
     for (const auto* entries : {&reused_entries, &new_entries}) {
-      std::ranges::copy_if(*entries, std::inserter(traced, traced.end()),
-                           [&](const std::string& entry) { return is_traced_graph_entry(usage.kind, entry); });
+      std::ranges::copy_if(*entries, std::inserter(traced, traced.end()), [&](const std::string& entry) {
+        return entry.starts_with(rules->traced_graph_entries);
+      });
     }
     usage.traced_graphs = traced.size();
   }

@@ -19,7 +19,7 @@
 // nothing about whether it would hit, so it is never a miss.
 //   traced    (kind dynamo) AOTAutograd entries looked up or written: graphs
 //             Dynamo traced in the run instead of loading a precompiled frame
-//             (cache_entries.hpp is_traced_graph_entry); a lower bound where
+//             (cache_kind.hpp traced_graph_entries); a lower bound where
 //             the run was not watched
 // Bookkeeping (cache_entries.hpp) counts as none of these. Entries (programs,
 // kernels, graphs) are named as cache_entries.hpp describes; an entry is

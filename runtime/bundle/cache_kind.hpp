@@ -106,9 +106,14 @@ struct CacheKindRules
   // path: the installer and the proof copy rewrite them to where the kind
   // is installed (audit/triton_groups.hpp).
   bool relocates_triton_groups;
-  // Audit: entries under this prefix hold a graph that Dynamo traced in the
-  // run, not one it loaded precompiled (dynamo: "aotautograd/"). Empty: the
-  // kind has no such entries.
+  // Audit: entries under this prefix that a run looked up or wrote hold a
+  // graph traced in that process (dynamo: "aotautograd/"). A frame loaded
+  // from Dynamo's precompiled entries runs the backend bundled with it and
+  // looks nothing up there (torch 2.8-2.11: autograd_cache_hit stays 0), so
+  // such an entry is the evidence that a frame was traced although the kind
+  // was meant to spare it: no entry saved for it, rejected by PyTorch
+  // (changed source, another torch) or guards that failed. Empty: the kind
+  // has no such entries.
   std::string_view traced_graph_entries = {};
   // Served by prewarm's OpenCL layer, which exec points the loader at: the
   // layer's audit events are this kind's, and its environment is worked out

@@ -108,10 +108,8 @@ write_start_record(const fs::path& root_in, const VerifiedBundle& verified, cons
   // prewarm's OpenCL layer is found where exec runs, beside its binary or by
   // PREWARM_OPENCL_LAYER, and OPENCL_LAYERS extends the caller's: worked out
   // at every exec (opencl_layer_environment.hpp).
-  const bool layer = std::ranges::any_of(marker->kinds, [](const auto& k) {
-    const auto* rules = bundle::find_kind_rules(k.kind);
-    return rules != nullptr && rules->served_by_opencl_layer;
-  });
+  const bool layer = std::ranges::any_of(marker->kinds,
+                                         [](const auto& k) { return k.kind == bundle::opencl_layer_kind().name; });
   auto version_paths = layer ? std::nullopt : start_paths(root, version_dir, ExportedPaths::version);
   auto root_paths = layer ? std::nullopt : start_paths(root, version_dir, ExportedPaths::root_links);
   r.environment_recorded = version_paths && root_paths;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kind dynamo: a loaded precompiled frame looks nothing up in AOTAutograd's
 // cache, so an AOTAutograd entry read or written in a run is a graph Dynamo
-// traced there (cache_entries.hpp is_traced_graph_entry). The trees have
+// traced there (cache_kind.hpp traced_graph_entries). The trees have
 // torch 2.11's layout; the reads and writes are real syscalls under a real
 // inotify watch.
 #include "audit/access_watch.hpp"
