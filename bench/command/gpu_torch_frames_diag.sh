@@ -64,8 +64,8 @@ if [ -z "${QUICK:-}" ]; then
   run imports-pycache-prefix-2 env PYTHONPYCACHEPREFIX="$work/pyc" "$PYTHON" -c "$imports"
 fi
 
-# shellcheck disable=SC2046
 # The fill's timings are not read: with QUICK it runs beside the build.
+# shellcheck disable=SC2046
 fill() { run fill env $(fresh "$work/fill") "$PYTHON" "$SCRIPT" "${ARGS[@]}" --save-megacache "$work/mega.bin"; }
 if [ -n "${QUICK:-}" ]; then fill & else fill; fi
 root="$work/root"
