@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -126,11 +127,18 @@ read_file(const std::string& path, std::uint64_t max_bytes)
     return too_big(size);
   }
   // Read to end of file rather than st_size bytes: /proc and sysfs files
-  // report size 0 (or a page) whatever they hold.
+  // report size 0 (or a page) whatever they hold. Read straight into the
+  // string, sized from st_size plus one byte to see the end: a bundle's
+  // manifest (a megabyte at 10,000 files) is read at every container start,
+  // and growing a string chunk by chunk copied it many times.
   std::string out;
-  std::vector<char> buf(size > 0 && size < (1u << 20) ? static_cast<std::size_t>(size) + 1 : 1u << 16);
+  std::size_t filled = 0;
+  out.resize(static_cast<std::size_t>(size) + 1);
   for (;;) {
-    const ssize_t got = ::read(fd.get(), buf.data(), buf.size());
+    if (filled == out.size()) {
+      out.resize(out.size() + std::max<std::size_t>(out.size(), 1u << 16));
+    }
+    const ssize_t got = ::read(fd.get(), out.data() + filled, out.size() - filled);
     if (got < 0) {
       if (errno == EINTR) {
         continue;
@@ -140,11 +148,12 @@ read_file(const std::string& path, std::uint64_t max_bytes)
     if (got == 0) {
       break;
     }
-    if (out.size() + static_cast<std::size_t>(got) > max_bytes) {
-      return too_big(out.size() + static_cast<std::uint64_t>(got));
+    filled += static_cast<std::size_t>(got);
+    if (filled > max_bytes) {
+      return too_big(filled);
     }
-    out.append(buf.data(), static_cast<std::size_t>(got));
   }
+  out.resize(filled);
   return out;
 }
 

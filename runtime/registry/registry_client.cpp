@@ -4,9 +4,9 @@
 #include "base/encoding.hpp"
 #include "base/log.hpp"
 #include "registry/auth_challenge.hpp"
+#include "registry/curl_library.hpp"
 #include "registry/docker_credentials.hpp"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -25,22 +25,19 @@ namespace {
 // from here; the rest of the body is never read.
 constexpr std::size_t k_max_error_body = 4 << 10;
 
-void
-global_init()
-{
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 struct CurlHandle
 {
-  CURL* handle = curl_easy_init();
-  curl_slist* headers = nullptr;
+  explicit CurlHandle(const CurlLibrary& library) : curl(library), handle(library.easy_init()) {}
+  CurlHandle(const CurlHandle&) = delete;
+  CurlHandle& operator=(const CurlHandle&) = delete;
   ~CurlHandle()
   {
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(handle);
+    curl.slist_free_all(headers);
+    curl.easy_cleanup(handle);
   }
+  const CurlLibrary& curl;
+  CURL* handle = nullptr;
+  curl_slist* headers = nullptr;
 };
 
 std::string
@@ -101,17 +98,18 @@ struct Origin
 Result<Origin>
 parse_origin(const std::string& url)
 {
-  std::unique_ptr<CURLU, void (*)(CURLU*)> handle(curl_url(), curl_url_cleanup);
-  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
+  PW_ASSIGN(const auto* curl, curl_library());
+  std::unique_ptr<CURLU, void (*)(CURLU*)> handle(curl->url(), curl->url_cleanup);
+  if (!handle || curl->url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
     return fail(Errc::failed, fmt::format("{}: not a URL", in_quotes(url.substr(0, 200))), std::string(k_registry_error));
   }
   Origin origin;
   const auto part = [&](CURLUPart which, unsigned flags, std::string& out) {
     char* text = nullptr;
-    if (curl_url_get(handle.get(), which, &text, flags) == CURLUE_OK && text != nullptr) {
+    if (curl->url_get(handle.get(), which, &text, flags) == CURLUE_OK && text != nullptr) {
       out = lowercase(text);
     }
-    curl_free(text);
+    curl->free(text);
   };
   part(CURLUPART_SCHEME, 0, origin.scheme);
   part(CURLUPART_HOST, 0, origin.host);
@@ -121,6 +119,7 @@ parse_origin(const std::string& url)
 
 struct Transfer
 {
+  const CurlLibrary* curl = nullptr;
   const HttpRequest* request = nullptr;
   HttpResponse* response = nullptr;
   CURL* handle = nullptr;
@@ -143,7 +142,7 @@ on_body(char* data, std::size_t size, std::size_t count, void* user)
   auto& t = *static_cast<Transfer*>(user);
   const std::string_view chunk(data, size * count);
   long status = 0;
-  curl_easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
+  t.curl->easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
   if (!is_success(status)) {
     const auto room = k_max_error_body - std::min(k_max_error_body, t.response->body.size());
     t.response->body.append(chunk.substr(0, room));
@@ -236,6 +235,7 @@ HttpResponse::header(std::string_view name) const
 
 struct RegistryClient::State
 {
+  const CurlLibrary* curl = nullptr; // loaded by create()
   std::string registry;
   ClientOptions options;
   Origin origin;             // of the registry: where credentials may go
@@ -313,68 +313,69 @@ struct RegistryClient::State
     if (budget.count() <= 0) {
       return fail(deadline_error(fmt::format("{} {}", request.method, url)));
     }
-    CurlHandle curl;
-    if (curl.handle == nullptr) {
+    const CurlLibrary& api = *curl;
+    CurlHandle transfer_handle(api);
+    if (transfer_handle.handle == nullptr) {
       return fail(Errc::failed, "curl_easy_init failed", std::string(k_registry_error));
     }
     HttpResponse response;
-    Transfer transfer{&request, &response, curl.handle, std::nullopt, 0, nullptr, false, false};
-    auto* h = curl.handle;
-    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "prewarm");
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, options.plain_http ? "http,https" : "https");
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+    Transfer transfer{&api, &request, &response, transfer_handle.handle, std::nullopt, 0, nullptr, false, false};
+    auto* h = transfer_handle.handle;
+    api.easy_setopt(h, CURLOPT_URL, url.c_str());
+    api.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(h, CURLOPT_USERAGENT, "prewarm");
+    api.easy_setopt(h, CURLOPT_PROTOCOLS_STR, options.plain_http ? "http,https" : "https");
+    api.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::min<std::chrono::milliseconds>(options.connect_timeout, budget).count()));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(budget.count()));
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
+    api.easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(budget.count()));
+    api.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    api.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
+    api.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    api.easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
+    api.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    api.easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
     // Redirects are followed by send(), which decides where credentials go.
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    api.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     if (options.tls == TlsVerification::insecure_loopback) {
-      curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+      api.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+      api.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
     } else if (!options.ca_file.empty()) {
       // CAINFO replaces the default bundle; the hashed system directory
       // keeps the system CAs trusted as well.
-      curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
-      curl_easy_setopt(h, CURLOPT_CAPATH, "/etc/ssl/certs");
+      api.easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
+      api.easy_setopt(h, CURLOPT_CAPATH, "/etc/ssl/certs");
     }
     for (const auto& header : request.headers) {
-      curl.headers = curl_slist_append(curl.headers, header.c_str());
+      transfer_handle.headers = api.slist_append(transfer_handle.headers, header.c_str());
     }
     if (!authorization_header.empty()) {
-      curl.headers = curl_slist_append(curl.headers, ("Authorization: " + authorization_header).c_str());
+      transfer_handle.headers = api.slist_append(transfer_handle.headers, ("Authorization: " + authorization_header).c_str());
     }
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> upload(nullptr, std::fclose);
     if (request.method == "HEAD") {
-      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+      api.easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (!request.upload_file.empty()) {
       upload.reset(std::fopen(request.upload_file.c_str(), "rbe"));
       if (!upload) {
         return fail(Errc::failed, fmt::format("cannot open {} to upload it", request.upload_file.string()), "E_IO");
       }
       transfer.upload = upload.get();
-      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-      curl_easy_setopt(h, CURLOPT_READFUNCTION, on_upload);
-      curl_easy_setopt(h, CURLOPT_READDATA, &transfer);
-      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(upload_size));
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+      api.easy_setopt(h, CURLOPT_UPLOAD, 1L);
+      api.easy_setopt(h, CURLOPT_READFUNCTION, on_upload);
+      api.easy_setopt(h, CURLOPT_READDATA, &transfer);
+      api.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(upload_size));
+      api.easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     } else if (request.method == "PUT" || request.method == "POST" || request.method == "PATCH") {
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+      api.easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+      api.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      api.easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     } else if (request.method != "GET") {
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+      api.easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, curl.headers);
-    const CURLcode code = curl_easy_perform(h);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
-    if (char* location = nullptr; curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
+    api.easy_setopt(h, CURLOPT_HTTPHEADER, transfer_handle.headers);
+    const CURLcode code = api.easy_perform(h);
+    api.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    if (char* location = nullptr; api.easy_getinfo(h, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
       response.redirect_url = location;
     }
     bytes_received += transfer.received;
@@ -396,11 +397,11 @@ struct RegistryClient::State
                   std::string(k_unavailable));
     }
     if (code == CURLE_UNSUPPORTED_PROTOCOL) {
-      return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, curl_easy_strerror(code)),
+      return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, api.easy_strerror(code)),
                   "E_REDIRECT");
     }
     if (code != CURLE_OK) {
-      return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, curl_easy_strerror(code)),
+      return fail(Errc::failed, fmt::format("{} {}: {}", request.method, url, api.easy_strerror(code)),
                   std::string(is_transient(code) ? k_unavailable : k_registry_error));
     }
     return response;
@@ -420,9 +421,9 @@ struct RegistryClient::State
       if (value.empty()) {
         return;
       }
-      char* escaped = curl_easy_escape(nullptr, value.c_str(), static_cast<int>(value.size()));
-      query += fmt::format("{}{}={}", query.empty() ? "?" : "&", key, escaped);
-      curl_free(escaped);
+      char* escaped = curl->easy_escape(nullptr, value.c_str(), static_cast<int>(value.size()));
+      query += fmt::format("{}{}={}", query.empty() ? "?" : "&", key, escaped ? escaped : "");
+      curl->free(escaped);
     };
     add("service", challenge.service);
     for (const auto& scope : challenge.scopes) {
@@ -484,7 +485,6 @@ RegistryClient::~RegistryClient() = default;
 Result<RegistryClient>
 RegistryClient::create(std::string registry, ClientOptions options)
 {
-  global_init();
   if (options.tls == TlsVerification::insecure_loopback && !is_loopback_literal(registry)) {
     return fail(Errc::usage,
                 fmt::format("--insecure-loopback-tls: {} is not a loopback address (127.0.0.0/8 or [::1]); use "
@@ -501,6 +501,7 @@ RegistryClient::create(std::string registry, ClientOptions options)
   }
   options.attempts = std::max(1, options.attempts);
   auto state = std::make_unique<State>();
+  PW_ASSIGN(state->curl, curl_library());
   state->registry = std::move(registry);
   state->options = std::move(options);
   auto client = RegistryClient(std::move(state));

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "registry/registry_client.hpp"
 #include "registry/registry_fetch.hpp"
+#include "registry/curl_library.hpp"
 
 #include "base/digest.hpp"
 #include "base/directory_tree.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <fcntl.h>
@@ -278,10 +278,9 @@ Result<std::vector<Descriptor>>
 find_referrers(RegistryClient& client, const ImageReference& subject, std::string_view artifact_type)
 {
   const auto what = fmt::format("referrers of {}", subject.to_string());
-  char* escaped = curl_easy_escape(nullptr, artifact_type.data(), static_cast<int>(artifact_type.size()));
+  PW_ASSIGN(const auto escaped, url_escaped(artifact_type));
   HttpRequest api;
   api.path = fmt::format("/v2/{}/referrers/{}?artifactType={}", subject.repository, subject.digest, escaped);
-  curl_free(escaped);
   api.headers.push_back(fmt::format("Accept: {}", k_image_index_type));
   api.max_body_bytes = k_max_referrers_index_bytes;
   HttpRequest fallback = api;

@@ -353,6 +353,22 @@ TEST(RuntimeBinary, HasNoSigningOrBuilderCode)
   }
 }
 
+// The full command line answers a repeated install at container start: it
+// loads libcurl (and the TLS, HTTP/2, Kerberos and LDAP libraries it brings)
+// only when it talks to a registry (registry/curl_library.hpp).
+TEST(RuntimeBinary, FullCommandLineLoadsNoRegistryLibraryAtStart)
+{
+  auto dir = scratch();
+  const auto dynamic = dir.path() / "dynamic";
+  ASSERT_EQ(std::system(("readelf -d " PREWARM_RUNTIME_FULL_BINARY " > " + dynamic.string()).c_str()), 0);
+  const auto text = read_file(dynamic.string());
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->find("[libcrypto.so"), std::string::npos) << *text; // the check reads NEEDED entries
+  for (const char* heavy : {"libcurl", "libssl", "libnghttp", "libgnutls", "libgssapi", "libldap"}) {
+    EXPECT_EQ(text->find(heavy), std::string::npos) << heavy << " in\n" << *text;
+  }
+}
+
 // What a container start runs (the front, cli/front/main.cpp) needs the C and C++
 // runtime and fmt only: no archive, compression, registry (libcurl), TLS,
 // YAML or device library is even mapped.
