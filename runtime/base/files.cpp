@@ -132,28 +132,34 @@ read_file(const std::string& path, std::uint64_t max_bytes)
   // manifest (a megabyte at 10,000 files) is read at every container start,
   // and growing a string chunk by chunk copied it many times.
   std::string out;
-  std::size_t filled = 0;
-  out.resize(static_cast<std::size_t>(size) + 1);
+  out.reserve(static_cast<std::size_t>(size) + 1);
   for (;;) {
-    if (filled == out.size()) {
-      out.resize(out.size() + std::max<std::size_t>(out.size(), 1u << 16));
+    if (out.size() == out.capacity()) {
+      out.reserve(out.capacity() + std::max<std::size_t>(out.capacity(), 1u << 16));
     }
-    const ssize_t got = ::read(fd.get(), out.data() + filled, out.size() - filled);
+    // read() writes into the spare capacity; the string keeps what it wrote
+    // and nothing else (no zero-filling of a megabyte first).
+    ssize_t got = 0;
+    int read_errno = 0;
+    const std::size_t had = out.size();
+    out.resize_and_overwrite(out.capacity(), [&](char* data, std::size_t room) {
+      got = ::read(fd.get(), data + had, room - had);
+      read_errno = errno;
+      return had + static_cast<std::size_t>(std::max<ssize_t>(got, 0));
+    });
     if (got < 0) {
-      if (errno == EINTR) {
+      if (read_errno == EINTR) {
         continue;
       }
-      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(path), errno_message(errno)));
+      return fail(Errc::failed, fmt::format("cannot read {}: {}", in_quotes(path), errno_message(read_errno)));
     }
     if (got == 0) {
       break;
     }
-    filled += static_cast<std::size_t>(got);
-    if (filled > max_bytes) {
-      return too_big(filled);
+    if (out.size() > max_bytes) {
+      return too_big(out.size());
     }
   }
-  out.resize(filled);
   return out;
 }
 
