@@ -331,6 +331,22 @@ TEST_F(RuntimeCli, RepeatedInstallReadsTheStartRecord)
   EXPECT_EQ(slurp(start), recorded);
 }
 
+// An install from a directory, first and repeated, never loads libcurl: an
+// image without the package installs such bundles (registry/curl_library.hpp).
+// The dynamic loader's own trace is the independent witness.
+TEST_F(RuntimeCli, InstallFromADirectoryNeverLoadsLibcurl)
+{
+  const auto root = dir.path() / "root";
+  const auto install =
+    "install " + good_bundle().string() + " --trust " + pub.string() + " --root " + root.string();
+  for (const char* which : {"first", "repeated"}) {
+    const auto run = runtime(dir.path(), install, host_env + " LD_DEBUG=libs");
+    ASSERT_EQ(run.exit_code, 0) << which << ": " << run.err;
+    EXPECT_NE(run.err.find("libcrypto.so"), std::string::npos) << which << ": the trace names what is loaded";
+    EXPECT_EQ(run.err.find("libcurl"), std::string::npos) << which << ": " << run.err.substr(0, 4000);
+  }
+}
+
 // The binaries that ship in production images carry no signing or builder
 // code (minisign's verify-only build): no prewarm::pack symbol, no signing or
 // key generation entry point of OpenSSL.
