@@ -122,9 +122,12 @@ compile_targets(const Ocloc& ocloc, std::span<const AotTargetSpec> targets, std:
     if (options.validation == Validation::validate) {
       PW_ASSIGN_CTX(auto validation, context, ocloc.validate(output.zebin, target.ocloc_device));
       if (!validation.valid) {
+        // One line for the build's log and the job's summary; the whole
+        // report (its warnings too) with -v.
+        log::verbose("{}: ocloc validate said:\n{}", context, validation.output);
         return fail(Errc::failed,
-                    fmt::format("{}: ocloc validate rejected the zebin (exit {}):\n{}", context,
-                                validation.exit_code, validation.output),
+                    fmt::format("{}: ocloc validate rejected the zebin (exit {}): {}", context, validation.exit_code,
+                                validation.reason),
                     "E_AOT_INVALID_ZEBIN");
       }
     }

@@ -31,6 +31,34 @@ last_line(std::string_view text)
   return nl == std::string::npos ? trimmed : std::string(trim(std::string_view(trimmed).substr(nl + 1), k_blank));
 }
 
+// Why `ocloc validate` rejected a binary, on one line: the lines under its
+// "Validator detected errors :" heading (ocloc 26.27 prints its warnings,
+// e.g. "Unhandled SHT_NOTE section", under another heading first), else
+// its last line.
+std::string
+validation_reason(std::string_view report)
+{
+  constexpr std::string_view k_errors = "Validator detected errors :";
+  const auto at = report.find(k_errors);
+  if (at == std::string_view::npos) {
+    return last_line(report);
+  }
+  std::string reason;
+  std::string_view rest = report.substr(at + k_errors.size());
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    const auto line = trim(rest.substr(0, nl), k_blank);
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    if (line.starts_with("Binary is ") || line.starts_with("Validator detected ")) {
+      break;
+    }
+    if (!line.empty()) {
+      reason += (reason.empty() ? "" : "; ") + std::string(line);
+    }
+  }
+  return reason.empty() ? last_line(report) : reason;
+}
+
 std::optional<fs::path>
 find_on_path(std::string_view name)
 {
@@ -251,6 +279,9 @@ Ocloc::validate(std::string_view zebin, std::string_view device) const
   validation.exit_code = run.ending == process::Outcome::Ending::exited ? run.exit_status : -1;
   validation.output = trim(run.output, k_blank);
   validation.valid = run.succeeded() && validation.output.find("Binary is VALID") != std::string::npos;
+  if (!validation.valid) {
+    validation.reason = validation_reason(validation.output);
+  }
   return validation;
 }
 

@@ -77,6 +77,8 @@ struct OclocValidation
   int exit_code = -1; // a normal exit's status; -1 when ocloc was killed
   std::string output; // ocloc's report; on 22.43 it warns ".ze_info Minor version : 20
                       // is newer than available in decoder : 15" (IGC vs NEO skew, harmless)
+  std::string reason; // of a rejection, one line: what ocloc lists under "Validator detected
+                      // errors", else its last line (its warnings come first and are not the reason)
 };
 
 class Ocloc

@@ -33,6 +33,11 @@ start=$(date +%s.%N)
 expect_exit 0 "$PREWARM" build "$MANIFEST" --key keys/test_only_virtual.key --out bundle --json report.json
 end=$(date +%s.%N)
 echo "$LAST_STDERR" | grep -E "virtual|NEO" | head -20
+# Every line the build prints is prewarm's: ocloc's report is quoted on one line (-v: whole).
+if echo "$LAST_STDERR" | grep -v '^prewarm' | grep -q .; then
+  echo "$LAST_STDERR" | grep -v '^prewarm' | head -5
+  fail "the build printed lines that are not prewarm's"
+fi
 expect_exit 0 "$PREWARM_RUNTIME" verify bundle --trust keys/test_only_virtual.pub
 
 igc=$(stat -L -c '%s:%Y' "$ROOT/usr/lib/x86_64-linux-gnu/libigc.so.2")
@@ -67,7 +72,8 @@ if b580 is not None and b580.get("strategy") == "aot":
     assert b580.get("executor") == "virtual-device", b580
     left_out = b580["report"].get("left_out", [])
     shipped = b580["report"]["programs"]
-    assert all("attention_decode" in why for why in left_out), left_out
+    # The reason is ocloc's error, on one line, not its warnings first.
+    assert all("attention_decode" in why and "\n" not in why and "SHT_NOTE" not in why for why in left_out), left_out
     assert len(shipped) > 0 and len(shipped) + len(left_out) == b580["report"]["neo"]["programs"], b580["report"]
     print(f"arc-b580/qwen2.5-0.5b: {len(shipped)} zebins shipped, {len(left_out)} left out: "
           + "; ".join(why.splitlines()[0][:160] for why in left_out))

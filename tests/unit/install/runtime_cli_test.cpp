@@ -369,19 +369,30 @@ TEST(RuntimeBinary, HasNoSigningOrBuilderCode)
   }
 }
 
+namespace {
+
+// The libraries BINARY names (its NEEDED entries, as readelf shows them):
+// what the dynamic loader maps at every start, whatever the command.
+std::string
+needed_libraries(const char* binary)
+{
+  auto dir = scratch();
+  const auto dynamic = dir.path() / "dynamic";
+  EXPECT_EQ(std::system(("readelf -d " + std::string(binary) + " > " + dynamic.string()).c_str()), 0);
+  return read_file(dynamic.string()).value_or("");
+}
+
+} // namespace
+
 // The full command line answers a repeated install at container start: it
 // loads libcurl (and the TLS, HTTP/2, Kerberos and LDAP libraries it brings)
 // only when it talks to a registry (registry/curl_library.hpp).
 TEST(RuntimeBinary, FullCommandLineLoadsNoRegistryLibraryAtStart)
 {
-  auto dir = scratch();
-  const auto dynamic = dir.path() / "dynamic";
-  ASSERT_EQ(std::system(("readelf -d " PREWARM_RUNTIME_FULL_BINARY " > " + dynamic.string()).c_str()), 0);
-  const auto text = read_file(dynamic.string());
-  ASSERT_TRUE(text);
-  EXPECT_NE(text->find("[libcrypto.so"), std::string::npos) << *text; // the check reads NEEDED entries
+  const auto text = needed_libraries(PREWARM_RUNTIME_FULL_BINARY);
+  EXPECT_NE(text.find("[libcrypto.so"), std::string::npos) << text; // the check reads NEEDED entries
   for (const char* heavy : {"libcurl", "libssl", "libnghttp", "libgnutls", "libgssapi", "libldap"}) {
-    EXPECT_EQ(text->find(heavy), std::string::npos) << heavy << " in\n" << *text;
+    EXPECT_EQ(text.find(heavy), std::string::npos) << heavy << " in\n" << text;
   }
 }
 
@@ -390,14 +401,10 @@ TEST(RuntimeBinary, FullCommandLineLoadsNoRegistryLibraryAtStart)
 // YAML or device library is even mapped.
 TEST(RuntimeBinary, FrontNeedsNoArchiveRegistryOrTlsLibrary)
 {
-  auto dir = scratch();
-  const auto dynamic = dir.path() / "dynamic";
-  ASSERT_EQ(std::system(("readelf -d " PREWARM_RUNTIME_BINARY " > " + dynamic.string()).c_str()), 0);
-  const auto text = read_file(dynamic.string());
-  ASSERT_TRUE(text);
-  EXPECT_NE(text->find("[libc.so"), std::string::npos) << *text; // the check reads NEEDED entries
+  const auto text = needed_libraries(PREWARM_RUNTIME_BINARY);
+  EXPECT_NE(text.find("[libc.so"), std::string::npos) << text; // the check reads NEEDED entries
   for (const char* heavy : {"libcurl", "libarchive", "libzstd", "libssl", "libcrypto", "libyaml", "libOpenCL",
                             "libze_loader", "libnghttp"}) {
-    EXPECT_EQ(text->find(heavy), std::string::npos) << heavy << " in\n" << *text;
+    EXPECT_EQ(text.find(heavy), std::string::npos) << heavy << " in\n" << text;
   }
 }
