@@ -101,6 +101,23 @@ clipped(std::string text, std::size_t at_most = 80)
   return in_quotes(text);
 }
 
+// Two differing values, clipped alike around where they first differ: a long
+// line that differs near its end (an .llir's DIFile naming a directory) must
+// not show two identical prefixes.
+std::pair<std::string, std::string>
+clipped_around_difference(const std::string& old_text, const std::string& new_text, std::size_t at_most = 80)
+{
+  const auto differ = static_cast<std::size_t>(
+    std::ranges::mismatch(old_text, new_text).in1 - old_text.begin());
+  constexpr std::size_t k_context = 24; // of the common part, before the difference
+  const std::size_t from = differ > k_context ? differ - k_context : 0;
+  const auto window = [&](const std::string& text) {
+    auto part = from > 0 ? "..." + text.substr(from) : text;
+    return clipped(std::move(part), at_most);
+  };
+  return {window(old_text), window(new_text)};
+}
+
 // What differs between two text files: for JSON objects the first top-level
 // field (other than the entry's own hash), else the first differing line.
 std::string
@@ -118,8 +135,8 @@ text_difference(const std::string& name, const std::string& old_text, const std:
         return fmt::format("{}: {} is new ({})", name, in_quotes(field), clipped(value.dump()));
       }
       if (*old_value != value) {
-        return fmt::format("{}: {} was {}, is {}", name, in_quotes(field), clipped(old_value->dump()),
-                           clipped(value.dump()));
+        const auto [was, is] = clipped_around_difference(old_value->dump(), value.dump());
+        return fmt::format("{}: {} was {}, is {}", name, in_quotes(field), was, is);
       }
     }
     for (const auto& [field, value] : old_json.items()) {
@@ -138,7 +155,8 @@ text_difference(const std::string& name, const std::string& old_text, const std:
     const auto old_line = old_text.substr(std::min(a, old_text.size()), a_end - std::min(a, a_end));
     const auto new_line = new_text.substr(std::min(b, new_text.size()), b_end - std::min(b, b_end));
     if (old_line != new_line) {
-      return fmt::format("{} line {}: was {}, is {}", name, line, clipped(old_line), clipped(new_line));
+      const auto [was, is] = clipped_around_difference(old_line, new_line);
+      return fmt::format("{} line {}: was {}, is {}", name, line, was, is);
     }
     a = a_end + 1;
     b = b_end + 1;

@@ -35,6 +35,22 @@ constexpr std::array k_app_hints = {
     .source = "pyopencl 2024.1 on PoCL 3.1",
   },
   AppHint{
+    .app = "torch.compile",
+    .variable = "",
+    .subdir = "",
+    .kind = "triton",
+    // The inductor kind built without --capture-root, proved at another path
+    // on the H100 (torch 2.11, Triton 3.6): "triton: 178 reused, 40 new", the
+    // new entries' .llir naming the kernels' source under the copy's path.
+    // The dynamo kind serves the same kernels through Dynamo's saved frames
+    // and hits at any path (0 new).
+    .miss_hint = "a known case: torch.compile's inductor kind, whose Triton kernels are keyed with the path of "
+                 "their generated source under TORCHINDUCTOR_CACHE_DIR, hits only at the path it was captured at: "
+                 "with torch 2.8 or later use kinds [triton, dynamo, cuda], which hit at any path; else build with "
+                 "--capture-root ROOT, install at ROOT and export with --paths root",
+    .source = "torch 2.11 and Triton 3.6 on an H100",
+  },
+  AppHint{
     .app = "tinygrad",
     .variable = "XDG_CACHE_HOME",
     .subdir = "tinygrad",

@@ -71,6 +71,8 @@ TEST(AppHint, KnownMissesAreFoundByKindOrVariable)
   ASSERT_NE(app_hint_for_kind("pocl"), nullptr);
   EXPECT_NE(app_hint_for_kind("pocl")->miss_hint.find("PYOPENCL_NO_CACHE=1"), std::string_view::npos);
   ASSERT_NE(app_hint_for_cache("JAX_COMPILATION_CACHE_DIR", ""), nullptr);
+  ASSERT_NE(app_hint_for_kind("triton"), nullptr);
+  EXPECT_NE(app_hint_for_kind("triton")->miss_hint.find("--capture-root"), std::string_view::npos);
   EXPECT_EQ(app_hint_for_kind("cuda"), nullptr);
 }
 

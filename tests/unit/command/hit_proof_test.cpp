@@ -100,6 +100,30 @@ TEST(HitProof, ADifferingSourceLineIsTheEvidence)
     << proof.causes[0];
 }
 
+// What Triton's .llir of an Inductor kernel shows at another path: one long
+// line whose difference is its directory, well past any fixed-length prefix.
+TEST(HitProof, ALongLineShowsWhereItDiffers)
+{
+  Scratch s;
+  const std::string file = "cox6pldjsz4hrhgzyour2i6cqpmyvz2ozovkd4m5vnf2wrt2zvtb.py";
+  const auto llir = [&](const std::string& dir) {
+    return "; ModuleID\n!1 = !DIFile(filename: \"" + file + "\", directory: \"" + dir + "/inductor/ox\")\n";
+  };
+  write(s.dir / "captured/triton/KEYA/k.llir", llir("/tmp/prewarm-build-A/capture/staging"));
+  write(s.dir / "captured/triton/KEYA/k.json", R"({"name": "k", "hash": "KEYA"})");
+  write(s.dir / "changed.llir", llir("/var/cache/prewarm/elsewhere"));
+  const auto proof = prove(s,
+                           "mkdir -p \"$TRITON_CACHE_DIR\"/KEYB && cp " + (s.dir / "changed.llir").string() +
+                             " \"$TRITON_CACHE_DIR\"/KEYB/k.llir && echo '{\"name\": \"k\", \"hash\": \"KEYB\"}' > "
+                             "\"$TRITON_CACHE_DIR\"/KEYB/k.json",
+                           {}, CacheKind::triton);
+  EXPECT_FALSE(proof.hit());
+  ASSERT_FALSE(proof.causes.empty());
+  EXPECT_NE(proof.causes[0].find("k.llir line 2: was \"..."), std::string::npos) << proof.causes[0];
+  EXPECT_NE(proof.causes[0].find("/tmp/prewarm-build-A"), std::string::npos) << proof.causes[0];
+  EXPECT_NE(proof.causes[0].find("/var/cache/prewarm/elsewhere"), std::string::npos) << proof.causes[0];
+}
+
 TEST(HitProof, ATritonMetadataFieldIsTheEvidence)
 {
   Scratch s;
