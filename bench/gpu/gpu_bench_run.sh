@@ -98,7 +98,7 @@ phase_args() {
   third-party-pocl) echo "120|--only third_party --variants ^(clpeak|clblast)\spocl$ --runs 3 --budget 90" ;;
   hashcat-nvidia) echo "60|--only third_party --variants ^hashcat\snvidia$ --runs 3 --budget 30" ;;
   first-result) echo "90|--only first_result --variants ^(h100|h200|cpu)\sqwen2.5-0.5b\s(fp16|bf16)$ --runs 3 --budget 45" ;;
-  torch-compile) echo "200|--only torch_compile --variants ^qwen2\sbf16$ --runs 1" ;;
+  torch-compile) echo "450|--only torch_compile --variants ^qwen2\sbf16$ --runs 1" ;; # fill, two builds, one round of five modes
   *) return 1 ;;
   esac
 }
