@@ -17,7 +17,10 @@
 
 namespace prewarm::registry {
 
-// The libcurl functions this layer calls, as the headers declare them.
+// The libcurl functions this layer calls, as the headers declare them. A
+// call through `easy_setopt` is not checked by curl's compile-time option
+// type checks (typecheck-gcc.h wraps only the named function): pass the type
+// each option's documentation names (long, curl_off_t, char*, a callback).
 struct CurlLibrary
 {
   decltype(&::curl_easy_init) easy_init = nullptr;
