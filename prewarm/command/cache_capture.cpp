@@ -185,7 +185,7 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
   }
   PW_TRY(jobs::create_staged_kinds(staging_root, kinds, jobs::ExistingKindDirectory::refuse));
   PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
-  if (selected(kinds, CacheKind::dynamo) && options.dynamo_save == DynamoSave::at_exit) {
+  if (sets_up(kinds, CaptureSets::dynamo_precompile_hook) && options.dynamo_save == DynamoSave::at_exit) {
     PW_TRY(write_precompile_hook(home.parent_path() / k_precompile_hook_dir));
   }
   return CacheCapture(staging_root, home, std::move(kinds), std::move(options));
@@ -256,15 +256,15 @@ CacheCapture::child_environment(const Environment& base) const
       env[setting.name] = std::move(setting.value);
     }
   }
-  if (selected(m_kinds, CacheKind::pycache)) {
+  if (sets_up(m_kinds, CaptureSets::bytecode_writing)) {
     // Set to anything non-empty it stops Python writing any bytecode, so the
     // capture would stay empty; only the capture's run drops it.
     env.erase("PYTHONDONTWRITEBYTECODE");
   }
-  if (selected(m_kinds, CacheKind::dynamo) && m_options.dynamo_save == DynamoSave::at_exit) {
+  if (sets_up(m_kinds, CaptureSets::dynamo_precompile_hook) && m_options.dynamo_save == DynamoSave::at_exit) {
     add_precompile_hook(env, m_home.parent_path() / k_precompile_hook_dir);
   }
-  if (std::find(m_kinds.begin(), m_kinds.end(), CacheKind::programs) != m_kinds.end()) {
+  if (sets_up(m_kinds, CaptureSets::opencl_layer_recording)) {
     // The programs kind of a command workload is what the OpenCL layer
     // records while the program runs (runtime/layer).
     if (const auto layer = install::find_opencl_layer()) {

@@ -86,10 +86,7 @@ to_command_workload(const manifest::CommandWorkload& workload)
   } else {
     out.argv = workload.argv;
   }
-  for (const auto& name : workload.kinds) {
-    PW_ASSIGN(const auto kind, bundle::parse_cache_kind(name));
-    out.kinds.push_back(kind);
-  }
+  out.kinds = workload.kinds;
   out.no_builtin_kinds = workload.no_builtin_kinds;
   for (const auto& cache : workload.caches) {
     out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir});
@@ -194,13 +191,14 @@ report_json(const CommandJobResult& result)
   return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Result<jobs::JobOutcome>
-CommandExecutor::run(const jobs::JobContext& context)
+namespace {
+
+// The job's request: its workload, the target and precision it runs for, and
+// the devices its caches are recorded for.
+Result<CommandJobRequest>
+job_request(const jobs::JobContext& context, const CommandExecutorOptions& options)
 {
   const auto& job = context.job;
-  if (!context.model.command) {
-    return fail(Errc::internal, fmt::format("{}: a command job without a command", job.id));
-  }
   CommandJobRequest request;
   request.job_id = job.id;
   PW_ASSIGN_CTX(request.workload, job.id, to_command_workload(*context.model.command));
@@ -211,8 +209,8 @@ CommandExecutor::run(const jobs::JobContext& context)
   }
   request.work_dir = context.work_dir / "capture";
   request.log_file = context.log_file;
-  request.home = m_options.home;
-  request.frameworks = m_options.frameworks;
+  request.home = options.home;
+  request.frameworks = options.frameworks;
   std::error_code ec;
   if (!fs::create_directory(request.work_dir, ec) || ec) {
     return fail(Errc::failed, fmt::format("{}: cannot create {}: {}", job.id, in_quotes(request.work_dir.string()),
@@ -225,8 +223,8 @@ CommandExecutor::run(const jobs::JobContext& context)
       return std::vector<DeviceProperties>{device};
     };
   }
-  request.list_nvidia_gpus = [this, &job] {
-    auto gpus = m_options.list_nvidia_gpus ? m_options.list_nvidia_gpus() : probe_nvidia_gpus();
+  request.list_nvidia_gpus = [&options, &job] {
+    auto gpus = options.list_nvidia_gpus ? options.list_nvidia_gpus() : probe_nvidia_gpus();
     if (gpus.empty() && job.device && job.device->properties.contains(prop::nvidia_sm)) {
       // No nvidia-smi and no /proc entry (unusual container): what OpenCL
       // told the plan about the GPU is the best we know.
@@ -235,36 +233,16 @@ CommandExecutor::run(const jobs::JobContext& context)
     return gpus;
   };
 
-  // The root is one directory: jobs that capture there take turns.
-  std::unique_lock<std::mutex> root_turn;
-  if (!m_options.capture_root.empty()) {
-    request.capture_root = m_options.capture_root;
-    root_turn = std::unique_lock(m_capture_root_busy);
-  }
-  for (const auto& warning : unexported_variables(*context.model.command)) {
-    log::warn("{}: {}", job.id, warning);
-  }
-  PW_ASSIGN(auto result, run_command_job(request));
-  for (const auto& warning : result.warnings) {
-    log::warn("{}: {}", job.id, warning);
-  }
-  if (!result.succeeded()) {
-    return fail(Errc::failed, result.report());
-  }
-  if (const auto failure = result.packing_failure()) {
-    return fail(Errc::failed, *failure);
-  }
-  if (const auto failure = result.required_proof_failure()) {
-    return fail(Errc::failed, *failure);
-  }
+  return request;
+}
 
-  jobs::JobOutcome outcome;
-  outcome.device = job.device ? job.device->description : job.target;
-  outcome.seconds = std::chrono::duration<double>(result.total_duration).count(); // capture, proof, bookkeeping
-  outcome.summary = summary_line(result);
-  outcome.job_line = result.job_line();
-  outcome.report_json = report_json(result);
-  // One staging directory per group of kinds with the same requirements.
+// One staging directory per group of kinds with the same requirements: the
+// job's outputs, each with its custom caches and the model's runtime_env.
+Status
+add_outputs(const jobs::JobContext& context, const CommandJobResult& result, jobs::JobOutcome& outcome)
+{
+  const auto& job = context.job;
+  std::error_code ec;
   int index = 0;
   for (const auto& group : result.slice_groups()) {
     const auto staging = context.work_dir / fmt::format("output-{}", index++);
@@ -302,6 +280,49 @@ CommandExecutor::run(const jobs::JobContext& context)
     }
     outcome.outputs.push_back(std::move(output));
   }
+  return {};
+}
+
+} // namespace
+
+Result<jobs::JobOutcome>
+CommandExecutor::run(const jobs::JobContext& context)
+{
+  const auto& job = context.job;
+  if (!context.model.command) {
+    return fail(Errc::internal, fmt::format("{}: a command job without a command", job.id));
+  }
+  PW_ASSIGN(auto request, job_request(context, m_options));
+  // The root is one directory: jobs that capture there take turns.
+  std::unique_lock<std::mutex> root_turn;
+  if (!m_options.capture_root.empty()) {
+    request.capture_root = m_options.capture_root;
+    root_turn = std::unique_lock(m_capture_root_busy);
+  }
+  for (const auto& warning : unexported_variables(*context.model.command)) {
+    log::warn("{}: {}", job.id, warning);
+  }
+  PW_ASSIGN(auto result, run_command_job(request));
+  for (const auto& warning : result.warnings) {
+    log::warn("{}: {}", job.id, warning);
+  }
+  if (!result.succeeded()) {
+    return fail(Errc::failed, result.report());
+  }
+  if (const auto failure = result.packing_failure()) {
+    return fail(Errc::failed, *failure);
+  }
+  if (const auto failure = result.required_proof_failure()) {
+    return fail(Errc::failed, *failure);
+  }
+
+  jobs::JobOutcome outcome;
+  outcome.device = job.device ? job.device->description : job.target;
+  outcome.seconds = std::chrono::duration<double>(result.total_duration).count(); // capture, proof, bookkeeping
+  outcome.summary = summary_line(result);
+  outcome.job_line = result.job_line();
+  outcome.report_json = report_json(result);
+  PW_TRY(add_outputs(context, result, outcome));
   return outcome;
 }
 

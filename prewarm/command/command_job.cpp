@@ -6,6 +6,8 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/custom_cache.hpp"
+#include "command/capture_out_of_reach.hpp"
+#include "command/kind_builder_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -19,12 +21,6 @@ namespace prewarm::command {
 namespace {
 
 constexpr std::string_view k_precision_placeholder = "{precision}";
-
-bool
-selected(const std::vector<CacheKind>& kinds, CacheKind kind)
-{
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
-}
 
 std::string
 human_bytes(std::uint64_t bytes)
@@ -53,104 +49,6 @@ requirement_text(const std::vector<bundle::Requirement>& requirements)
   }
   return text;
 }
-
-// The capture, out of reach while the proof runs: its staging and private
-// home renamed into a directory no capture path leads to, so a cache that
-// names its own files by absolute path (Triton's group files) finds them in
-// the copy the proof installed or not at all, as the application will. A
-// rename keeps the captured bytes exactly as they will be packed (a copy
-// elsewhere would not hide them, and file modes do not stop a build run as
-// root). Put back by restore(), or by the destructor on an early return.
-class CaptureOutOfReach
-{
-public:
-  static Result<CaptureOutOfReach> hide(const std::filesystem::path& work_dir,
-                                        std::vector<std::filesystem::path> paths)
-  {
-    const auto hidden = work_dir / ".capture-hidden-during-proof";
-    std::error_code ec;
-    if (!std::filesystem::create_directory(hidden, ec) || ec) {
-      return fail(Errc::failed, fmt::format("cannot create {}: {}", in_quotes(hidden.string()),
-                                            ec ? ec.message() : "it exists already"));
-    }
-    CaptureOutOfReach out(hidden);
-    for (auto& path : paths) {
-      const auto to = hidden / path.filename();
-      if (::rename(path.c_str(), to.c_str()) != 0) {
-        if (errno == ENOENT) {
-          continue;
-        }
-        return fail(Errc::failed, fmt::format("cannot move {} out of the proof's reach: {}", in_quotes(path.string()),
-                                              errno_message(errno)));
-      }
-      out.m_moved.emplace_back(std::move(path), to);
-    }
-    return out;
-  }
-  CaptureOutOfReach(CaptureOutOfReach&& other) noexcept
-    : m_hidden(std::move(other.m_hidden)), m_moved(std::exchange(other.m_moved, {}))
-  {
-  }
-  CaptureOutOfReach(const CaptureOutOfReach&) = delete;
-  CaptureOutOfReach& operator=(const CaptureOutOfReach&) = delete;
-  CaptureOutOfReach& operator=(CaptureOutOfReach&&) = delete;
-  ~CaptureOutOfReach() { (void)restore(); }
-
-  // Where `original` lies while hidden.
-  std::filesystem::path hidden_path(const std::filesystem::path& original) const
-  {
-    return m_hidden / original.filename();
-  }
-
-  // Puts the capture back. Whatever the proof's run created at a hidden
-  // path meanwhile (a cache that names its own files by the absolute path
-  // they had at the capture: the application will write there too) is
-  // recorded in written_into_capture() and removed first: it is the run's
-  // output, never the capture's.
-  Status restore()
-  {
-    while (!m_moved.empty()) {
-      const auto [original, hidden] = m_moved.back();
-      PW_TRY(take_what_was_written(original));
-      if (::rename(hidden.c_str(), original.c_str()) != 0) {
-        return fail(Errc::failed, fmt::format("cannot move {} back to {}: {}", in_quotes(hidden.string()),
-                                              in_quotes(original.string()), errno_message(errno)));
-      }
-      m_moved.pop_back();
-    }
-    std::error_code ec;
-    std::filesystem::remove(m_hidden, ec);
-    return {};
-  }
-
-  // The files the proof's run wrote at the capture's own paths, as
-  // "<original path>/<relative path>".
-  const std::vector<std::filesystem::path>& written_into_capture() const { return m_written; }
-
-private:
-  explicit CaptureOutOfReach(std::filesystem::path hidden) : m_hidden(std::move(hidden)) {}
-
-  Status take_what_was_written(const std::filesystem::path& original)
-  {
-    std::error_code ec;
-    if (!std::filesystem::exists(std::filesystem::symlink_status(original, ec))) {
-      return {};
-    }
-    if (std::filesystem::is_directory(std::filesystem::symlink_status(original, ec))) {
-      PW_ASSIGN(const auto files, audit::list_files(original));
-      for (const auto& file : files) {
-        m_written.push_back(original / file);
-      }
-    } else {
-      m_written.push_back(original);
-    }
-    return remove_tree(original);
-  }
-
-  std::filesystem::path m_hidden;
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> m_moved; // original, hidden
-  std::vector<std::filesystem::path> m_written;
-};
 
 } // namespace
 
@@ -181,8 +79,8 @@ CommandJobResult::job_line() const
     if (key == "framework.python") {
       continue; // always there; the dynamo slice's requirement names it
     }
-    versions += fmt::format("{}{} {}", versions.empty() ? " [" : ", ", key.substr(prop::framework_prefix.size()),
-                            version);
+    versions +=
+      fmt::format("{}{} {}", versions.empty() ? " [" : ", ", key.substr(prop::framework_prefix.size()), version);
   }
   if (!versions.empty()) {
     versions += ']';
@@ -260,8 +158,8 @@ CommandJobResult::slice_groups() const
       const bool names_frameworks =
         std::any_of(identity.requirements.begin(), identity.requirements.end(),
                     [](const bundle::Requirement& r) { return r.key.starts_with(prop::framework_prefix); });
-      groups.push_back(SliceGroup{{identity.kind}, {}, identity.requirements,
-                                  names_frameworks ? site_packages : std::vector<std::string>{}});
+      groups.push_back(SliceGroup{
+        {identity.kind}, {}, identity.requirements, names_frameworks ? site_packages : std::vector<std::string>{}});
     } else {
       it->kinds.push_back(identity.kind);
     }
@@ -349,8 +247,9 @@ run_command_job(const CommandJobRequest& request)
 
 namespace {
 
-// The kinds a workload captures: those it names, or every known kind but
-// dynamo and pycache when it names none (and does not ask for custom caches only).
+// The kinds a workload captures: those it names, or every kind whose
+// builder row is not opt-in when it names none (and does not ask for custom
+// caches only).
 std::pair<std::vector<CacheKind>, KindSelection>
 kinds_to_capture(const CommandWorkload& workload)
 {
@@ -358,12 +257,8 @@ kinds_to_capture(const CommandWorkload& workload)
   const bool all_known = kinds.empty() && !workload.no_builtin_kinds;
   const auto selection = all_known ? KindSelection::all_known : KindSelection::named;
   if (all_known) {
-    // Every kind but dynamo: it is opt-in (precompile changes how PyTorch
-    // runs and drops some of Dynamo's guards), and it holds inductor's cache.
-    // Nor pycache: it is opt-in too (it is not a kernel cache, and it makes
-    // the capture write bytecode the program's image may not want).
     for (const auto kind : bundle::all_cache_kinds()) {
-      if (kind != CacheKind::dynamo && kind != CacheKind::pycache) {
+      if (builder_rules_of(kind).default_capture == DefaultCapture::included) {
         kinds.push_back(kind);
       }
     }
@@ -372,21 +267,18 @@ kinds_to_capture(const CommandWorkload& workload)
 }
 
 // The requirements of each filled kind (and of the custom caches), from the
-// facts the kinds need: NVIDIA GPUs, OpenCL devices, frameworks.
+// facts the kinds' rows need: NVIDIA GPUs, OpenCL devices, frameworks.
 void
-identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>& kinds, bool wants_frameworks,
-                 IdentityFacts facts, CommandJobResult& result)
+identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>& kinds, IdentityFacts facts,
+                 CommandJobResult& result)
 {
   const auto& workload = request.workload;
-  const bool wants_nvidia = selected(kinds, CacheKind::cuda) || wants_frameworks;
-  if (wants_nvidia) {
+  const auto needed = facts_needed(kinds);
+  if (needs(needed, HostFacts::nvidia_gpus)) {
     facts.nvidia_gpus = request.list_nvidia_gpus ? request.list_nvidia_gpus() : probe_nvidia_gpus();
   }
-  const bool wants_opencl = custom_caches_need_opencl_device(workload.custom_caches) ||
-                            selected(kinds, CacheKind::pocl) ||
-                            selected(kinds, CacheKind::programs) ||
-                            selected(kinds, CacheKind::neo) ||
-                            selected(kinds, CacheKind::sycl);
+  const bool wants_opencl =
+    custom_caches_need_opencl_device(workload.custom_caches) || needs(needed, HostFacts::opencl_devices);
   if (wants_opencl && request.list_opencl_devices) {
     facts.opencl_devices = request.list_opencl_devices();
   }
@@ -479,8 +371,8 @@ prove_capture(const CommandJobRequest& request, const SubprocessSpec& spec, cons
   }
   const auto& hp = *result.hit_proof;
   if (!hp.run.succeeded()) {
-    result.warnings.push_back(fmt::format("hit proof: the second run {} (log: {})", hp.run.describe(),
-                                          result.hit_proof_log.string()));
+    result.warnings.push_back(
+      fmt::format("hit proof: the second run {} (log: {})", hp.run.describe(), result.hit_proof_log.string()));
   }
   for (const auto& miss : hp.misses()) {
     result.warnings.push_back(fmt::format("hit proof: {} missed: {}", request.job_id, miss));
@@ -489,10 +381,10 @@ prove_capture(const CommandJobRequest& request, const SubprocessSpec& spec, cons
     result.warnings.push_back(fmt::format("hit proof: {}", cause));
   }
   for (const auto& cache : hp.uncaptured) {
-    result.warnings.push_back(fmt::format(
-      "hit proof: the run filled {}, a cache no selected kind captures: the application will compile it "
-      "again (declare it as an extra cache of the model)",
-      cache));
+    result.warnings.push_back(
+      fmt::format("hit proof: the run filled {}, a cache no selected kind captures: the application will compile it "
+                  "again (declare it as an extra cache of the model)",
+                  cache));
   }
   return {};
 }
@@ -506,8 +398,8 @@ run_command_job_timed(const CommandJobRequest& request)
   }
   if (workload.shell == ShellMode::via_shell && workload.argv.size() != 1) {
     // One string for `sh -c`; more would silently become $0, $1...
-    return fail(Errc::usage, fmt::format("job {}: a shell command is one string, got {} argv elements",
-                                         request.job_id, workload.argv.size()));
+    return fail(Errc::usage, fmt::format("job {}: a shell command is one string, got {} argv elements", request.job_id,
+                                         workload.argv.size()));
   }
   CommandJobResult result;
   result.job_id = request.job_id;
@@ -524,10 +416,9 @@ run_command_job_timed(const CommandJobRequest& request)
     PW_ASSIGN_CTX(auto claimed, fmt::format("job {}", request.job_id), CaptureRootClaim::claim(request.capture_root));
     claim.emplace(std::move(claimed));
   }
-  PW_ASSIGN(auto capture,
-            CacheCapture::prepare(request.work_dir, kinds,
-                                  CaptureOptions{request.home, selection, workload.custom_caches,
-                                                 claim ? claim->path() : std::filesystem::path()}));
+  PW_ASSIGN(auto capture, CacheCapture::prepare(request.work_dir, kinds,
+                                                CaptureOptions{request.home, selection, workload.custom_caches,
+                                                               claim ? claim->path() : std::filesystem::path()}));
   result.staging_root = capture.staging_root();
   result.log_file = request.log_file.empty() ? request.work_dir / "command.log" : request.log_file;
 
@@ -541,14 +432,12 @@ run_command_job_timed(const CommandJobRequest& request)
   }
   const Environment child_env = capture.child_environment(base);
   const std::filesystem::path working_directory =
-    workload.working_directory.empty() ? std::filesystem::path()
-                                       : std::filesystem::path(expand_template(
-                                           workload.working_directory.string(), request.precision));
+    workload.working_directory.empty()
+      ? std::filesystem::path()
+      : std::filesystem::path(expand_template(workload.working_directory.string(), request.precision));
 
   IdentityFacts facts;
-  const bool wants_frameworks =
-    selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor) ||
-    selected(capture.kinds(), CacheKind::dynamo) || selected(capture.kinds(), CacheKind::pycache);
+  const bool wants_frameworks = needs(facts_needed(capture.kinds()), HostFacts::frameworks);
   if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.
@@ -588,7 +477,7 @@ run_command_job_timed(const CommandJobRequest& request)
     return result; // packing_failure(): no proof of what cannot ship
   }
 
-  identify_capture(request, capture.kinds(), wants_frameworks, std::move(facts), result);
+  identify_capture(request, capture.kinds(), std::move(facts), result);
 
   result.verify = workload.verify;
   const bool custom_filled = std::any_of(result.capture.custom.begin(), result.capture.custom.end(),

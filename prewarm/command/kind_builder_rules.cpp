@@ -277,15 +277,88 @@ pycache_traps(const Environment& environment, CacheKind /*kind*/, std::vector<st
 }
 
 constexpr std::array<KindBuilderRules, bundle::cache_kind_count> k_builder_rules = {{
-  {CacheKind::programs, require_programs, nullptr},
-  {CacheKind::pocl, require_pocl, pocl_traps},
-  {CacheKind::cuda, require_cuda, nullptr},
-  {CacheKind::neo, require_intel_gpu, neo_traps},
-  {CacheKind::sycl, require_intel_gpu, nullptr},
-  {CacheKind::triton, require_torch, triton_traps},
-  {CacheKind::inductor, require_torch, inductor_traps},
-  {CacheKind::dynamo, require_torch, inductor_traps},
-  {CacheKind::pycache, require_pycache, pycache_traps},
+  {
+    .kind = CacheKind::programs,
+    .source = "the layer's records hit on the devices they were made on (runtime/layer)",
+    .needs = HostFacts::opencl_devices,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::opencl_layer_recording,
+    .require = require_programs,
+  },
+  {
+    .kind = CacheKind::pocl,
+    .source = "kernel-caches.md §6: PoCL's key (build, device); its switches",
+    .needs = HostFacts::opencl_devices,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::variables_only,
+    .require = require_pocl,
+    .traps = pocl_traps,
+  },
+  {
+    .kind = CacheKind::cuda,
+    .source = "kernel-caches.md §5: the ComputeCache is invalidated by any driver change",
+    .needs = HostFacts::nvidia_gpus,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::variables_only,
+    .require = require_cuda,
+  },
+  {
+    .kind = CacheKind::neo,
+    .source = "kernel-caches.md §2: NEO's key (PCI id, revision, IGC); compute-runtime 25.31-26.31 and IGC_*",
+    .needs = HostFacts::opencl_devices,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::variables_only,
+    .require = require_intel_gpu,
+    .traps = neo_traps,
+  },
+  {
+    .kind = CacheKind::sycl,
+    .source = "kernel-caches.md §4: SYCL's key (device name, driver version)",
+    .needs = HostFacts::opencl_devices,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::variables_only,
+    .require = require_intel_gpu,
+  },
+  {
+    .kind = CacheKind::triton,
+    .source = "kernel-caches.md §7: Triton's key (torch, Triton, SM); its cache managers",
+    .needs = HostFacts::nvidia_gpus | HostFacts::frameworks,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::variables_only,
+    .require = require_torch,
+    .traps = triton_traps,
+  },
+  {
+    .kind = CacheKind::inductor,
+    .source = "kernel-caches.md §8: Inductor's key (torch, Triton, device)",
+    .needs = HostFacts::nvidia_gpus | HostFacts::frameworks,
+    .default_capture = DefaultCapture::included,
+    .capture_sets = CaptureSets::variables_only,
+    .require = require_torch,
+    .traps = inductor_traps,
+  },
+  // Opt-in: precompile changes how PyTorch runs (it drops some of Dynamo's
+  // guards), and the kind holds inductor's cache.
+  {
+    .kind = CacheKind::dynamo,
+    .source = "kernel-caches.md §8; torch 2.8-2.11: entries saved by save_cache_artifacts() only",
+    .needs = HostFacts::nvidia_gpus | HostFacts::frameworks,
+    .default_capture = DefaultCapture::opt_in,
+    .capture_sets = CaptureSets::dynamo_precompile_hook,
+    .require = require_torch,
+    .traps = inductor_traps,
+  },
+  // Opt-in: it is not a kernel cache, and it makes the capture write
+  // bytecode the program's image may not want.
+  {
+    .kind = CacheKind::pycache,
+    .source = "Python: .pyc names and magic number per version; PYTHONDONTWRITEBYTECODE",
+    .needs = HostFacts::frameworks,
+    .default_capture = DefaultCapture::opt_in,
+    .capture_sets = CaptureSets::bytecode_writing,
+    .require = require_pycache,
+    .traps = pycache_traps,
+  },
 }};
 
 // Row i is kind i: a kind without a row, or rows out of order, fails the build.
@@ -293,13 +366,15 @@ constexpr bool
 every_kind_has_its_row()
 {
   for (std::size_t i = 0; i < k_builder_rules.size(); ++i) {
-    if (static_cast<std::size_t>(k_builder_rules[i].kind) != i || k_builder_rules[i].require == nullptr) {
+    if (static_cast<std::size_t>(k_builder_rules[i].kind) != i || k_builder_rules[i].require == nullptr ||
+        k_builder_rules[i].source.empty()) {
       return false;
     }
   }
   return true;
 }
-static_assert(every_kind_has_its_row(), "k_builder_rules needs one row per CacheKind, in declaration order");
+static_assert(every_kind_has_its_row(),
+              "k_builder_rules needs one row per CacheKind, in declaration order, with its source");
 
 } // namespace
 
@@ -307,6 +382,22 @@ const KindBuilderRules&
 builder_rules_of(CacheKind kind)
 {
   return k_builder_rules[static_cast<std::size_t>(kind)];
+}
+
+HostFacts
+facts_needed(std::span<const CacheKind> kinds)
+{
+  HostFacts facts = HostFacts::none;
+  for (const auto kind : kinds) {
+    facts = facts | builder_rules_of(kind).needs;
+  }
+  return facts;
+}
+
+bool
+sets_up(std::span<const CacheKind> kinds, CaptureSets what)
+{
+  return std::ranges::any_of(kinds, [&](CacheKind kind) { return builder_rules_of(kind).capture_sets == what; });
 }
 
 } // namespace prewarm::command

@@ -5,8 +5,8 @@
 #include "base/files.hpp"
 #include "base/time_format.hpp"
 #include "manifest/architecture_reader.hpp"
+#include "manifest/command_reader.hpp"
 #include "manifest/embedded_manifests.hpp"
-#include "manifest/python_command.hpp"
 #include "manifest/suggest.hpp"
 #include "manifest/yaml_reader.hpp"
 
@@ -14,10 +14,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
-#include <utility>
-#include <limits>
 #include <regex>
 #include <utility>
 
@@ -82,13 +81,6 @@ parse_precision(std::string_view text)
   return model::parse_precision(text);
 }
 
-std::vector<std::string>
-known_cache_kind_names()
-{
-  // Mirrors CacheKind in runtime/bundle/cache_kind.hpp (DESIGN.md "Cache kinds").
-  return {"programs", "pocl", "cuda", "neo", "sycl", "triton", "inductor", "dynamo", "pycache"};
-}
-
 namespace {
 
 SourcePosition
@@ -108,136 +100,9 @@ valid_model_name(std::string_view name)
   return std::regex_match(name.begin(), name.end(), pattern);
 }
 
-Result<std::chrono::seconds>
-read_duration(const yaml::Source& source, const YAML::Node& node, const std::string& path)
-{
-  PW_ASSIGN(auto text, yaml::read_string(source, node, path));
-  auto parsed = parse_duration(text);
-  if (!parsed || parsed->count() <= 0) {
-    return fail(yaml::error_at(source, node.Mark(), path,
-                               fmt::format("expected a duration such as 90d, 12h, 30m or 45s, got '{}'", text)));
-  }
-  return *parsed;
-}
-
-Result<CommandWorkload>
-read_command(const yaml::Source& source,
-             const YAML::Node& node,
-             const std::string& path,
-             const std::filesystem::path& base_directory)
-{
-  PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"argv", "cwd", "env", "timeout", "shell", "kinds", "runtime_env", "caches", "verify"}));
-  CommandWorkload command;
-  PW_ASSIGN(auto argv_node, map.required("argv"));
-  PW_ASSIGN(auto argv_items, yaml::read_list(source, argv_node, map.path_of("argv"), yaml::Emptiness::rejected));
-  for (std::size_t i = 0; i < argv_items.size(); ++i) {
-    const auto item_path = yaml::index_path(map.path_of("argv"), i);
-    if (!argv_items[i].IsScalar()) {
-      return fail(yaml::error_at(source, argv_items[i].Mark(), item_path,
-                                 fmt::format("expected a string, got {}", yaml::kind_name(argv_items[i]))));
-    }
-    // Arguments may be empty strings (a program may want ""), the program may not.
-    if (i == 0 && argv_items[i].Scalar().empty()) {
-      return fail(yaml::error_at(source, argv_items[i].Mark(), item_path, "the program must not be empty"));
-    }
-    command.argv.push_back(argv_items[i].Scalar());
-  }
-  if (auto cwd = map.get("cwd")) {
-    PW_ASSIGN(auto text, yaml::read_string(source, *cwd, map.path_of("cwd")));
-    std::filesystem::path p(text);
-    command.cwd = p.is_absolute() ? p : (base_directory / p).lexically_normal();
-  }
-  if (auto env = map.get("env")) {
-    PW_ASSIGN(auto env_map, yaml::Map::read_any_keys(source, *env, map.path_of("env")));
-    static const std::regex env_name("[A-Za-z_][A-Za-z0-9_]*");
-    for (const auto& entry : env_map.entries()) {
-      if (!std::regex_match(entry.key, env_name)) {
-        return fail(yaml::error_at(source, entry.key_node.Mark(), env_map.path_of(entry.key),
-                                   "an environment variable name is letters, digits and '_'"));
-      }
-      if (!entry.value.IsScalar()) {
-        return fail(yaml::error_at(source, entry.value.Mark(), env_map.path_of(entry.key),
-                                   fmt::format("expected a string, got {}", yaml::kind_name(entry.value))));
-      }
-      command.env.emplace(entry.key, entry.value.Scalar());
-    }
-  }
-  if (auto timeout = map.get("timeout")) {
-    PW_ASSIGN(command.timeout, read_duration(source, *timeout, map.path_of("timeout")));
-  }
-  if (auto shell = map.get("shell")) {
-    PW_ASSIGN(auto use_shell, yaml::read_bool(source, *shell, map.path_of("shell")));
-    command.shell = use_shell ? ShellMode::shell : ShellMode::direct;
-  }
-  std::optional<YAML::Mark> empty_kinds;
-  if (auto kinds = map.get("kinds"); kinds && kinds->IsSequence() && kinds->size() == 0) {
-    // `kinds: []`: no built-in kind, for a program whose caches are all its
-    // own (checked below: then it must declare them).
-    command.no_builtin_kinds = true;
-    empty_kinds = kinds->Mark();
-  } else if (kinds) {
-    PW_ASSIGN(command.kinds, yaml::read_unique_strings(source, *kinds, map.path_of("kinds")));
-    const auto known = known_cache_kind_names();
-    for (std::size_t i = 0; i < command.kinds.size(); ++i) {
-      if (std::find(known.begin(), known.end(), command.kinds[i]) == known.end()) {
-        return fail(yaml::error_at(source, std::as_const(*kinds)[i].Mark(), yaml::index_path(map.path_of("kinds"), i),
-                                   fmt::format("unknown cache kind '{}' (known: {}){}", command.kinds[i],
-                                               fmt::join(known, ", "), did_you_mean(command.kinds[i], known))));
-      }
-    }
-    // Both point TORCHINDUCTOR_CACHE_DIR somewhere: dynamo is a whole
-    // Inductor cache with Dynamo's frames, so inductor would stay empty.
-    const auto has = [&](std::string_view k) {
-      return std::find(command.kinds.begin(), command.kinds.end(), k) != command.kinds.end();
-    };
-    if (has("inductor") && has("dynamo")) {
-      return fail(yaml::error_at(source, kinds->Mark(), map.path_of("kinds"),
-                                 "kinds inductor and dynamo exclude each other (dynamo holds a whole Inductor "
-                                 "cache plus Dynamo's frames: name dynamo alone)"));
-    }
-    // An interpreter option outranks the capture's environment: refused here,
-    // before a warm-up runs for nothing (python_command.hpp). A shell line is
-    // not parsed.
-    if (has("pycache") && command.shell == ShellMode::direct) {
-      if (const auto problem = pycache_blocker(command.argv)) {
-        return fail(yaml::error_at(source, argv_items[problem->index].Mark(),
-                                   yaml::index_path(map.path_of("argv"), problem->index), problem->what));
-      }
-    }
-  }
-  if (auto runtime_env = map.get("runtime_env")) {
-    PW_ASSIGN(command.runtime_env, read_runtime_env(source, *runtime_env, map.path_of("runtime_env")));
-  }
-  if (auto caches = map.get("caches")) {
-    PW_ASSIGN(command.caches, read_custom_caches(source, *caches, map.path_of("caches"), command.runtime_env));
-  }
-  if (empty_kinds && command.caches.empty()) {
-    return fail(yaml::error_at(source, *empty_kinds, map.path_of("kinds"),
-                               "an empty list captures nothing: name the built-in kinds, or declare the program's "
-                               "own caches under 'caches'"));
-  }
-  if (auto verify = map.get("verify")) {
-    PW_ASSIGN(auto text, yaml::read_string(source, *verify, map.path_of("verify")));
-    if (text == "off") {
-      command.verify = VerifyMode::off;
-    } else if (text == "warn") {
-      command.verify = VerifyMode::warn;
-    } else if (text == "require") {
-      command.verify = VerifyMode::require;
-    } else {
-      return fail(yaml::error_at(source, verify->Mark(), map.path_of("verify"),
-                                 fmt::format("expected require, warn or off, got '{}'", text)));
-    }
-  }
-  return command;
-}
-
 Result<ModelSpec>
-read_model(const yaml::Source& source,
-           const YAML::Node& node,
-           const std::string& path,
-           const std::filesystem::path& base_directory,
-           const PresetLibrary& presets)
+read_model(const yaml::Source& source, const YAML::Node& node, const std::string& path,
+           const std::filesystem::path& base_directory, const PresetLibrary& presets)
 {
   PW_ASSIGN(auto map, yaml::Map::read(source, node, path, {"name", "preset", "architecture", "command"}));
   ModelSpec model;
@@ -245,9 +110,9 @@ read_model(const yaml::Source& source,
   PW_ASSIGN(auto name_node, map.required("name"));
   PW_ASSIGN(model.name, yaml::read_string(source, name_node, map.path_of("name")));
   if (!valid_model_name(model.name)) {
-    return fail(yaml::error_at(source, name_node.Mark(), map.path_of("name"),
-                               fmt::format("'{}' is not a valid model name (letters, digits, '.', '_', '-')",
-                                           model.name)));
+    return fail(
+      yaml::error_at(source, name_node.Mark(), map.path_of("name"),
+                     fmt::format("'{}' is not a valid model name (letters, digits, '.', '_', '-')", model.name)));
   }
   int sources = 0;
   for (auto key : {"preset", "architecture", "command"}) {
@@ -265,8 +130,8 @@ read_model(const yaml::Source& source,
     if (architecture == nullptr) {
       const auto names = presets.names();
       return fail(yaml::error_at(source, preset->Mark(), map.path_of("preset"),
-                                 fmt::format("unknown preset '{}' (known: {}){}", model.preset,
-                                             fmt::join(names, ", "), did_you_mean(model.preset, names))));
+                                 fmt::format("unknown preset '{}' (known: {}){}", model.preset, fmt::join(names, ", "),
+                                             did_you_mean(model.preset, names))));
     }
     model.architecture = *architecture;
   } else if (auto architecture = map.get("architecture")) {
@@ -279,42 +144,13 @@ read_model(const yaml::Source& source,
   return model;
 }
 
-} // namespace
-
-Result<Manifest>
-parse_manifest(std::string_view text,
-               std::string source_name,
-               std::filesystem::path base_directory,
-               const ManifestInputs& inputs)
+// Two models whose caches one variable locates cannot both be installed:
+// the application gets one directory per variable, and `env` leaves a
+// variable that two slices set unset, so neither cache would be used.
+// Refused here, before any job runs (both jobs would run to no end).
+Status
+check_cache_variables(const yaml::Source& source, const std::vector<YAML::Node>& model_items, const Manifest& manifest)
 {
-  const yaml::Source source{std::move(source_name)};
-  PW_ASSIGN(auto root, yaml::load(source, text));
-  PW_ASSIGN(auto top, yaml::Map::read(source, root, "",
-                                      {"version", "models", "precisions", "shapes", "coverage", "targets", "bundle"}));
-  Manifest manifest;
-  manifest.source_name = source.name;
-  manifest.bytes_sha256 = sha256_hex(text);
-  manifest.base_directory = base_directory;
-
-  PW_ASSIGN(auto version_node, top.required("version"));
-  PW_TRY(yaml::read_integer(source, version_node, "version", 1, 1));
-
-  PW_ASSIGN(auto models_node, top.required("models"));
-  PW_ASSIGN(auto model_items, yaml::read_list(source, models_node, "models", yaml::Emptiness::rejected));
-  for (std::size_t i = 0; i < model_items.size(); ++i) {
-    const auto path = yaml::index_path("models", i);
-    PW_ASSIGN(auto model, read_model(source, model_items[i], path, base_directory, inputs.presets));
-    if (const auto* first = manifest.find_model(model.name)) {
-      return fail(yaml::error_at(source, std::as_const(model_items[i])["name"].Mark(), path + ".name",
-                                 fmt::format("duplicate model name '{}' (first at {})", model.name,
-                                             first->position.to_string())));
-    }
-    manifest.models.push_back(std::move(model));
-  }
-  // Two models whose caches one variable locates cannot both be installed:
-  // the application gets one directory per variable, and `env` leaves a
-  // variable that two slices set unset, so neither cache would be used.
-  // Refused here, before any job runs (both jobs would run to no end).
   std::map<std::string, std::pair<const ModelSpec*, const CustomCacheSpec*>> cache_variables;
   for (std::size_t i = 0; i < manifest.models.size(); ++i) {
     const auto& model = manifest.models[i];
@@ -336,7 +172,33 @@ parse_manifest(std::string_view text,
                     first->second.first->name, model.name, cache.variable, first->second.second->position)));
     }
   }
+  return {};
+}
 
+// models: each read, names unique.
+Status
+read_models(const yaml::Source& source, const yaml::Map& top, const std::filesystem::path& base_directory,
+            const ManifestInputs& inputs, Manifest& manifest)
+{
+  PW_ASSIGN(auto models_node, top.required("models"));
+  PW_ASSIGN(auto model_items, yaml::read_list(source, models_node, "models", yaml::Emptiness::rejected));
+  for (std::size_t i = 0; i < model_items.size(); ++i) {
+    const auto path = yaml::index_path("models", i);
+    PW_ASSIGN(auto model, read_model(source, model_items[i], path, base_directory, inputs.presets));
+    if (const auto* first = manifest.find_model(model.name)) {
+      return fail(yaml::error_at(
+        source, std::as_const(model_items[i])["name"].Mark(), path + ".name",
+        fmt::format("duplicate model name '{}' (first at {})", model.name, first->position.to_string())));
+    }
+    manifest.models.push_back(std::move(model));
+  }
+  return check_cache_variables(source, model_items, manifest);
+}
+
+// precisions: required when a model runs once per precision.
+Status
+read_precisions(const yaml::Source& source, const yaml::Map& top, const YAML::Node& root, Manifest& manifest)
+{
   // Precisions matter only to a model that runs once per precision: a
   // built-in one, or a command that names {precision}. Without such a model
   // the key may be left out; the plan then makes one job per model, as it
@@ -354,10 +216,10 @@ parse_manifest(std::string_view text,
     for (std::size_t i = 0; i < precision_names.size(); ++i) {
       const auto precision = parse_precision(precision_names[i]);
       if (!precision) {
-        return fail(yaml::error_at(source, std::as_const(*precisions_node)[i].Mark(), yaml::index_path("precisions", i),
-                                   fmt::format("unknown precision '{}' (known: {}){}", precision_names[i],
-                                               model::precision_names(),
-                                               did_you_mean(precision_names[i], known_precisions))));
+        return fail(
+          yaml::error_at(source, std::as_const(*precisions_node)[i].Mark(), yaml::index_path("precisions", i),
+                         fmt::format("unknown precision '{}' (known: {}){}", precision_names[i],
+                                     model::precision_names(), did_you_mean(precision_names[i], known_precisions))));
       }
       manifest.precisions.push_back(*precision);
     }
@@ -371,10 +233,15 @@ parse_manifest(std::string_view text,
   } else {
     manifest.precisions.push_back(model::Precision::fp32); // one job per model; its precision is never seen
   }
+  return {};
+}
 
+Status
+read_shapes(const yaml::Source& source, const yaml::Map& top, Manifest& manifest)
+{
   if (auto shapes_node = top.get("shapes")) {
-    PW_ASSIGN(auto shapes, yaml::Map::read(source, *shapes_node, "shapes",
-                                           {"batch_sizes", "prefill_lengths", "decode_steps"}));
+    PW_ASSIGN(auto shapes,
+              yaml::Map::read(source, *shapes_node, "shapes", {"batch_sizes", "prefill_lengths", "decode_steps"}));
     if (auto node = shapes.get("batch_sizes")) {
       PW_ASSIGN(auto values, yaml::read_unique_integers(source, *node, "shapes.batch_sizes", 1, 4096));
       manifest.shapes.batch_sizes.assign(values.begin(), values.end());
@@ -388,7 +255,12 @@ parse_manifest(std::string_view text,
       manifest.shapes.decode_steps = static_cast<int>(value);
     }
   }
+  return {};
+}
 
+Status
+read_coverage(const yaml::Source& source, const yaml::Map& top, Manifest& manifest)
+{
   if (auto coverage_node = top.get("coverage")) {
     PW_ASSIGN(auto coverage, yaml::read_string(source, *coverage_node, "coverage"));
     if (coverage == "representative") {
@@ -402,7 +274,48 @@ parse_manifest(std::string_view text,
                                              did_you_mean(coverage, names))));
     }
   }
+  return {};
+}
 
+// targets[i].profile: an Intel target's key profile, measured on one of its PCI ids.
+Status
+read_target_profile(const yaml::Source& source, const YAML::Node& profile_node, const std::string& profile_path,
+                    const Target& target, const std::filesystem::path& base_directory, Manifest& manifest)
+{
+  const std::string& name = target.name;
+  PW_ASSIGN(auto file, yaml::read_string(source, profile_node, profile_path));
+  if (target.vendor != Vendor::intel) {
+    return fail(yaml::error_at(source, profile_node.Mark(), profile_path,
+                               fmt::format("target '{}' is not an Intel GPU: a key profile holds the inputs of "
+                                           "Intel's driver caches (`prewarm intel-profile`)",
+                                           name)));
+  }
+  const std::filesystem::path given(file);
+  const auto resolved = given.is_absolute() ? given : (base_directory / given).lexically_normal();
+  auto profile = load_intel_profile(resolved);
+  if (!profile) {
+    return fail(yaml::error_at(source, profile_node.Mark(), profile_path, profile.error().message()));
+  }
+  if (profile->target != name) {
+    return fail(yaml::error_at(
+      source, profile_node.Mark(), profile_path,
+      fmt::format("{} is the profile of target '{}', not of '{}'", resolved.string(), profile->target, name)));
+  }
+  if (const auto& id = profile->device_id.value; std::ranges::find(target.pci_ids, id) == target.pci_ids.end()) {
+    return fail(yaml::error_at(
+      source, profile_node.Mark(), profile_path,
+      fmt::format("{} was measured on PCI id {}, which target '{}' does not list ({})", resolved.string(), id, name,
+                  target.pci_ids.empty() ? "none" : fmt::format("{}", fmt::join(target.pci_ids, ", ")))));
+  }
+  manifest.target_profiles.emplace(name, std::move(*profile));
+  return {};
+}
+
+// targets: registry names (or {name, profile}), unique.
+Status
+read_targets(const yaml::Source& source, const yaml::Map& top, const std::filesystem::path& base_directory,
+             const ManifestInputs& inputs, Manifest& manifest)
+{
   PW_ASSIGN(auto targets_node, top.required("targets"));
   PW_ASSIGN(auto target_items, yaml::read_list(source, targets_node, "targets", yaml::Emptiness::rejected));
   const auto target_names = inputs.registry.names();
@@ -431,63 +344,71 @@ parse_manifest(std::string_view text,
                                              did_you_mean(name, target_names), inputs.registry.source_name())));
     }
     if (const auto first = seen_targets.find(name); first != seen_targets.end()) {
-      return fail(yaml::error_at(source, name_node->Mark(), name_path,
-                                 fmt::format("duplicate '{}' (first at {}:{})", name, first->second.line + 1,
-                                             first->second.column + 1)));
+      return fail(yaml::error_at(
+        source, name_node->Mark(), name_path,
+        fmt::format("duplicate '{}' (first at {}:{})", name, first->second.line + 1, first->second.column + 1)));
     }
     seen_targets.emplace(name, name_node->Mark());
     if (profile_node) {
-      const auto profile_path = yaml::join_path(path, "profile");
-      PW_ASSIGN(auto file, yaml::read_string(source, *profile_node, profile_path));
-      if (target->vendor != Vendor::intel) {
-        return fail(yaml::error_at(source, profile_node->Mark(), profile_path,
-                                   fmt::format("target '{}' is not an Intel GPU: a key profile holds the inputs of "
-                                               "Intel's driver caches (`prewarm intel-profile`)",
-                                               name)));
-      }
-      const std::filesystem::path given(file);
-      const auto resolved = given.is_absolute() ? given : (base_directory / given).lexically_normal();
-      auto profile = load_intel_profile(resolved);
-      if (!profile) {
-        return fail(yaml::error_at(source, profile_node->Mark(), profile_path, profile.error().message()));
-      }
-      if (profile->target != name) {
-        return fail(yaml::error_at(source, profile_node->Mark(), profile_path,
-                                   fmt::format("{} is the profile of target '{}', not of '{}'", resolved.string(),
-                                               profile->target, name)));
-      }
-      if (const auto& id = profile->device_id.value; std::ranges::find(target->pci_ids, id) == target->pci_ids.end()) {
-        return fail(yaml::error_at(source, profile_node->Mark(), profile_path,
-                                   fmt::format("{} was measured on PCI id {}, which target '{}' does not list ({})",
-                                               resolved.string(), id, name,
-                                               target->pci_ids.empty() ? "none" : fmt::format("{}", fmt::join(target->pci_ids, ", ")))));
-      }
-      manifest.target_profiles.emplace(name, std::move(*profile));
+      PW_TRY(read_target_profile(source, *profile_node, yaml::join_path(path, "profile"), *target, base_directory,
+                                 manifest));
     }
     manifest.targets.push_back(std::move(name));
   }
+  return {};
+}
 
+Status
+read_bundle_section(const yaml::Source& source, const yaml::Map& top, Manifest& manifest)
+{
   if (auto bundle_node = top.get("bundle")) {
     PW_ASSIGN(auto bundle, yaml::Map::read(source, *bundle_node, "bundle", {"channel", "expires", "serial"}));
     if (auto node = bundle.get("channel")) {
       PW_ASSIGN(manifest.bundle.channel, yaml::read_string(source, *node, "bundle.channel"));
       static const std::regex channel("[A-Za-z0-9][A-Za-z0-9._/-]{0,127}");
       if (!std::regex_match(manifest.bundle.channel, channel)) {
-        return fail(yaml::error_at(source, node->Mark(), "bundle.channel",
-                                   fmt::format("'{}' is not a valid channel (letters, digits, '.', '_', '/', '-')",
-                                               manifest.bundle.channel)));
+        return fail(yaml::error_at(
+          source, node->Mark(), "bundle.channel",
+          fmt::format("'{}' is not a valid channel (letters, digits, '.', '_', '/', '-')", manifest.bundle.channel)));
       }
     }
     if (auto node = bundle.get("expires")) {
-      PW_ASSIGN(manifest.bundle.expires, read_duration(source, *node, "bundle.expires"));
+      PW_ASSIGN(manifest.bundle.expires, yaml::read_duration(source, *node, "bundle.expires"));
       manifest.bundle.expires_text = node->Scalar();
     }
     if (auto node = bundle.get("serial")) {
-      PW_ASSIGN(auto serial, yaml::read_integer(source, *node, "bundle.serial", 1,
-                                                std::numeric_limits<std::int64_t>::max()));
+      PW_ASSIGN(auto serial,
+                yaml::read_integer(source, *node, "bundle.serial", 1, std::numeric_limits<std::int64_t>::max()));
       manifest.bundle.serial = static_cast<std::uint64_t>(serial);
     }
   }
+  return {};
+}
+
+} // namespace
+
+Result<Manifest>
+parse_manifest(std::string_view text, std::string source_name, std::filesystem::path base_directory,
+               const ManifestInputs& inputs)
+{
+  const yaml::Source source{std::move(source_name)};
+  PW_ASSIGN(auto root, yaml::load(source, text));
+  PW_ASSIGN(auto top, yaml::Map::read(source, root, "",
+                                      {"version", "models", "precisions", "shapes", "coverage", "targets", "bundle"}));
+  Manifest manifest;
+  manifest.source_name = source.name;
+  manifest.bytes_sha256 = sha256_hex(text);
+  manifest.base_directory = base_directory;
+
+  PW_ASSIGN(auto version_node, top.required("version"));
+  PW_TRY(yaml::read_integer(source, version_node, "version", 1, 1));
+
+  PW_TRY(read_models(source, top, base_directory, inputs, manifest));
+  PW_TRY(read_precisions(source, top, root, manifest));
+  PW_TRY(read_shapes(source, top, manifest));
+  PW_TRY(read_coverage(source, top, manifest));
+  PW_TRY(read_targets(source, top, base_directory, inputs, manifest));
+  PW_TRY(read_bundle_section(source, top, manifest));
   return manifest;
 }
 

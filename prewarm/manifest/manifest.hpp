@@ -41,11 +41,12 @@
 #pragma once
 
 #include "base/error.hpp"
-#include "model/architecture.hpp"
+#include "bundle/cache_kind.hpp"
 #include "manifest/intel_profile.hpp"
 #include "manifest/presets.hpp"
 #include "manifest/runtime_needs.hpp"
 #include "manifest/target_registry.hpp"
+#include "model/architecture.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -84,8 +85,8 @@ struct CommandWorkload
   std::map<std::string, std::string> env;
   std::chrono::seconds timeout{3600};
   ShellMode shell = ShellMode::direct;
-  std::vector<std::string> kinds; // cache kind names; empty = all known kinds, unless:
-  bool no_builtin_kinds = false;  // `kinds: []`: only the custom caches (a program with caches of its own, JAX)
+  std::vector<bundle::CacheKind> kinds; // empty = every kind not opt-in, unless:
+  bool no_builtin_kinds = false;        // `kinds: []`: only the custom caches (a program with caches of its own, JAX)
   std::map<std::string, std::string> runtime_env; // signed into its slices
   std::vector<CustomCacheSpec> caches;            // custom caches
   VerifyMode verify = VerifyMode::warn;
@@ -141,9 +142,6 @@ struct Manifest
 // The precision names in manifests and job ids (model::to_string): "fp32", "fp16", "bf16", "int8".
 std::string_view precision_name(model::Precision precision);
 std::optional<model::Precision> parse_precision(std::string_view text);
-
-// The cache kinds a command workload may name (runtime/bundle/cache_kind.hpp).
-std::vector<std::string> known_cache_kind_names();
 
 struct ManifestInputs
 {

@@ -206,25 +206,28 @@ executor_for(Strategy strategy, const ModelSpec& model)
 
 } // namespace
 
+namespace {
+
+bool
+names_kind_where(const ModelSpec& model, bool (*pick)(const bundle::CacheKindRules&))
+{
+  return model.command && std::ranges::any_of(model.command->kinds,
+                                              [&](bundle::CacheKind kind) { return pick(bundle::rules_of(kind)); });
+}
+
+} // namespace
+
 bool
 records_programs(const ModelSpec& model)
 {
-  if (!model.command) {
-    return false;
-  }
-  const auto& kinds = model.command->kinds;
-  return std::find(kinds.begin(), kinds.end(), "programs") != kinds.end();
+  return names_kind_where(model, [](const bundle::CacheKindRules& rules) { return rules.served_by_opencl_layer; });
 }
 
 bool
 runs_on_virtual_device(const ModelSpec& model)
 {
-  if (!model.command || records_programs(model)) {
-    return false;
-  }
-  const auto& kinds = model.command->kinds;
-  return std::find(kinds.begin(), kinds.end(), "neo") != kinds.end() ||
-         std::find(kinds.begin(), kinds.end(), "sycl") != kinds.end();
+  return !records_programs(model) &&
+         names_kind_where(model, [](const bundle::CacheKindRules& rules) { return rules.written_by_intel_runtime(); });
 }
 
 TargetAssessment

@@ -91,7 +91,8 @@ struct TargetAssessment
 
 TargetAssessment assess_target(const Target& target, const HostCapabilities& host);
 
-// Whether a command workload names the programs kind: its OpenCL programs
+// Whether a command workload names the kind the OpenCL layer serves
+// (programs; bundle/cache_kind.cpp: served_by_opencl_layer): its OpenCL programs
 // are recorded by the layer, so an absent Intel target gets them compiled
 // ahead of time (strategy aot) instead of a skip. Only when named: an empty
 // kinds list (every kind) keeps the skip, so adding AOT is a choice.
@@ -99,7 +100,8 @@ bool records_programs(const ModelSpec& model);
 
 // Whether a command workload runs itself on a virtual Intel device for an
 // absent Intel target (prewarm/virtual_device/virtual_command.hpp): its kinds
-// name neo or sycl, not programs (only when named, as with programs).
+// name one that Intel's runtimes write (neo, sycl: the rows' written_by), and
+// not the layer's (only when named, as with programs).
 bool runs_on_virtual_device(const ModelSpec& model);
 
 struct Job

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "manifest/yaml_reader.hpp"
 
+#include "base/time_format.hpp"
 #include "manifest/suggest.hpp"
 
 #include <fmt/format.h>
@@ -270,6 +271,18 @@ read_unique_integers(const Source& source,
     values.push_back(value);
   }
   return values;
+}
+
+Result<std::chrono::seconds>
+read_duration(const Source& source, const YAML::Node& node, const std::string& path)
+{
+  PW_ASSIGN(auto text, read_string(source, node, path));
+  auto parsed = parse_duration(text);
+  if (!parsed || parsed->count() <= 0) {
+    return fail(error_at(source, node.Mark(), path,
+                         fmt::format("expected a duration such as 90d, 12h, 30m or 45s, got '{}'", text)));
+  }
+  return *parsed;
 }
 
 } // namespace prewarm::manifest::yaml

@@ -15,6 +15,7 @@
 
 #include "base/error.hpp"
 
+#include <chrono>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -81,6 +82,9 @@ private:
   YAML::Mark m_mark;
   std::vector<Entry> m_entries;
 };
+
+// A positive duration: "90d", "12h", "30m", "45s" (base/time_format.hpp).
+Result<std::chrono::seconds> read_duration(const Source& source, const YAML::Node& node, const std::string& path);
 
 Result<std::string> read_string(const Source& source, const YAML::Node& node, std::string_view path);
 Result<std::int64_t> read_integer(const Source& source,

@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool
-names_kind(const manifest::ModelSpec& model, std::string_view kind)
+names_kind(const manifest::ModelSpec& model, bundle::CacheKind kind)
 {
   return model.command && std::ranges::find(model.command->kinds, kind) != model.command->kinds.end();
 }
@@ -365,7 +365,7 @@ slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const Vi
           const std::string& driver, const std::function<Result<ReplayResult>()>& probe)
 {
   std::vector<jobs::JobOutput> outputs;
-  if (names_kind(model, "neo") && filled.key) {
+  if (names_kind(model, bundle::CacheKind::neo) && filled.key) {
     jobs::JobOutput neo;
     neo.staging_dir = filled.neo.parent_path();
     PW_ASSIGN(const auto probed, probe());
@@ -387,7 +387,7 @@ slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const Vi
     device_requirements.push_back({"opencl.device", "==", device.device_name});
   }
   std::ranges::sort(device_requirements);
-  if (names_kind(model, "sycl") && !filled.sycl_items.empty()) {
+  if (names_kind(model, bundle::CacheKind::sycl) && !filled.sycl_items.empty()) {
     outputs.push_back({filled.sycl.parent_path(), device_requirements});
   }
   if (!filled.custom.empty()) {
@@ -617,7 +617,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
 
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   describe_outcome(outcome, *m_root, device, driver, fill, ran, filled, judged);
-  if (names_kind(context.model, "neo") && !filled.neo_entries.empty()) {
+  if (names_kind(context.model, bundle::CacheKind::neo) && !filled.neo_entries.empty()) {
     outcome.summary += describe(filled.card);
   }
   log::verbose("{}: {}", job_id, outcome.summary);

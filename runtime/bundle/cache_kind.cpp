@@ -100,69 +100,144 @@ is_torch_rewritten(std::string_view relative_path)
   return under_triton_staging(relative_path) || file_name(relative_path).ends_with(".lock");
 }
 
-// Why each variable and each bookkeeping name: kernel-caches.md §2 (NEO),
-// §4 (SYCL), §5 (CUDA), §6 (PoCL), §7 (Triton), §8 (Inductor), §17 (install
-// hygiene).
+// FileLock files; Triton's tmp.* staging under inductor/triton.
+bool
+is_torch_bookkeeping(std::string_view name)
+{
+  return name.ends_with(".lock") || name.starts_with("tmp.");
+}
+
+std::vector<EnvSetting>
+inductor_environment(const std::string& dir)
+{
+  return {{"TORCHINDUCTOR_CACHE_DIR", dir},
+          {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
+          {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
+          {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
+}
+
+// The Inductor cache with Dynamo's precompiled frames on (the dynamo row).
+std::vector<EnvSetting>
+dynamo_environment(const std::string& dir)
+{
+  auto env = inductor_environment(dir);
+  env.insert(env.end() - 1, EnvSetting{"TORCH_CACHING_PRECOMPILE", "1"});
+  return env;
+}
+
+// Why each variable and each bookkeeping name: the source of each row
+// (kernel-caches.md, research notes; §17: install hygiene).
 constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
-  {CacheKind::programs, "programs",
-   [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PREWARM_PROGRAM_STORE", dir}}; }, "",
-   nullptr, nullptr, EntryLayout::program_store, nullptr, false, {}, true},
-  {CacheKind::pocl, "pocl", [](const std::string& dir) -> std::vector<EnvSetting> { return {{"POCL_CACHE_DIR", dir}}; },
-   ".cache/pocl/kcache",
-   [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); }, nullptr,
-   EntryLayout::pocl_program, is_pocl_rewritten, false},
+  {
+    .kind = CacheKind::programs,
+    .name = "programs",
+    .source = "prewarm's own program store (runtime/store/program_record.hpp)",
+    .written_by = KindWriter::opencl_layer,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"PREWARM_PROGRAM_STORE", dir}};
+    },
+    .entry_layout = EntryLayout::program_store,
+    .served_by_opencl_layer = true,
+  },
+  {
+    .kind = CacheKind::pocl,
+    .name = "pocl",
+    .source = "kernel-caches.md §6 (PoCL kernel cache)",
+    .written_by = KindWriter::pocl,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"POCL_CACHE_DIR", dir}};
+    },
+    .default_location_under_home = ".cache/pocl/kcache",
+    .capture_bookkeeping =
+      [](std::string_view name) { return name.starts_with("tempfile_") || name.starts_with("_UNCACHED_"); },
+    .entry_layout = EntryLayout::pocl_program,
+    .audit_bookkeeping = is_pocl_rewritten,
+  },
   // CUDA_CACHE_DISABLE=0 explicitly: some images set it to 1. The layout is
   // undocumented: ship it whole.
-  {CacheKind::cuda, "cuda",
-   [](const std::string& dir) -> std::vector<EnvSetting> {
-     return {{"CUDA_CACHE_PATH", dir},
-             {"CUDA_CACHE_DISABLE", "0"},
-             {"CUDA_CACHE_MAXSIZE", std::to_string(k_cuda_cache_max)}};
-   },
-   ".nv/ComputeCache", nullptr, nullptr, EntryLayout::file,
-   [](std::string_view relative_path) { return relative_path == "index"; }, false},
+  {
+    .kind = CacheKind::cuda,
+    .name = "cuda",
+    .source = "kernel-caches.md §5 (NVIDIA ComputeCache)",
+    .written_by = KindWriter::nvidia_driver,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"CUDA_CACHE_PATH", dir},
+              {"CUDA_CACHE_DISABLE", "0"},
+              {"CUDA_CACHE_MAXSIZE", std::to_string(k_cuda_cache_max)}};
+    },
+    .default_location_under_home = ".nv/ComputeCache",
+    .entry_layout = EntryLayout::file,
+    .audit_bookkeeping = [](std::string_view relative_path) { return relative_path == "index"; },
+  },
   // NEO silently disables a cache whose directory does not exist or when
   // NEO_CACHE_PERSISTENT=0; 0 as max size means no eviction. config.file
   // holds the running total size: a shipped one is wrong on the target and
   // NEO recomputes it when it is missing.
-  {CacheKind::neo, "neo",
-   [](const std::string& dir) -> std::vector<EnvSetting> {
-     return {{"NEO_CACHE_DIR", dir}, {"NEO_CACHE_PERSISTENT", "1"}, {"NEO_CACHE_MAX_SIZE", "0"}};
-   },
-   ".cache/neo_compiler_cache",
-   [](std::string_view name) {
-     return name == "config.file" || name == "stats" || is_neo_temporary(name) || name.ends_with(".trace") ||
-            name.ends_with(".input");
-   },
-   nullptr, EntryLayout::neo_file, is_neo_rewritten, false},
+  {
+    .kind = CacheKind::neo,
+    .name = "neo",
+    .source = "kernel-caches.md §2 (Intel compute-runtime cl_cache / l0 cache)",
+    .written_by = KindWriter::intel_compute_runtime,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"NEO_CACHE_DIR", dir}, {"NEO_CACHE_PERSISTENT", "1"}, {"NEO_CACHE_MAX_SIZE", "0"}};
+    },
+    .default_location_under_home = ".cache/neo_compiler_cache",
+    .capture_bookkeeping =
+      [](std::string_view name) {
+        return name == "config.file" || name == "stats" || is_neo_temporary(name) || name.ends_with(".trace") ||
+               name.ends_with(".input");
+      },
+    .entry_layout = EntryLayout::neo_file,
+    .audit_bookkeeping = is_neo_rewritten,
+    .directory_must_exist = true,
+  },
   // The persistent cache is off unless asked for (intel/llvm PR #3891);
   // SYCL_CACHE_MAX_SIZE defaults to 0 = no eviction, so it is left alone.
-  {CacheKind::sycl, "sycl",
-   [](const std::string& dir) -> std::vector<EnvSetting> {
-     return {{"SYCL_CACHE_DIR", dir}, {"SYCL_CACHE_PERSISTENT", "1"}};
-   },
-   ".cache/libsycl_cache", is_sycl_bookkeeping,
-   [](std::string_view name) { return name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock")); },
-   EntryLayout::top_directory,
-   [](std::string_view relative_path) { return file_name(relative_path).ends_with(".lock"); }, false},
-  {CacheKind::triton, "triton",
-   [](const std::string& dir) -> std::vector<EnvSetting> { return {{"TRITON_CACHE_DIR", dir}}; }, ".triton/cache",
-   [](std::string_view name) { return name.starts_with("tmp."); }, nullptr, EntryLayout::triton,
-   under_triton_staging, true},
+  {
+    .kind = CacheKind::sycl,
+    .name = "sycl",
+    .source = "kernel-caches.md §4 (DPC++ persistent cache)",
+    .written_by = KindWriter::intel_sycl_runtime,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"SYCL_CACHE_DIR", dir}, {"SYCL_CACHE_PERSISTENT", "1"}};
+    },
+    .default_location_under_home = ".cache/libsycl_cache",
+    .capture_bookkeeping = is_sycl_bookkeeping,
+    .install_bookkeeping =
+      [](std::string_view name) { return name == "cache_size.txt" || (name.size() > 5 && name.ends_with(".lock")); },
+    .entry_layout = EntryLayout::top_directory,
+    .audit_bookkeeping = [](std::string_view relative_path) { return file_name(relative_path).ends_with(".lock"); },
+  },
+  {
+    .kind = CacheKind::triton,
+    .name = "triton",
+    .source = "kernel-caches.md §7 (Triton)",
+    .written_by = KindWriter::triton,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"TRITON_CACHE_DIR", dir}};
+    },
+    .default_location_under_home = ".triton/cache",
+    .capture_bookkeeping = [](std::string_view name) { return name.starts_with("tmp."); },
+    .entry_layout = EntryLayout::triton,
+    .audit_bookkeeping = under_triton_staging,
+    .relocates_triton_groups = true,
+  },
   // Inductor defaults to a directory under /tmp (/tmp/torchinductor_$USER:
   // outside HOME, so always set explicitly) and the FX graph and AOTAutograd
   // caches are what make a warm start skip compilation. Bookkeeping: FileLock
   // files; Triton's tmp.* staging under inductor/triton.
   // The static CUDA launcher is off for the reason the dynamo row gives.
-  {CacheKind::inductor, "inductor",
-   [](const std::string& dir) -> std::vector<EnvSetting> {
-     return {{"TORCHINDUCTOR_CACHE_DIR", dir},
-             {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
-             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
-             {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
-   },
-   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
-   EntryLayout::inductor_tree, is_torch_rewritten, true},
+  {
+    .kind = CacheKind::inductor,
+    .name = "inductor",
+    .source = "kernel-caches.md §8 (PyTorch Inductor / FX graph cache)",
+    .written_by = KindWriter::pytorch,
+    .environment = inductor_environment,
+    .capture_bookkeeping = is_torch_bookkeeping,
+    .entry_layout = EntryLayout::inductor_tree,
+    .audit_bookkeeping = is_torch_rewritten,
+    .relocates_triton_groups = true,
+  },
   // Dynamo's work: with TORCH_CACHING_PRECOMPILE=1 PyTorch (2.8 and later)
   // loads a frame's traced bytecode, guards and compiled graphs from
   // $TORCHINDUCTOR_CACHE_DIR/dynamo/<sha256(qualname, first line)>/entry at
@@ -185,16 +260,17 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   // autotune results are found beside the installed sources (H100, torch
   // 2.11: the proof on a copy at another path went from "wrote 3 files at
   // the capture's path" to 0 new in every kind; bench/results/gpu-h100-any-path).
-  {CacheKind::dynamo, "dynamo",
-   [](const std::string& dir) -> std::vector<EnvSetting> {
-     return {{"TORCHINDUCTOR_CACHE_DIR", dir},
-             {"TORCHINDUCTOR_FX_GRAPH_CACHE", "1"},
-             {"TORCHINDUCTOR_AUTOGRAD_CACHE", "1"},
-             {"TORCH_CACHING_PRECOMPILE", "1"},
-             {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}};
-   },
-   "", [](std::string_view name) { return name.ends_with(".lock") || name.starts_with("tmp."); }, nullptr,
-   EntryLayout::inductor_tree, is_torch_rewritten, false, "aotautograd/"},
+  {
+    .kind = CacheKind::dynamo,
+    .name = "dynamo",
+    .source = "kernel-caches.md §8; torch 2.11 on an H100 (bench/results/gpu-h100-any-path)",
+    .written_by = KindWriter::pytorch,
+    .environment = dynamo_environment,
+    .capture_bookkeeping = is_torch_bookkeeping,
+    .entry_layout = EntryLayout::inductor_tree,
+    .audit_bookkeeping = is_torch_rewritten,
+    .traced_graph_entries = "aotautograd/",
+  },
   // Python's compiled modules. Images often set PYTHONDONTWRITEBYTECODE=1 and
   // ship no __pycache__, so every process compiles the source of all it
   // imports (PyTorch's compiler stack: seconds per process). With
@@ -208,11 +284,18 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   // names (cpython-3XY) and magic number are per version. Installed
   // read-only, Python cannot add to it and silently does not. The capture
   // removes PYTHONDONTWRITEBYTECODE for the program (cache_capture.cpp).
-  {CacheKind::pycache, "pycache",
-   [](const std::string& dir) -> std::vector<EnvSetting> { return {{"PYTHONPYCACHEPREFIX", dir}}; }, "",
-   // Python writes <name>.pyc.<id> and renames it: a leftover is a crash's.
-   [](std::string_view name) { return name.find(".pyc.") != std::string_view::npos; }, nullptr,
-   EntryLayout::file, nullptr, false},
+  {
+    .kind = CacheKind::pycache,
+    .name = "pycache",
+    .source = "Python's PYTHONPYCACHEPREFIX (docs.python.org: sys.pycache_prefix, PEP 3147 and 552)",
+    .written_by = KindWriter::python_interpreter,
+    .environment = [](const std::string& dir) -> std::vector<EnvSetting> {
+      return {{"PYTHONPYCACHEPREFIX", dir}};
+    },
+    // Python writes <name>.pyc.<id> and renames it: a leftover is a crash's.
+    .capture_bookkeeping = [](std::string_view name) { return name.find(".pyc.") != std::string_view::npos; },
+    .entry_layout = EntryLayout::file,
+  },
 }};
 
 // Row i is kind i: a kind without a row, or rows out of order, fails the build.
@@ -220,13 +303,14 @@ constexpr bool
 every_kind_has_its_row()
 {
   for (std::size_t i = 0; i < k_rules.size(); ++i) {
-    if (static_cast<std::size_t>(k_rules[i].kind) != i || k_rules[i].environment == nullptr) {
+    if (static_cast<std::size_t>(k_rules[i].kind) != i || k_rules[i].environment == nullptr ||
+        k_rules[i].source.empty()) {
       return false;
     }
   }
   return true;
 }
-static_assert(every_kind_has_its_row(), "k_rules needs one row per CacheKind, in declaration order");
+static_assert(every_kind_has_its_row(), "k_rules needs one row per CacheKind, in declaration order, with its source");
 
 constexpr bool
 one_kind_is_served_by_the_layer()
@@ -235,9 +319,14 @@ one_kind_is_served_by_the_layer()
 }
 static_assert(one_kind_is_served_by_the_layer(), "exactly one kind is served by the OpenCL layer");
 
-constexpr std::array k_kinds = {CacheKind::programs, CacheKind::pocl,   CacheKind::cuda,
-                                CacheKind::neo,      CacheKind::sycl,   CacheKind::triton,
-                                CacheKind::inductor, CacheKind::dynamo, CacheKind::pycache};
+// Every kind, in declaration order: read from the rows, the one list of kinds.
+constexpr std::array<CacheKind, cache_kind_count> k_kinds = [] {
+  std::array<CacheKind, cache_kind_count> kinds{};
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    kinds[i] = k_rules[i].kind;
+  }
+  return kinds;
+}();
 
 } // namespace
 
@@ -288,6 +377,21 @@ std::span<const CacheKind>
 all_cache_kinds()
 {
   return k_kinds;
+}
+
+std::optional<KindClash>
+find_kind_clash(std::span<const CacheKind> kinds)
+{
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    for (std::size_t j = i + 1; j < kinds.size(); ++j) {
+      // The first variable of a row names its directory.
+      const auto a = rules_of(kinds[i]).environment("").front().name;
+      if (kinds[i] != kinds[j] && a == rules_of(kinds[j]).environment("").front().name) {
+        return KindClash{kinds[i], kinds[j], a};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<EnvSetting>

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,33 +80,53 @@ std::vector<EnvSetting> cache_environment(CacheKind kind,
                                           const std::filesystem::path& dir,
                                           std::uint64_t size_hint);
 
-// The rules of one kind.
+// Which program writes a kind's entries: the one fact about a kind that
+// decides where the builder can make it (the plan: a kind Intel's runtimes
+// write runs where an Intel driver is, the virtual device when the card is
+// absent; the OpenCL layer's kind is recorded by the AOT executors), and
+// which interpreter options would stop its capture (the manifest).
+enum class KindWriter {
+  opencl_layer,          // prewarm's OpenCL layer (served by it, never by the driver)
+  pocl,                  // PoCL
+  nvidia_driver,         // the NVIDIA driver's JIT
+  intel_compute_runtime, // Intel's compute runtime (NEO)
+  intel_sycl_runtime,    // DPC++'s SYCL runtime over Intel's drivers
+  triton,                // Triton's compiler
+  pytorch,               // PyTorch (Inductor, Dynamo)
+  python_interpreter,    // the Python interpreter itself (bytecode)
+};
+
+// The rules of one kind (a row of cache_kind.cpp names the fields it sets;
+// the others keep the values below).
 struct CacheKindRules
 {
   CacheKind kind;
   std::string_view name; // to_string(kind)
+  // Where the rules of the row come from (docs/research/kernel-caches.md).
+  std::string_view source;
+  KindWriter written_by;
   // The variables (cache_environment() below): `dir` as it is written.
   std::vector<EnvSetting> (*environment)(const std::string& dir);
   // Where the driver writes when the variables are not set, relative to HOME
   // (empty: nowhere under HOME); a capture folds it into staging.
-  std::string_view default_location_under_home;
+  std::string_view default_location_under_home = {};
   // Capture hygiene: driver bookkeeping beside the entries that must not be
   // packaged (locks, temporaries, size accounting); `name` is one path
   // component. Null: the kind ships whole.
-  bool (*capture_bookkeeping)(std::string_view name);
+  bool (*capture_bookkeeping)(std::string_view name) = nullptr;
   // Install hygiene: files the installer removes from a staged kind before it
   // goes live (a stale lock would hide an entry forever). Null: the slice is
   // installed as it is, and its manifest says what is installed.
-  bool (*install_bookkeeping)(std::string_view name);
+  bool (*install_bookkeeping)(std::string_view name) = nullptr;
   // Audit: how files group into entries, and which files a run writes on a
   // hit as on a miss (`relative_path` within the kind; neither reuse nor a
   // miss). Null: no such files.
   EntryLayout entry_layout;
-  bool (*audit_bookkeeping)(std::string_view relative_path);
+  bool (*audit_bookkeeping)(std::string_view relative_path) = nullptr;
   // Triton group files (__grp__*.json) that name their kernels by absolute
   // path: the installer and the proof copy rewrite them to where the kind
   // is installed (audit/triton_groups.hpp).
-  bool relocates_triton_groups;
+  bool relocates_triton_groups = false;
   // Audit: entries under this prefix that a run looked up or wrote hold a
   // graph traced in that process (dynamo: "aotautograd/"). A frame loaded
   // from Dynamo's precompiled entries runs the backend bundled with it and
@@ -117,8 +138,17 @@ struct CacheKindRules
   std::string_view traced_graph_entries = {};
   // Served by prewarm's OpenCL layer, which exec points the loader at: the
   // layer's audit events are this kind's, and its environment is worked out
-  // at every exec (opencl_layer_environment.hpp), never recorded.
+  // at every exec (opencl_layer_environment.hpp), never recorded. Such a
+  // kind is only read at run time: another user needs no private copy of it.
   bool served_by_opencl_layer = false;
+  // The driver caches nothing when the directory its variable names is
+  // missing, so exec creates an installed one again where it disappeared.
+  bool directory_must_exist = false;
+
+  bool written_by_intel_runtime() const
+  {
+    return written_by == KindWriter::intel_compute_runtime || written_by == KindWriter::intel_sycl_runtime;
+  }
 };
 
 const CacheKindRules& rules_of(CacheKind kind);
@@ -128,5 +158,16 @@ const CacheKindRules* find_kind_rules(std::string_view name);
 
 // The one kind whose rows say served_by_opencl_layer.
 const CacheKindRules& opencl_layer_kind();
+
+// The kinds of `kinds` that set one variable of the same name: two such kinds
+// point one cache at two places (inductor and dynamo: TORCHINDUCTOR_CACHE_DIR),
+// so a workload names one of them. Null when none.
+struct KindClash
+{
+  CacheKind first;
+  CacheKind second;
+  std::string variable;
+};
+std::optional<KindClash> find_kind_clash(std::span<const CacheKind> kinds);
 
 } // namespace prewarm::bundle

@@ -258,7 +258,8 @@ struct VersionExport
       }
       PW_ASSIGN_CTX(const auto kind, fmt::format("install marker under {}", root.string()),
                     bundle::parse_cache_kind(installed.kind));
-      if (kind == bundle::CacheKind::neo) {
+      const auto& rules = bundle::rules_of(kind);
+      if (rules.directory_must_exist) {
         std::error_code ec;
         fs::create_directories(version.dir / installed.kind, ec); // see the header
       }
@@ -269,7 +270,7 @@ struct VersionExport
       }
       auto vars = bundle::cache_environment(kind, *dir, installed.bytes);
       out.settings.insert(out.settings.end(), vars.begin(), vars.end());
-      if (kind == bundle::CacheKind::programs) {
+      if (rules.served_by_opencl_layer) {
         auto layer = opencl_layer_environment(*dir);
         out.settings.insert(out.settings.end(), layer.begin(), layer.end());
       }

@@ -7,6 +7,7 @@
 
 #include "base/encoding.hpp"
 #include "base/files.hpp"
+#include "bundle/cache_kind.hpp"
 #include "install/installed_version.hpp"
 
 #include <fmt/format.h>
@@ -301,7 +302,9 @@ private_copy(const InstalledCaches& installed, int version_fd, std::string_view 
 bool
 kind_is_written(std::string_view kind)
 {
-  return kind != "programs";
+  // The layer's store is only read at run time: the layer serves it.
+  const auto* rules = bundle::find_kind_rules(kind);
+  return rules == nullptr || !rules->served_by_opencl_layer;
 }
 
 Status

@@ -34,7 +34,7 @@ recorded_environment(RecordedAotExecutor& executor, const manifest::Job& job, co
   model.command = manifest::CommandWorkload{};
   model.command->argv = {"sh", "-c",
                          "echo \"${PREWARM_TARGET} ${PREWARM_PRECISION-unset}\" > \"" + seen.string() + "\""};
-  model.command->kinds = {"programs"};
+  model.command->kinds = {bundle::CacheKind::programs};
   m.models.push_back(model);
   auto work = TempDir::create("test_only_recorded_work-");
   EXPECT_TRUE(work);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 namespace prewarm::bundle {
 namespace {
@@ -91,6 +92,57 @@ TEST(CacheKind, OneRuleRowPerKind)
   EXPECT_TRUE(rules_of(CacheKind::sycl).install_bookkeeping("entry.lock"));
   EXPECT_TRUE(rules_of(CacheKind::sycl).install_bookkeeping("cache_size.txt"));
   EXPECT_FALSE(rules_of(CacheKind::sycl).install_bookkeeping("code.bin"));
+}
+
+// The kinds' list and names are the rows: in enum order, each with the
+// source of its rules.
+TEST(CacheKind, TheListOfKindsIsTheRows)
+{
+  std::size_t i = 0;
+  for (const auto kind : all_cache_kinds()) {
+    EXPECT_EQ(static_cast<std::size_t>(kind), i++);
+    EXPECT_FALSE(rules_of(kind).source.empty()) << to_string(kind);
+  }
+  EXPECT_EQ(i, cache_kind_count);
+  const auto bad = parse_cache_kind("nope");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("known: programs, pocl, cuda, neo, sycl, triton, inductor, dynamo, pycache"),
+            std::string::npos)
+    << bad.error().message();
+}
+
+// Who writes a kind decides where the builder makes it (manifest/plan.cpp):
+// what each driver is, by the research notes.
+TEST(CacheKind, WhoWritesEachKind)
+{
+  for (const auto kind : all_cache_kinds()) {
+    const auto& rules = rules_of(kind);
+    EXPECT_EQ(rules.written_by_intel_runtime(), kind == CacheKind::neo || kind == CacheKind::sycl) << rules.name;
+    EXPECT_EQ(rules.served_by_opencl_layer, kind == CacheKind::programs) << rules.name;
+    EXPECT_EQ(rules.written_by == KindWriter::python_interpreter, kind == CacheKind::pycache) << rules.name;
+    // NEO caches nothing into a directory that is not there (kernel-caches.md §2).
+    EXPECT_EQ(rules.directory_must_exist, kind == CacheKind::neo) << rules.name;
+  }
+}
+
+// Two kinds that locate one cache by the same variable exclude each other.
+TEST(CacheKind, KindsThatShareTheirDirectoryVariableClash)
+{
+  const std::vector<CacheKind> torch = {CacheKind::triton, CacheKind::inductor, CacheKind::dynamo};
+  const auto clash = find_kind_clash(torch);
+  ASSERT_TRUE(clash);
+  EXPECT_EQ(clash->first, CacheKind::inductor);
+  EXPECT_EQ(clash->second, CacheKind::dynamo);
+  EXPECT_EQ(clash->variable, "TORCHINDUCTOR_CACHE_DIR");
+  // Every other pair of kinds may be named together.
+  for (const auto a : all_cache_kinds()) {
+    for (const auto b : all_cache_kinds()) {
+      const std::vector<CacheKind> pair = {a, b};
+      const bool torch_pair =
+        (a == CacheKind::inductor && b == CacheKind::dynamo) || (a == CacheKind::dynamo && b == CacheKind::inductor);
+      EXPECT_EQ(find_kind_clash(pair).has_value(), torch_pair) << to_string(a) << " " << to_string(b);
+    }
+  }
 }
 
 // Capture hygiene, name by name: what each driver leaves beside its entries.

@@ -206,7 +206,7 @@ targets: [cpu]
   EXPECT_EQ(command.env.at("PYOPENCL_NO_CACHE"), "1");
   EXPECT_EQ(command.timeout, std::chrono::minutes(10));
   EXPECT_EQ(command.shell, ShellMode::direct);
-  EXPECT_EQ(command.kinds, (std::vector<std::string>{"pocl", "triton"}));
+  EXPECT_EQ(command.kinds, (std::vector<bundle::CacheKind>{bundle::CacheKind::pocl, bundle::CacheKind::triton}));
   EXPECT_EQ(command.argv_for(model::Precision::fp16),
             (std::vector<std::string>{"python3", "warmup.py", "--dtype=fp16", "fp16fp16"}));
 }
