@@ -294,8 +294,12 @@ run_jobs(JobRun& run)
       runnable.push_back(i);
     }
   }
+  // --jobs is the budget of the build's jobs and their compiles together
+  // (jobs/job_pool.hpp): a job's compiles take the slots no job holds.
+  const auto budget = static_cast<unsigned>(std::max(1, run.options.parallel_jobs));
+  const jobs::SharedSlots slots(budget);
   jobs::for_each_job(
-    runnable.size(), static_cast<unsigned>(std::max(1, run.options.parallel_jobs)),
+    runnable.size(), budget,
     [&](std::size_t n) {
       std::filesystem::path log_file; // kept log (options.log_dir)
       auto outcome = run_job(run, runnable[n], log_file);

@@ -21,7 +21,7 @@ add_run_job_command(CLI::App& app, Action& action)
 {
   auto spec_file = std::make_shared<std::string>();
   // Internal: `prewarm build` runs each built-in job through this in a child
-  // process, from the job spec it wrote (builtin/job_spec.hpp). Hidden (no group).
+  // process, from the job request it wrote (builtin/job_request.hpp). Hidden (no group).
   auto* cmd = app.add_subcommand("run-job", "");
   cmd->group("");
   cmd->add_option("--spec", *spec_file)->required();
@@ -43,7 +43,10 @@ add_build_command(CLI::App& app, Action& action)
   cmd->add_option("--key", args->key_files, "private key NAME.key that signs the bundle (repeatable; required)");
   cmd->add_option("--out", args->out, "bundle directory to write (required)");
   cmd->add_option("--shard", args->shard, "only shard I of N (1-based) of the jobs (CI matrices; merge after)");
-  cmd->add_option("--jobs", args->parallel_jobs, "jobs to run at once (default 1)")->check(CLI::Range(1, 256));
+  cmd
+    ->add_option("--jobs", args->parallel_jobs,
+                 "jobs to run at once, build jobs and their compiles together (default 1)")
+    ->check(CLI::Range(1, 256));
   cmd->add_flag("--keep-going", args->keep_going,
                 "record a failed job and continue; package the others; exit 1 at the end");
   cmd->add_option("--channel", args->channel, "bundle channel (overrides the manifest's bundle.channel)");

@@ -5,6 +5,15 @@
 // until none is left or the caller says stop; the calling thread is one of
 // them. Results come back in job order, whatever order the threads finished
 // in, so output that is built from them is the same at --jobs 1 and --jobs 8.
+//
+// One budget of processes: pools nest (a build job runs a pool of compiles),
+// and while a SharedSlots is alive every pool draws its extra threads from
+// it, so `prewarm build --jobs N` runs at most N jobs at once, build jobs and
+// compile jobs together, never N build jobs of N compiles each. A pool's
+// calling thread needs no slot: it is the thread of the build (the outer
+// pool) or of the job that started the inner pool, which holds its slot
+// already; an extra thread waits for a free slot before each job it takes,
+// so a slot a finished build job gives back is taken by a compile.
 #pragma once
 
 #include "base/error.hpp"
@@ -16,6 +25,19 @@
 #include <vector>
 
 namespace prewarm::jobs {
+
+// The budget of one build: `total` jobs at once, the build's own thread
+// counted (so total - 1 slots for extra threads); one at a time per process
+// (constructing a second while one is alive is a programming error). Without
+// one, each pool runs up to its own `threads`.
+class SharedSlots
+{
+public:
+  explicit SharedSlots(unsigned total);
+  ~SharedSlots();
+  SharedSlots(const SharedSlots&) = delete;
+  SharedSlots& operator=(const SharedSlots&) = delete;
+};
 
 // Runs job(i) for i = 0, 1, ... count-1 on up to `threads` threads (0 counts
 // as 1). Before each job is handed out, `stop` is asked (when set): once it

@@ -57,6 +57,50 @@ TEST(JobPool, UsesSeveralThreads)
   EXPECT_EQ(seen.size(), 2u);
 }
 
+// Nested pools under one budget: build jobs and their compiles together
+// never run more than the budget at once, and compiles take the slots no
+// build job holds.
+struct Concurrency
+{
+  std::atomic<int> now{0};
+  std::atomic<int> most{0};
+  void work()
+  {
+    const int running = ++now;
+    int seen = most.load();
+    while (running > seen && !most.compare_exchange_weak(seen, running)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    --now;
+  }
+};
+
+TEST(JobPool, NestedPoolsShareOneBudget)
+{
+  Concurrency compiles;
+  {
+    const SharedSlots slots(3);
+    for_each_job(4, 3, [&](std::size_t) { for_each_job(4, 3, [&](std::size_t) { compiles.work(); }); });
+  }
+  EXPECT_LE(compiles.most.load(), 3);
+  EXPECT_GE(compiles.most.load(), 2);
+
+  // Without a budget each pool runs its own threads: 3 x 3 at once.
+  Concurrency unbounded;
+  for_each_job(3, 3, [&](std::size_t) { for_each_job(3, 3, [&](std::size_t) { unbounded.work(); }); });
+  EXPECT_GT(unbounded.most.load(), 3);
+}
+
+TEST(JobPool, OneJobsCompilesTakeEverySlotOfTheBudget)
+{
+  Concurrency compiles;
+  {
+    const SharedSlots slots(4);
+    for_each_job(1, 4, [&](std::size_t) { for_each_job(12, 4, [&](std::size_t) { compiles.work(); }); });
+  }
+  EXPECT_EQ(compiles.most.load(), 4);
+}
+
 TEST(JobPool, LongestFirstOrdersByCostKeepingJobOrderOnTies)
 {
   const std::vector<int> cost = {3, 9, 3, 1, 9, 5};
