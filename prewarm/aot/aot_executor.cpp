@@ -96,17 +96,29 @@ aot_target_json(const AotTargetReport& target, double compile_seconds)
   };
 }
 
+Result<std::vector<KernelVariant>>
+job_variants(const jobs::JobContext& context)
+{
+  if (!context.model.architecture) {
+    return fail(Errc::internal, fmt::format("aot executor given model {} without an architecture", context.model.name));
+  }
+  return workload_variants(*context.model.architecture, context.job.precision, context.manifest.shapes,
+                           context.manifest.coverage);
+}
+
 Result<jobs::JobOutcome>
 AotExecutor::run(const jobs::JobContext& context)
+{
+  PW_ASSIGN(const auto variants, job_variants(context));
+  return run_variants(context, variants);
+}
+
+Result<jobs::JobOutcome>
+AotExecutor::run_variants(const jobs::JobContext& context, std::span<const KernelVariant> variants)
 {
   const auto started = std::chrono::steady_clock::now();
   PW_ASSIGN(const auto spec, aot_target_spec(context.target));
   PW_ASSIGN(const auto* toolchain, m_toolchains.for_device(spec.ocloc_device));
-  if (!context.model.architecture) {
-    return fail(Errc::internal, fmt::format("aot executor given model {} without an architecture", context.model.name));
-  }
-  PW_ASSIGN(auto variants, workload_variants(*context.model.architecture, context.job.precision,
-                                             context.manifest.shapes, context.manifest.coverage));
 
   const auto staging = context.work_dir / "slice";
   AotCompileOptions options;

@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <span>
+#include <vector>
 
 namespace prewarm::aot {
 
@@ -38,11 +40,19 @@ public:
   explicit AotExecutor(AotExecutorOptions options) : m_options(options) {}
   std::string_view name() const override { return "aot"; }
   Result<jobs::JobOutcome> run(const jobs::JobContext& context) override;
+  // run() with the job's programs worked out already (job_variants()): the
+  // virtual device builds the same list on its driver.
+  Result<jobs::JobOutcome> run_variants(const jobs::JobContext& context, std::span<const KernelVariant> variants);
 
 private:
   AotExecutorOptions m_options;
   ToolchainChooser m_toolchains; // located at the first job; per target, the first ocloc that knows it
 };
+
+// The programs a built-in job's workload builds at its precision, shapes and
+// coverage (kernel_variants.hpp); an internal error for a model without an
+// architecture.
+Result<std::vector<KernelVariant>> job_variants(const jobs::JobContext& context);
 
 // The slice requirements of an AOT output (see the file comment).
 std::vector<bundle::Requirement> aot_requirements(const AotTargetSpec& target, const std::string& compiler);

@@ -5,7 +5,7 @@
 #include "base/log.hpp"
 #include "builtin/child_process.hpp"
 #include "builtin/job_report.hpp"
-#include "builtin/job_spec.hpp"
+#include "builtin/job_request.hpp"
 #include "bundle/cache_kind.hpp"
 #include "jobs/slice_identity.hpp"
 #include "jobs/staged_kind.hpp"
@@ -34,9 +34,9 @@ kinds_for(manifest::Vendor vendor)
 
 } // namespace
 
-Result<BuiltinJobSpec>
-builtin_job_spec(const jobs::JobContext& context, const std::filesystem::path& staging,
-                 const std::filesystem::path& report_file)
+Result<BuiltinJobRequest>
+builtin_job_request(const jobs::JobContext& context, const std::filesystem::path& staging,
+                    const std::filesystem::path& report_file)
 {
   const auto& job = context.job;
   if (!job.device) {
@@ -45,7 +45,7 @@ builtin_job_spec(const jobs::JobContext& context, const std::filesystem::path& s
   if (!context.model.architecture) {
     return fail(Errc::internal, fmt::format("{}: a built-in job without an architecture", job.id));
   }
-  BuiltinJobSpec spec;
+  BuiltinJobRequest spec;
   spec.job_id = job.id;
   spec.target = job.target;
   spec.model_name = job.model;
@@ -75,15 +75,15 @@ BuiltinExecutor::run(const jobs::JobContext& context)
   const auto& job = context.job;
   const auto staging = context.work_dir / "staging";
   const auto report_file = context.work_dir / "report.json";
-  PW_ASSIGN(const auto job_spec, builtin_job_spec(context, staging, report_file));
+  PW_ASSIGN(const auto job_request, builtin_job_request(context, staging, report_file));
   std::vector<bundle::CacheKind> kinds;
-  for (const auto& cache : job_spec.caches) {
+  for (const auto& cache : job_request.caches) {
     kinds.push_back(cache.kind);
   }
   PW_TRY(jobs::create_staged_kinds(staging, kinds, jobs::ExistingKindDirectory::keep));
-  const auto spec_file = context.work_dir / "job-spec.json";
-  PW_TRY_CTX(fmt::format("{}: writing the job spec", job.id),
-             write_file_atomic(spec_file.string(), to_json_text(job_spec), 0600, Durability::none));
+  const auto spec_file = context.work_dir / "job-request.json";
+  PW_TRY_CTX(fmt::format("{}: writing the job request", job.id),
+             write_file_atomic(spec_file.string(), to_json_text(job_request), 0600, Durability::none));
 
   Environment env = process::inherited_environment();
   // insert_or_assign with a std::string: g++ 12 warns (-Wrestrict, a false
@@ -123,7 +123,7 @@ BuiltinExecutor::run(const jobs::JobContext& context)
   outcome.store_hits = report.store.hits;
   outcome.store_misses = report.store.misses;
   outcome.report_json = engine::models::to_json(report).dump();
-  for (const auto& cache : job_spec.caches) {
+  for (const auto& cache : job_request.caches) {
     const auto kind = cache.kind;
     PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(kind, staging / std::string(bundle::to_string(kind))));
     for (const auto& warning : cleaned.warnings) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs built-in model jobs (presets and inline architectures) on a present
 // device: each job is a child `prewarm run-job --spec FILE` process; the job
-// spec (builtin/job_spec.hpp) carries the resolved model, shapes, device and
+// spec (builtin/job_request.hpp) carries the resolved model, shapes, device and
 // every cache it can fill (program store, PoCL, CUDA, NEO) pointed at the
 // job's staging directories, which the child sets before the OpenCL ICD loads.
 #pragma once
 
-#include "builtin/job_spec.hpp"
+#include "builtin/job_request.hpp"
 #include "jobs/executor.hpp"
 
 #include <chrono>
@@ -22,9 +22,8 @@ struct BuiltinExecutorOptions
 
 // The spec of a run job whose child works in `staging` (its cache kinds are
 // <kind>/ below it) and writes the engine's report to `report_file`.
-Result<BuiltinJobSpec> builtin_job_spec(const jobs::JobContext& context,
-                                        const std::filesystem::path& staging,
-                                        const std::filesystem::path& report_file);
+Result<BuiltinJobRequest> builtin_job_request(const jobs::JobContext& context, const std::filesystem::path& staging,
+                                              const std::filesystem::path& report_file);
 
 class BuiltinExecutor final : public jobs::Executor
 {

@@ -2,7 +2,7 @@
 #include "builtin/builtin_job.hpp"
 
 #include "base/files.hpp"
-#include "builtin/job_spec.hpp"
+#include "builtin/job_request.hpp"
 #include "engine/models/workload.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +17,7 @@ namespace prewarm::builtin {
 Status
 run_builtin_job(const std::filesystem::path& spec_file)
 {
-  PW_ASSIGN(const auto spec, load_job_spec(spec_file));
+  PW_ASSIGN(const auto spec, load_job_request(spec_file));
   engine::models::WorkloadRequest request;
   request.model = spec.model;
   request.precision = spec.precision;

@@ -2,7 +2,7 @@
 // The report a built-in job's child writes and the parent reads back: the
 // engine's WorkloadReport as engine::models::to_json() writes it (engine/models/
 // workload.hpp), read into the same typed struct by the strict reader the
-// job spec uses (jobs/strict_json.hpp). Every field is required and no
+// job request uses (jobs/strict_json.hpp). Every field is required and no
 // other is allowed: a report from another build of prewarm is refused by
 // name, never read as zeros.
 #pragma once

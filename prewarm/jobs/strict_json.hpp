@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one strict reader for the JSON documents the builder hands between its
-// own processes (the job spec a built-in job's child reads, the job report
+// own processes (the job request a built-in job's child reads, the job report
 // the parent reads back): each field read is marked, and finish() refuses
 // any field left unread, so a document from another build of prewarm is
 // refused by name instead of read with defaults. Errors name the document
 // and the field's path:
-//   job spec FILE: field 'model.layers[2].kernel': missing (HINT)
+//   job request FILE: field 'model.layers[2].kernel': missing (HINT)
 #pragma once
 
 #include "base/error.hpp"
@@ -22,7 +22,7 @@
 
 namespace prewarm::jobs {
 
-// What a document is, for messages: kind "job spec", name its file, and the
+// What a document is, for messages: kind "job request", name its file, and the
 // hint every error ends with (who writes it; what to do instead of editing).
 struct JsonSource
 {

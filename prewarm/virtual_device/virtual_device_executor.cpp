@@ -68,11 +68,14 @@ VirtualDeviceExecutor::VirtualDeviceExecutor(aot::AotExecutorOptions aot_options
 Result<NeoSlice>
 make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context, unsigned jobs)
 {
-  if (!context.model.architecture) {
-    return fail(Errc::internal, fmt::format("virtual device given model {} without an architecture", context.model.name));
-  }
-  PW_ASSIGN(const auto variants, aot::workload_variants(*context.model.architecture, context.job.precision,
-                                                        context.manifest.shapes, context.manifest.coverage));
+  PW_ASSIGN(const auto variants, aot::job_variants(context));
+  return make_neo_slice(root, tool, context, variants, jobs);
+}
+
+Result<NeoSlice>
+make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context,
+               std::span<const aot::KernelVariant> variants, unsigned jobs)
+{
   const auto sources = kernels::embedded_files();
   std::vector<ReplayProgram> programs;
   for (const auto& v : variants) {
@@ -194,8 +197,10 @@ Result<jobs::JobOutcome>
 VirtualDeviceExecutor::run(const jobs::JobContext& context)
 {
   const auto started = std::chrono::steady_clock::now();
-  PW_ASSIGN(auto outcome, m_aot.run(context));
-  PW_ASSIGN(auto neo, make_neo_slice(*m_root, m_tool, context, m_jobs));
+  // One list of programs for both: ocloc's zebins and the driver's NEO slice.
+  PW_ASSIGN(const auto variants, aot::job_variants(context));
+  PW_ASSIGN(auto outcome, m_aot.run_variants(context, variants));
+  PW_ASSIGN(auto neo, make_neo_slice(*m_root, m_tool, context, variants, m_jobs));
   log::verbose("virtual device {}: {}", context.target.name, neo.summary);
   outcome = with_neo_slice(std::move(outcome), std::move(neo));
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -93,6 +93,10 @@ struct NeoSlice
 // `jobs` at a time.
 Result<NeoSlice> make_neo_slice(const IntelRoot& root, const std::filesystem::path& tool,
                                 const jobs::JobContext& context, unsigned jobs);
+// The same for the job's programs worked out already (aot::job_variants()).
+Result<NeoSlice> make_neo_slice(const IntelRoot& root, const std::filesystem::path& tool,
+                                const jobs::JobContext& context, std::span<const aot::KernelVariant> variants,
+                                unsigned jobs);
 // The same for any list of programs (an empty list: an error, no slice).
 Result<NeoSlice> make_neo_slice_of(const IntelRoot& root, const std::filesystem::path& tool,
                                    const jobs::JobContext& context, const std::vector<ReplayProgram>& programs,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "audit/access_watch.hpp"
 
+#include "base/directory_tree.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 
@@ -31,12 +32,6 @@ struct WatchedDir
   std::string kind;
   std::string relative; // "" for the kind's root
 };
-
-std::string
-join(const std::string& dir, std::string_view name)
-{
-  return dir.empty() ? std::string(name) : fmt::format("{}/{}", dir, name);
-}
 
 } // namespace
 
@@ -81,9 +76,9 @@ struct AccessWatch::State
       const auto name = it->path().filename().string();
       const auto status = it->symlink_status(ec);
       if (fs::is_directory(status)) {
-        PW_TRY(watch_tree(kind, join(relative, name), newly_created));
+        PW_TRY(watch_tree(kind, join_relative(relative, name), newly_created));
       } else if (newly_created && fs::is_regular_file(status)) {
-        record.kinds[kind].written.insert(join(relative, name));
+        record.kinds[kind].written.insert(join_relative(relative, name));
       }
     }
     return {};
@@ -100,7 +95,7 @@ struct AccessWatch::State
       return; // events on the watched directory itself (listing it) say nothing about files
     }
     const auto& [kind, dir] = it->second;
-    const auto path = join(dir, event.name);
+    const auto path = join_relative(dir, event.name);
     if ((event.mask & IN_ISDIR) != 0) {
       if ((event.mask & (IN_CREATE | IN_MOVED_TO)) != 0) {
         // Best effort: a watch that cannot be added loses read events only.

@@ -113,13 +113,6 @@ ascii_lower(std::string_view text)
   return out;
 }
 
-std::string_view
-parent_of(std::string_view path)
-{
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
-}
-
 // Splits "a b c" into at most `max_fields` fields; the last keeps its spaces.
 std::vector<std::string_view>
 split_fields(std::string_view text, std::size_t max_fields)

@@ -5,6 +5,7 @@
 // bundle_manifest.cpp validates and parses with these.
 #pragma once
 
+#include "base/directory_tree.hpp"
 #include "base/error.hpp"
 
 #include <cstddef>
@@ -47,8 +48,8 @@ std::optional<std::uint64_t> parse_u64(std::string_view text);
 
 std::string ascii_lower(std::string_view text);
 
-// "a/b/c" -> "a/b"; "a" -> "".
-std::string_view parent_of(std::string_view path);
+// "a/b/c" -> "a/b"; "a" -> "": the one of base/directory_tree.hpp.
+using prewarm::parent_of;
 
 // Splits "a b c" into at most `max_fields` fields; the last keeps its spaces.
 std::vector<std::string_view> split_fields(std::string_view text, std::size_t max_fields);

@@ -120,12 +120,7 @@ layer_key(cl_device_id device,
   key.source_sha256 = std::string(payload_sha256);
   key.source_kind = kind;
   key.options = std::string(options);
-  key.platform = id.platform;
-  key.platform_version = id.platform_version;
-  key.device = id.device;
-  key.device_version = id.device_version;
-  key.driver = id.driver;
-  key.vendor = id.vendor;
+  static_cast<store::DeviceFields&>(key) = id;
   key.extra.emplace_back("layer-format", std::string(k_layer_format));
   key.extra.emplace_back("stage", std::string(stage));
   key.extra.emplace_back("icd", id.icd);

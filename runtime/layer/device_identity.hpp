@@ -17,14 +17,8 @@
 
 namespace prewarm::layer {
 
-struct DeviceIdentity
+struct DeviceIdentity : store::DeviceFields
 {
-  std::string platform;
-  std::string platform_version;
-  std::string device;
-  std::string device_version;
-  std::string driver;
-  std::string vendor;
   std::string icd; // "<path> size=<bytes> mtime=<seconds>"
 };
 

@@ -51,17 +51,23 @@ inline constexpr int k_store_format = 1;
 
 enum class SourceKind { source, il };
 
-struct ProgramKey
+// The device half of a key: what the OpenCL runtime says of the device it
+// built on. The layer's DeviceIdentity is these plus the ICD it came from.
+struct DeviceFields
 {
-  std::string source_sha256;
-  SourceKind source_kind = SourceKind::source;
-  std::string options;
   std::string platform;
   std::string platform_version;
   std::string device;
   std::string device_version;
   std::string driver;
   std::string vendor;
+};
+
+struct ProgramKey : DeviceFields
+{
+  std::string source_sha256;
+  SourceKind source_kind = SourceKind::source;
+  std::string options;
   // Written after vendor, in this order, only when present: keys made
   // without them are unchanged.
   std::vector<std::pair<std::string, std::string>> extra;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtin/job_spec.hpp"
+#include "builtin/job_request.hpp"
 
 #include "base/files.hpp"
 #include "jobs/strict_json.hpp"
@@ -227,21 +227,21 @@ read_caches(ObjectReader& parent)
   return caches;
 }
 
-Result<BuiltinJobSpec>
+Result<BuiltinJobRequest>
 read_spec(ObjectReader& root)
 {
-  BuiltinJobSpec spec;
+  BuiltinJobRequest spec;
   PW_ASSIGN(const auto schema, root.string("schema"));
-  if (schema != k_job_spec_schema) {
-    return fail(
-      ObjectReader::field_error(root.source(), "schema", fmt::format("'{}' is not '{}'", schema, k_job_spec_schema)));
+  if (schema != k_job_request_schema) {
+    return fail(ObjectReader::field_error(root.source(), "schema",
+                                          fmt::format("'{}' is not '{}'", schema, k_job_request_schema)));
   }
   PW_ASSIGN(const auto version, root.integer("schema_version", 0, k_int_max));
-  if (version != k_job_spec_schema_version) {
+  if (version != k_job_request_schema_version) {
     return fail(ObjectReader::field_error(root.source(), "schema_version",
                                           fmt::format("version {} is not the version this prewarm reads ({}): "
                                                       "the builder and `prewarm run-job` are different builds",
-                                                      version, k_job_spec_schema_version)));
+                                                      version, k_job_request_schema_version)));
   }
   {
     PW_ASSIGN(auto job, root.object("job"));
@@ -298,15 +298,15 @@ read_spec(ObjectReader& root)
 } // namespace
 
 std::string
-to_json_text(const BuiltinJobSpec& spec)
+to_json_text(const BuiltinJobRequest& spec)
 {
   json caches = json::object();
   for (const auto& cache : spec.caches) {
     caches[std::string(bundle::to_string(cache.kind))] = cache.directory.string();
   }
   const json out = {
-    {"schema", k_job_spec_schema},
-    {"schema_version", k_job_spec_schema_version},
+    {"schema", k_job_request_schema},
+    {"schema_version", k_job_request_schema_version},
     {"job",
      {{"id", spec.job_id},
       {"target", spec.target},
@@ -326,22 +326,22 @@ to_json_text(const BuiltinJobSpec& spec)
   return out.dump(2) + "\n";
 }
 
-Result<BuiltinJobSpec>
-parse_job_spec(std::string_view text, std::string_view source_name)
+Result<BuiltinJobRequest>
+parse_job_request(std::string_view text, std::string_view source_name)
 {
-  const jobs::JsonSource source{"job spec", std::string(source_name),
+  const jobs::JsonSource source{"job request", std::string(source_name),
                                 "the spec is written by `prewarm build`; rebuild rather than edit it"};
   PW_ASSIGN(const auto document, jobs::parse_json_document(text, source));
   PW_ASSIGN(auto root, ObjectReader::open(document, "", source));
   return read_spec(root);
 }
 
-Result<BuiltinJobSpec>
-load_job_spec(const std::filesystem::path& file)
+Result<BuiltinJobRequest>
+load_job_request(const std::filesystem::path& file)
 {
-  PW_ASSIGN_CTX(const auto text, fmt::format("reading the job spec {}", file.string()),
+  PW_ASSIGN_CTX(const auto text, fmt::format("reading the job request {}", file.string()),
                 read_file(file.string(), k_spec_max_bytes));
-  return parse_job_spec(text, file.string());
+  return parse_job_request(text, file.string());
 }
 
 } // namespace prewarm::builtin

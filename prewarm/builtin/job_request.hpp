@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The job spec: everything the child of a built-in job needs, written by the
+// The job request: everything the child of a built-in job needs, written by the
 // parent (`prewarm build`) from the plan it made, read by `prewarm run-job
 // --spec FILE`. The child never reads the manifest or the target registry:
 // the bundle records the digest of the manifest bytes the plan came from, and
 // the spec carries that digest, so what the jobs ran is what the bundle says.
 //
 // Format (JSON, one object; every field required, no other field allowed):
-//   schema          "prewarm.job-spec"
+//   schema          "prewarm.job-request"
 //   schema_version  1
 //   job             {id, target, model, precision}        "cpu/m/fp32", ...
 //   manifest        {source, sha256}                      where the plan came from
@@ -37,8 +37,8 @@
 
 namespace prewarm::builtin {
 
-inline constexpr std::string_view k_job_spec_schema = "prewarm.job-spec";
-inline constexpr int k_job_spec_schema_version = 1;
+inline constexpr std::string_view k_job_request_schema = "prewarm.job-request";
+inline constexpr int k_job_request_schema_version = 1;
 
 struct CacheDirectory
 {
@@ -46,7 +46,7 @@ struct CacheDirectory
   std::filesystem::path directory; // relative: to the child's working directory
 };
 
-struct BuiltinJobSpec
+struct BuiltinJobRequest
 {
   std::string job_id; // "<target>/<model>/<precision>"
   std::string target;
@@ -63,11 +63,11 @@ struct BuiltinJobSpec
   std::filesystem::path report_file; // the engine's JSON report is written here
 };
 
-std::string to_json_text(const BuiltinJobSpec& spec);
+std::string to_json_text(const BuiltinJobRequest& spec);
 
 // Strict: the schema and its version, every field present with its type, no
 // unknown field. `source_name` names the spec in messages.
-Result<BuiltinJobSpec> parse_job_spec(std::string_view text, std::string_view source_name);
-Result<BuiltinJobSpec> load_job_spec(const std::filesystem::path& file);
+Result<BuiltinJobRequest> parse_job_request(std::string_view text, std::string_view source_name);
+Result<BuiltinJobRequest> load_job_request(const std::filesystem::path& file);
 
 } // namespace prewarm::builtin

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtin/job_spec.hpp"
+#include "builtin/job_request.hpp"
 
 #include "base/files.hpp"
 #include "builtin/builtin_executor.hpp"
@@ -26,10 +26,10 @@ text_of(const std::filesystem::path& file)
   return text ? *text : text.error().message();
 }
 
-BuiltinJobSpec
+BuiltinJobRequest
 decoder_spec()
 {
-  BuiltinJobSpec spec;
+  BuiltinJobRequest spec;
   spec.job_id = "cpu/tiny/fp16";
   spec.target = "cpu";
   spec.model_name = "tiny";
@@ -65,7 +65,7 @@ error_after(Edit edit)
 {
   auto document = json::parse(to_json_text(decoder_spec()));
   edit(document);
-  const auto parsed = parse_job_spec(document.dump(), "job-spec.json");
+  const auto parsed = parse_job_request(document.dump(), "job-request.json");
   EXPECT_FALSE(parsed);
   if (parsed) {
     return {};
@@ -74,7 +74,7 @@ error_after(Edit edit)
   return parsed.error().message();
 }
 
-TEST(JobSpec, RoundTripsEveryModelKind)
+TEST(JobRequest, RoundTripsEveryModelKind)
 {
   auto decoder = decoder_spec();
   auto cnn = decoder_spec();
@@ -83,12 +83,12 @@ TEST(JobSpec, RoundTripsEveryModelKind)
   gptq.model = {"stack", model::GptqStackArchitecture{{{256, 512}, {512, 256}}, 64, false}};
   for (const auto& spec : {decoder, cnn, gptq}) {
     const auto text = to_json_text(spec);
-    const auto parsed = parse_job_spec(text, "job-spec.json");
+    const auto parsed = parse_job_request(text, "job-request.json");
     ASSERT_TRUE(parsed) << parsed.error().message();
     EXPECT_EQ(to_json_text(*parsed), text);
     EXPECT_EQ(parsed->model.body.index(), spec.model.body.index());
   }
-  const auto parsed = parse_job_spec(to_json_text(decoder), "job-spec.json");
+  const auto parsed = parse_job_request(to_json_text(decoder), "job-request.json");
   ASSERT_TRUE(parsed);
   const auto& body = std::get<model::DecoderArchitecture>(parsed->model.body);
   EXPECT_EQ(body.norm, model::DecoderArchitecture::Norm::layernorm);
@@ -99,7 +99,7 @@ TEST(JobSpec, RoundTripsEveryModelKind)
   EXPECT_EQ(parsed->precision, model::Precision::fp16);
 }
 
-TEST(JobSpec, AnUnknownFieldIsNamed)
+TEST(JobRequest, AnUnknownFieldIsNamed)
 {
   EXPECT_NE(error_after([](json& j) { j["model"]["experts"] = 8; }).find("field 'model.experts': unknown field"),
             std::string::npos);
@@ -108,10 +108,11 @@ TEST(JobSpec, AnUnknownFieldIsNamed)
             std::string::npos);
 }
 
-TEST(JobSpec, AMissingOrMistypedFieldIsNamed)
+TEST(JobRequest, AMissingOrMistypedFieldIsNamed)
 {
   const auto missing = error_after([](json& j) { j["shapes"].erase("decode_steps"); });
-  EXPECT_NE(missing.find("job spec job-spec.json: field 'shapes.decode_steps': missing"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("job request job-request.json: field 'shapes.decode_steps': missing"), std::string::npos)
+    << missing;
   const auto mistyped = error_after([](json& j) { j["shapes"]["batch_sizes"][1] = "4"; });
   EXPECT_NE(mistyped.find("field 'shapes.batch_sizes[1]': expected an integer, found string"), std::string::npos)
     << mistyped;
@@ -124,7 +125,7 @@ TEST(JobSpec, AMissingOrMistypedFieldIsNamed)
     << kind;
 }
 
-TEST(JobSpec, AnotherSchemaOrVersionIsRefused)
+TEST(JobRequest, AnotherSchemaOrVersionIsRefused)
 {
   const auto version = error_after([](json& j) { j["schema_version"] = 2; });
   EXPECT_NE(version.find("field 'schema_version': version 2 is not the version this prewarm reads (1)"),
@@ -132,10 +133,10 @@ TEST(JobSpec, AnotherSchemaOrVersionIsRefused)
     << version;
   const auto schema = error_after([](json& j) { j["schema"] = "prewarm.manifest"; });
   EXPECT_NE(schema.find("field 'schema'"), std::string::npos) << schema;
-  const auto not_json = parse_job_spec("{\"schema\":", "job-spec.json");
+  const auto not_json = parse_job_request("{\"schema\":", "job-request.json");
   ASSERT_FALSE(not_json);
-  EXPECT_NE(not_json.error().message().find("job spec job-spec.json: not valid JSON"), std::string::npos);
-  const auto not_object = parse_job_spec("[]", "job-spec.json");
+  EXPECT_NE(not_json.error().message().find("job request job-request.json: not valid JSON"), std::string::npos);
+  const auto not_object = parse_job_request("[]", "job-request.json");
   ASSERT_FALSE(not_object);
   EXPECT_NE(not_object.error().message().find("expected an object, found array"), std::string::npos);
 }
@@ -143,7 +144,7 @@ TEST(JobSpec, AnotherSchemaOrVersionIsRefused)
 // The parent plans from a manifest and writes the spec; the manifest then
 // disappears and another takes its place; the child still runs the planned
 // job (it never reads the manifest) on PoCL.
-TEST(JobSpec, TheChildRunsTheSpecWithoutTheManifest)
+TEST(JobRequest, TheChildRunsTheSpecWithoutTheManifest)
 {
   auto dir = TempDir::create("prewarm-test-");
   ASSERT_TRUE(dir);
@@ -184,13 +185,13 @@ targets: [cpu]
   const auto work_dir = dir->path() / "job";
   const auto staging = work_dir / "staging";
   const jobs::JobContext context{*parsed, job, parsed->models.front(), *target, work_dir};
-  const auto spec = builtin_job_spec(context, staging, work_dir / "report.json");
+  const auto spec = builtin_job_request(context, staging, work_dir / "report.json");
   ASSERT_TRUE(spec) << spec.error().message();
   EXPECT_EQ(spec->manifest_sha256, parsed->bytes_sha256);
   for (const auto& cache : spec->caches) {
     std::filesystem::create_directories(staging / std::string(bundle::to_string(cache.kind)));
   }
-  const auto spec_file = work_dir / "job-spec.json";
+  const auto spec_file = work_dir / "job-request.json";
   ASSERT_TRUE(write_file_atomic(spec_file.string(), to_json_text(*spec), 0600, Durability::none));
 
   std::filesystem::remove(manifest_file);
@@ -210,13 +211,13 @@ targets: [cpu]
   EXPECT_FALSE(std::filesystem::is_empty(staging / "pocl"));
 }
 
-TEST(JobSpec, RunJobNamesTheBadFieldOfASpec)
+TEST(JobRequest, RunJobNamesTheBadFieldOfASpec)
 {
   auto dir = TempDir::create("prewarm-test-");
   ASSERT_TRUE(dir);
   auto document = json::parse(to_json_text(decoder_spec()));
   document["model"]["layers"] = -1;
-  const auto spec_file = dir->path() / "job-spec.json";
+  const auto spec_file = dir->path() / "job-request.json";
   ASSERT_TRUE(write_file_atomic(spec_file.string(), document.dump(), 0600, Durability::none));
   const auto log = dir->path() / "out.log";
   const auto command =
@@ -224,8 +225,8 @@ TEST(JobSpec, RunJobNamesTheBadFieldOfASpec)
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
-  EXPECT_NE(text_of(log).find(
-              fmt::format("prewarm: error: job spec {}: field 'model.layers': -1 is out of range", spec_file.string())),
+  EXPECT_NE(text_of(log).find(fmt::format("prewarm: error: job request {}: field 'model.layers': -1 is out of range",
+                                          spec_file.string())),
             std::string::npos)
     << text_of(log);
 }
