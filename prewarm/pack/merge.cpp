@@ -295,15 +295,90 @@ extract_copy(const Partial& partial,
   return remove_tree(private_dir);
 }
 
+// The copies of each slice id across the partials, first job first, checked
+// to agree (files that differ are counted and warned about).
+Result<std::map<std::string, std::vector<SliceCopy>>>
+group_slice_copies(const std::vector<Partial>& partials, MergeResult& result)
+{
+  std::map<std::string, std::vector<SliceCopy>> copies_by_id; // sorted ids: stable staging names
+  for (std::size_t i = 0; i < partials.size(); ++i) {
+    for (const auto& slice : partials[i].manifest.slices) {
+      copies_by_id[slice.id].push_back(SliceCopy{i, &slice});
+    }
+  }
+  for (auto& [id, copies] : copies_by_id) {
+    std::sort(copies.begin(), copies.end(), [](const SliceCopy& a, const SliceCopy& b) {
+      return first_job_key(*a.slice) < first_job_key(*b.slice);
+    });
+    PW_ASSIGN(const auto differing, check_copies_agree(id, copies, partials));
+    if (!differing.empty()) {
+      log::warn("slice '{}': {} file(s) differ between the partials (e.g. {}); kept the copy of the first "
+                "job, as `prewarm build` does",
+                id, differing.size(), differing.front());
+      result.differing_files += differing.size();
+    }
+  }
+
+  return copies_by_id;
+}
+
+// The merged header: the first partial's, issued at the latest, expiring at
+// the earliest, checked as a build checks its own.
+Result<BundleSpec>
+merged_header(const std::vector<Partial>& partials, SysSeconds now, ExpiryPolicy expiry)
+{
+  BundleSpec spec;
+  const auto& first = partials.front().manifest;
+  spec.channel = first.channel;
+  spec.serial = first.serial;
+  spec.build_manifest_sha256 = first.build_manifest_sha256;
+  PW_ASSIGN(spec.producer_extra, producer_extra_of(partials.front()));
+  spec.issued_at = first.issued_at;
+  spec.expires = first.expires;
+  for (const auto& partial : partials) {
+    spec.issued_at = std::max(spec.issued_at, partial.manifest.issued_at);
+    spec.expires = std::min(spec.expires, partial.manifest.expires);
+  }
+  PW_TRY(check_bundle_expiry("the merged bundle", spec.issued_at, spec.expires, now, expiry));
+
+  return spec;
+}
+
+// One slice of the merge: every copy extracted into one staging directory.
+Result<SliceInput>
+merge_slice(const std::string& id, const std::vector<SliceCopy>& copies, const std::vector<Partial>& partials,
+            const fs::path& scratch, std::set<SysSeconds>& entry_times)
+{
+  const fs::path staging = scratch / ("slice-" + id);
+  std::error_code ec;
+  fs::create_directory(staging, ec);
+  if (ec) {
+    return fail(Errc::failed, fmt::format("merge: cannot create {}: {}", staging.string(), ec.message()), "E_IO");
+  }
+  SliceInput input;
+  input.id = id;
+  input.staging_dir = staging;
+  input.requirements = copies.front().slice->requirements;
+  for (const auto& copy : copies) {
+    PW_TRY(extract_copy(partials[copy.partial_index], *copy.slice, scratch, staging, entry_times));
+    input.jobs.insert(input.jobs.end(), copy.slice->jobs.begin(), copy.slice->jobs.end());
+    input.site_packages.insert(input.site_packages.end(), copy.slice->site_packages.begin(),
+                               copy.slice->site_packages.end());
+    if (auto joined = join_slice_extras(input, copy.slice->caches, copy.slice->environment,
+                                        describe(partials[copy.partial_index].dir));
+        !joined) {
+      return fail(Error(Errc::verify, joined.error().message(), "E_MERGE_CONFLICT"));
+    }
+  }
+  std::sort(input.jobs.begin(), input.jobs.end());
+  return input;
+}
+
 } // namespace
 
 Result<MergeResult>
-merge_bundles(std::span<const fs::path> partial_dirs,
-              const bundle::TrustStore& trust,
-              std::span<const PrivateKey> keys,
-              const fs::path& out_dir,
-              SysSeconds now,
-              ExpiryPolicy expiry)
+merge_bundles(std::span<const fs::path> partial_dirs, const bundle::TrustStore& trust, std::span<const PrivateKey> keys,
+              const fs::path& out_dir, SysSeconds now, ExpiryPolicy expiry)
 {
   if (partial_dirs.empty()) {
     return fail(Errc::usage, "merge: no partial bundles given");
@@ -325,71 +400,17 @@ merge_bundles(std::span<const fs::path> partial_dirs,
   result.partial_count = partials.size();
   PW_TRY(check_jobs_disjoint(partials, result.job_count));
 
-  std::map<std::string, std::vector<SliceCopy>> copies_by_id; // sorted ids: stable staging names
-  for (std::size_t i = 0; i < partials.size(); ++i) {
-    for (const auto& slice : partials[i].manifest.slices) {
-      copies_by_id[slice.id].push_back(SliceCopy{i, &slice});
-    }
-  }
-  for (auto& [id, copies] : copies_by_id) {
-    std::sort(copies.begin(), copies.end(), [](const SliceCopy& a, const SliceCopy& b) {
-      return first_job_key(*a.slice) < first_job_key(*b.slice);
-    });
-    PW_ASSIGN(const auto differing, check_copies_agree(id, copies, partials));
-    if (!differing.empty()) {
-      log::warn("slice '{}': {} file(s) differ between the partials (e.g. {}); kept the copy of the first "
-                "job, as `prewarm build` does",
-                id, differing.size(), differing.front());
-      result.differing_files += differing.size();
-    }
-  }
-
+  PW_ASSIGN(const auto copies_by_id, group_slice_copies(partials, result));
   PW_ASSIGN(auto scratch, TempDir::create("prewarm-merge-"));
-  BundleSpec spec;
-  const auto& first = partials.front().manifest;
-  spec.channel = first.channel;
-  spec.serial = first.serial;
-  spec.build_manifest_sha256 = first.build_manifest_sha256;
-  PW_ASSIGN(spec.producer_extra, producer_extra_of(partials.front()));
-  spec.issued_at = first.issued_at;
-  spec.expires = first.expires;
-  for (const auto& partial : partials) {
-    spec.issued_at = std::max(spec.issued_at, partial.manifest.issued_at);
-    spec.expires = std::min(spec.expires, partial.manifest.expires);
-  }
-  PW_TRY(check_bundle_expiry("the merged bundle", spec.issued_at, spec.expires, now, expiry));
-
+  PW_ASSIGN(auto spec, merged_header(partials, now, expiry));
   std::set<SysSeconds> entry_times;
   for (const auto& [id, copies] : copies_by_id) {
-    const fs::path staging = scratch.path() / ("slice-" + id);
-    std::error_code ec;
-    fs::create_directory(staging, ec);
-    if (ec) {
-      return fail(Errc::failed, fmt::format("merge: cannot create {}: {}", staging.string(), ec.message()),
-                  "E_IO");
-    }
-    SliceInput input;
-    input.id = id;
-    input.staging_dir = staging;
-    input.requirements = copies.front().slice->requirements;
-    for (const auto& copy : copies) {
-      PW_TRY(extract_copy(partials[copy.partial_index], *copy.slice, scratch.path(), staging, entry_times));
-      input.jobs.insert(input.jobs.end(), copy.slice->jobs.begin(), copy.slice->jobs.end());
-      input.site_packages.insert(input.site_packages.end(), copy.slice->site_packages.begin(),
-                                 copy.slice->site_packages.end());
-      if (auto joined = join_slice_extras(input, copy.slice->caches, copy.slice->environment,
-                                          describe(partials[copy.partial_index].dir));
-          !joined) {
-        return fail(Error(Errc::verify, joined.error().message(), "E_MERGE_CONFLICT"));
-      }
-    }
-    std::sort(input.jobs.begin(), input.jobs.end());
+    PW_ASSIGN(auto input, merge_slice(id, copies, partials, scratch.path(), entry_times));
     if (copies.size() > 1) {
       result.joined_slice_ids.push_back(id);
     }
     spec.slices.push_back(std::move(input));
   }
-
   if (!entry_times.empty()) {
     // Every shard built with one SOURCE_DATE_EPOCH => one time. Otherwise the
     // latest is used and the merged bundle cannot equal a monolithic build.

@@ -54,13 +54,11 @@ pci_identity(const PciDisplayDevice& gpu, const std::vector<NvidiaGpu>& nvidia_g
   return p;
 }
 
-} // namespace
-
-std::vector<HostDevice>
-merge_host_findings(const HostFindings& findings)
+// The PCI GPUs (sysfs, and nvidia-smi's where sysfs showed none): their
+// identity joins the one OpenCL GPU of their vendor, else each is a record.
+void
+merge_pci_gpus(const HostFindings& findings, std::vector<HostDevice>& devices)
 {
-  std::vector<HostDevice> devices = findings.opencl_devices;
-
   // PCI GPUs grouped by vendor name; unknown vendors are listed as they are.
   std::map<std::string, std::vector<const PciDisplayDevice*>> by_vendor;
   for (const auto& gpu : findings.pci_gpus) {
@@ -111,7 +109,12 @@ merge_host_findings(const HostFindings& findings)
       devices.push_back(std::move(record));
     }
   }
+}
 
+// A Level Zero device adds to the record of the same GPU (vendor, PCI id).
+void
+merge_level_zero_devices(const HostFindings& findings, std::vector<HostDevice>& devices)
+{
   for (const auto& ze : findings.level_zero_devices) {
     const auto same_gpu = [&](const HostDevice& d) {
       for (const auto key : {prop::vendor, prop::pci_id}) {
@@ -131,7 +134,12 @@ merge_host_findings(const HostFindings& findings)
       devices.push_back(ze);
     }
   }
+}
 
+// The driver-wide facts: NVIDIA's driver, Intel's IGC, Python frameworks.
+void
+add_driver_facts(const HostFindings& findings, std::vector<HostDevice>& devices)
+{
   if (findings.nvidia_driver) {
     bool any = false;
     for (auto& device : devices) {
@@ -167,6 +175,17 @@ merge_host_findings(const HostFindings& findings)
       }
     }
   }
+}
+
+} // namespace
+
+std::vector<HostDevice>
+merge_host_findings(const HostFindings& findings)
+{
+  std::vector<HostDevice> devices = findings.opencl_devices;
+  merge_pci_gpus(findings, devices);
+  merge_level_zero_devices(findings, devices);
+  add_driver_facts(findings, devices);
   return devices;
 }
 

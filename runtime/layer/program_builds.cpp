@@ -231,12 +231,14 @@ compile_program(cl_program program, cl_uint num_devices, const cl_device_id* dev
   return status;
 }
 
-cl_program CL_API_CALL
-link_program(cl_context context, cl_uint num_devices, const cl_device_id* device_list, const char* options, cl_uint num_inputs,
-             const cl_program* inputs, Callback notify, void* user_data, cl_int* errcode_ret)
+namespace {
+
+// The link's key on each device: the inputs' compile keys there. Nothing
+// when an input is not a program the layer compiled and keyed on every device.
+std::optional<std::vector<store::ProgramKey>>
+link_keys(const std::vector<cl_device_id>& devices, cl_uint num_inputs, const cl_program* inputs,
+          const std::string& options_text)
 {
-  // The link key: the inputs' compile keys, device by device.
-  const auto devices = devices_or(num_devices, device_list, context_devices(context));
   std::vector<std::optional<TrackedProgram>> tracked_inputs;
   bool keyable = settings().mode != LayerMode::off && num_inputs > 0;
   for (cl_uint i = 0; keyable && i < num_inputs; ++i) {
@@ -244,7 +246,6 @@ link_program(cl_context context, cl_uint num_devices, const cl_device_id* device
     keyable = input.has_value() && input->compiled && !input->keys.empty();
     tracked_inputs.push_back(std::move(input));
   }
-  const std::string options_text = options == nullptr ? "" : options;
   std::vector<store::ProgramKey> keys;
   for (std::size_t d = 0; keyable && d < devices.size(); ++d) {
     std::string inputs_field;
@@ -261,6 +262,24 @@ link_program(cl_context context, cl_uint num_devices, const cl_device_id* device
                                {{"inputs", inputs_field}}));
     }
   }
+  if (!keyable) {
+    return std::nullopt;
+  }
+  return keys;
+}
+
+} // namespace
+
+cl_program CL_API_CALL
+link_program(cl_context context, cl_uint num_devices, const cl_device_id* device_list, const char* options,
+             cl_uint num_inputs, const cl_program* inputs, Callback notify, void* user_data, cl_int* errcode_ret)
+{
+  // The link key: the inputs' compile keys, device by device.
+  const auto devices = devices_or(num_devices, device_list, context_devices(context));
+  const std::string options_text = options == nullptr ? "" : options;
+  const auto link_keyed = link_keys(devices, num_inputs, inputs, options_text);
+  const bool keyable = link_keyed.has_value();
+  const std::vector<store::ProgramKey> keys = link_keyed.value_or(std::vector<store::ProgramKey>{});
   if (!keyable) {
     for (cl_uint i = 0; i < num_inputs; ++i) {
       materialise(inputs[i]);

@@ -337,6 +337,63 @@ StartFailure::describe(const Spec& spec) const
   return "cannot start " + program;
 }
 
+namespace {
+
+// What the child of run() does between fork and exec, all of it prepared
+// before fork: only async-signal-safe calls here.
+struct ChildSetup
+{
+  bool own_group;
+  int input_source; // -1: /dev/null
+  int output_target;
+  StderrTo stderr_to;
+  int stderr_fd;
+  const char* working_directory; // "": inherit
+  char** environment;            // null: inherit
+  char** argv;
+  int status_fd;
+};
+
+[[noreturn]] void
+exec_child(const ChildSetup& setup)
+{
+  if (setup.own_group) {
+    ::setpgid(0, 0);
+  }
+  sigset_t all;
+  ::sigemptyset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  const int in = setup.input_source >= 0 ? setup.input_source : ::open("/dev/null", O_RDONLY);
+  if (in < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(setup.output_target, STDOUT_FILENO) < 0) {
+    child_fail(setup.status_fd, StartFailure::Step::standard_streams);
+  }
+  if (setup.stderr_to == StderrTo::descriptor) {
+    if (::dup2(setup.stderr_fd, STDERR_FILENO) < 0) {
+      child_fail(setup.status_fd, StartFailure::Step::standard_streams);
+    }
+  } else if (setup.stderr_to == StderrTo::null) {
+    const int null_out = ::open("/dev/null", O_WRONLY);
+    if (null_out < 0 || ::dup2(null_out, STDERR_FILENO) < 0) {
+      child_fail(setup.status_fd, StartFailure::Step::standard_streams);
+    }
+  } else if (::dup2(setup.output_target, STDERR_FILENO) < 0) {
+    child_fail(setup.status_fd, StartFailure::Step::standard_streams);
+  }
+  if (setup.working_directory[0] != '\0' && ::chdir(setup.working_directory) != 0) {
+    child_fail(setup.status_fd, StartFailure::Step::working_directory);
+  }
+  // execvp looks argv[0] up in `environ`'s PATH: the child's PATH, which is
+  // what someone reading a manifest expects.
+  if (setup.environment != nullptr) {
+    environ = setup.environment;
+  }
+  ::execvp(setup.argv[0], setup.argv);
+  child_fail(setup.status_fd, StartFailure::Step::exec);
+}
+
+} // namespace
+
 std::expected<Outcome, StartFailure>
 run(const Spec& spec, const Supervision& supervision)
 {
@@ -395,39 +452,9 @@ run(const Spec& spec, const Supervision& supervision)
     return start_failure(StartFailure::Step::fork, errno);
   }
   if (pid == 0) {
-    if (own_group) {
-      ::setpgid(0, 0);
-    }
-    sigset_t all;
-    ::sigemptyset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    const int in = input_source >= 0 ? input_source : ::open("/dev/null", O_RDONLY);
-    if (in < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(output_target, STDOUT_FILENO) < 0) {
-      child_fail(status.write_end.get(), StartFailure::Step::standard_streams);
-    }
-    if (spec.stderr_to == StderrTo::descriptor) {
-      if (::dup2(spec.stderr_fd, STDERR_FILENO) < 0) {
-        child_fail(status.write_end.get(), StartFailure::Step::standard_streams);
-      }
-    } else if (spec.stderr_to == StderrTo::null) {
-      const int null_out = ::open("/dev/null", O_WRONLY);
-      if (null_out < 0 || ::dup2(null_out, STDERR_FILENO) < 0) {
-        child_fail(status.write_end.get(), StartFailure::Step::standard_streams);
-      }
-    } else if (::dup2(output_target, STDERR_FILENO) < 0) {
-      child_fail(status.write_end.get(), StartFailure::Step::standard_streams);
-    }
-    if (!working_directory.empty() && ::chdir(working_directory.c_str()) != 0) {
-      child_fail(status.write_end.get(), StartFailure::Step::working_directory);
-    }
-    // execvp looks argv[0] up in `environ`'s PATH: the child's PATH, which is
-    // what someone reading a manifest expects.
-    if (!env_pointers.empty()) {
-      environ = env_pointers.data();
-    }
-    ::execvp(argv_pointers[0], argv_pointers.data());
-    child_fail(status.write_end.get(), StartFailure::Step::exec);
+    exec_child(ChildSetup{own_group, input_source, output_target, spec.stderr_to, spec.stderr_fd,
+                          working_directory.c_str(), env_pointers.empty() ? nullptr : env_pointers.data(),
+                          argv_pointers.data(), status.write_end.get()});
   }
 
   // Parent. setpgid on both sides closes the race with an early kill().

@@ -6,11 +6,11 @@
 #include "registry/auth_challenge.hpp"
 #include "registry/curl_library.hpp"
 #include "registry/docker_credentials.hpp"
+#include "registry/http_transfer.hpp"
+#include "registry/registry_origin.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,10 +19,6 @@
 namespace prewarm::registry {
 
 namespace {
-
-// What an error answer may cost: the excerpt quoted (300 characters) comes
-// from here; the rest of the body is never read.
-constexpr std::size_t k_max_error_body = 4 << 10;
 
 struct CurlHandle
 {
@@ -39,14 +35,6 @@ struct CurlHandle
   curl_slist* headers = nullptr;
 };
 
-std::string
-lowercase(std::string_view text)
-{
-  std::string out(text);
-  std::ranges::transform(out, out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // Printable, one line, bounded: registry error bodies end up in messages.
 std::string
 excerpt(std::string_view body)
@@ -56,171 +44,6 @@ excerpt(std::string_view body)
     out += (c >= 0x20 && c < 0x7f) ? c : ' ';
   }
   return std::string(trim(out));
-}
-
-// host[:port] or [v6][:port] -> the host alone.
-std::string
-host_part(std::string_view host)
-{
-  if (host.starts_with('[')) {
-    return std::string(host.substr(1, host.find(']') - 1));
-  }
-  if (const auto colon = host.rfind(':'); colon != std::string_view::npos) {
-    return std::string(host.substr(0, colon));
-  }
-  return std::string(host);
-}
-
-bool
-is_loopback_literal(std::string_view host)
-{
-  const auto bare = host_part(host);
-  in_addr v4{};
-  if (::inet_pton(AF_INET, bare.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6{};
-  return ::inet_pton(AF_INET6, bare.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
-}
-
-// scheme://host:port of a URL, lowercase, the port always written out: the
-// unit credentials are bound to.
-struct Origin
-{
-  std::string scheme;
-  std::string host;
-  std::string port;
-  bool operator==(const Origin&) const = default;
-  std::string to_string() const { return fmt::format("{}://{}:{}", scheme, host, port); }
-};
-
-Result<Origin>
-parse_origin(const std::string& url)
-{
-  PW_ASSIGN(const auto* curl, curl_library());
-  std::unique_ptr<CURLU, void (*)(CURLU*)> handle(curl->url(), curl->url_cleanup);
-  if (!handle || curl->url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) {
-    return fail(Errc::failed, fmt::format("{}: not a URL", in_quotes(url.substr(0, 200))), std::string(k_registry_error));
-  }
-  Origin origin;
-  const auto part = [&](CURLUPart which, unsigned flags, std::string& out) {
-    char* text = nullptr;
-    if (curl->url_get(handle.get(), which, &text, flags) == CURLUE_OK && text != nullptr) {
-      out = lowercase(text);
-    }
-    curl->free(text);
-  };
-  part(CURLUPART_SCHEME, 0, origin.scheme);
-  part(CURLUPART_HOST, 0, origin.host);
-  part(CURLUPART_PORT, CURLU_DEFAULT_PORT, origin.port);
-  return origin;
-}
-
-struct Transfer
-{
-  const CurlLibrary* curl = nullptr;
-  const HttpRequest* request = nullptr;
-  HttpResponse* response = nullptr;
-  CURL* handle = nullptr;
-  std::optional<Error> sink_error;
-  std::uint64_t received = 0; // of a 2xx body
-  std::FILE* upload = nullptr;
-  bool started = false;
-  bool error_body_full = false; // the excerpt is kept: the rest is not read
-};
-
-bool
-is_success(long status)
-{
-  return status >= 200 && status < 300;
-}
-
-std::size_t
-on_body(char* data, std::size_t size, std::size_t count, void* user)
-{
-  auto& t = *static_cast<Transfer*>(user);
-  const std::string_view chunk(data, size * count);
-  long status = 0;
-  t.curl->easy_getinfo(t.handle, CURLINFO_RESPONSE_CODE, &status);
-  if (!is_success(status)) {
-    const auto room = k_max_error_body - std::min(k_max_error_body, t.response->body.size());
-    t.response->body.append(chunk.substr(0, room));
-    if (chunk.size() >= room) {
-      // An endless error body must not hold the request: what a message
-      // quotes is here, the transfer stops (perform() keeps the answer).
-      t.error_body_full = true;
-      return 0;
-    }
-    return chunk.size();
-  }
-  if (!t.started) {
-    t.started = true;
-    t.response->status = status;
-    if (t.request->on_start) {
-      if (auto ok = t.request->on_start(*t.response); !ok) {
-        t.sink_error = std::move(ok).error();
-        return 0;
-      }
-    }
-  }
-  t.received += chunk.size();
-  if (t.request->sink) {
-    if (auto ok = t.request->sink(chunk); !ok) {
-      t.sink_error = std::move(ok).error();
-      return 0;
-    }
-    return chunk.size();
-  }
-  if (t.response->body.size() + chunk.size() > t.request->max_body_bytes) {
-    t.sink_error = Error(Errc::verify,
-                         fmt::format("the answer is larger than the {} bytes allowed for it", t.request->max_body_bytes),
-                         "E_LIMIT");
-    return 0;
-  }
-  t.response->body.append(chunk);
-  return chunk.size();
-}
-
-std::size_t
-on_header(char* data, std::size_t size, std::size_t count, void* user)
-{
-  auto& t = *static_cast<Transfer*>(user);
-  const std::string_view line(data, size * count);
-  if (line.starts_with("HTTP/")) {
-    t.response->headers.clear(); // a new answer (after a redirect or a 100)
-    return line.size();
-  }
-  if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-    t.response->headers[lowercase(trim(line.substr(0, colon)))] = std::string(trim(line.substr(colon + 1)));
-  }
-  return line.size();
-}
-
-std::size_t
-on_upload(char* buffer, std::size_t size, std::size_t count, void* user)
-{
-  auto& t = *static_cast<Transfer*>(user);
-  return std::fread(buffer, 1, size * count, t.upload);
-}
-
-bool
-is_transient(CURLcode code)
-{
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_GOT_NOTHING:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return true;
-    default:
-      return false;
-  }
 }
 
 } // namespace

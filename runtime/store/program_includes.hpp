@@ -55,6 +55,7 @@
 // (depth, number of files, size).
 #pragma once
 
+#include "store/include_directives.hpp"
 #include "store/include_macros.hpp"
 
 #include <string>
@@ -63,16 +64,6 @@
 #include <vector>
 
 namespace prewarm::store {
-
-// One include name as written, or why the text cannot be scanned.
-struct ScannedIncludes
-{
-  std::vector<std::string> names;              // literal names, in order, repeats kept
-  std::vector<std::string> computed;           // operands of computed includes (include_macros.hpp)
-  std::vector<MacroDefinition> definitions;    // every #define and #undef
-  std::string unsure;                          // empty: every include can be read
-};
-ScannedIncludes scan_include_directives(std::string_view text);
 
 // The directories and forced includes an options string names (both
 // splittings, see above), or why it cannot be known.

@@ -24,6 +24,52 @@ struct ConvStep
   bool batch_norm;
 };
 
+// A layer's weights and bias at random, He-style (activations stay O(1)
+// through the ReLUs), with a batch norm folded in where the layer has one.
+// The draws are in a fixed order: one seed, one network.
+FoldedConv
+random_conv(std::mt19937& rng, const Conv2dShape& shape, bool batch_norm)
+{
+  const auto fan_in = static_cast<float>(shape.in_channels * shape.kernel * shape.kernel);
+  const float bound = std::sqrt(6.0f / fan_in);
+  const auto weights = uniform_values(rng, shape.weight_size(), -bound, bound);
+  if (!batch_norm) {
+    return {weights, uniform_values(rng, shape.out_channels, -0.1f, 0.1f)};
+  }
+  const auto gamma = uniform_values(rng, shape.out_channels, 0.8f, 1.2f);
+  const auto beta = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
+  const auto mean = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
+  const auto variance = uniform_values(rng, shape.out_channels, 0.5f, 1.5f);
+  return fold_batch_norm(shape, weights, {}, BatchNorm{gamma, beta, mean, variance, 1e-5});
+}
+
+// Layer i's max-pool over the map in `device_x` (`x` on the host), checked
+// against the reference; both then hold the pooled map.
+Status
+run_max_pool(Session& session, const FloatFormat& format, ForwardChecker& checker, std::size_t i, int pool_size,
+             std::size_t batch, std::size_t channels, std::size_t& height, std::size_t& width, std::vector<float>& x,
+             DeviceBuffer& device_x)
+{
+  const MaxPoolShape pool{.batch = batch,
+                          .channels = channels,
+                          .in_height = height,
+                          .in_width = width,
+                          .pool = static_cast<std::size_t>(pool_size)};
+  if (pool.out_height() == 0 || pool.out_width() == 0) {
+    return fail(Errc::usage, fmt::format("cnn layer {}: max-pool {} over a {}x{} map", i, pool_size, height, width));
+  }
+  const std::size_t count = batch * channels * pool.out_height() * pool.out_width();
+  PW_ASSIGN(DeviceBuffer pooled, session.allocate(count * format.element_bytes()));
+  PW_TRY(MaxPool2d(format).run(session, pool, device_x, pooled));
+  const std::vector<float> pool_want = MaxPool2d::reference(pool, x);
+  PW_ASSIGN(x, download(session, pooled, count, format.storage));
+  PW_TRY(checker.check(fmt::format("cnn layer {} max-pool {}", i, pool_size), x, pool_want, {0, 0}));
+  device_x = std::move(pooled);
+  height = pool.out_height();
+  width = pool.out_width();
+  return {};
+}
+
 } // namespace
 
 Result<ForwardSummary>
@@ -72,20 +118,7 @@ run_cnn_forward(Session& session, const CnnArchitecture& architecture, Precision
     }
     const std::string name = fmt::format("cnn layer {} conv {}x{}x{} k{} s{}", i, shape.out_channels,
                                          shape.out_height(), shape.out_width(), shape.kernel, shape.stride);
-    // He-style init keeps activations O(1) through the ReLUs.
-    const auto fan_in = static_cast<float>(shape.in_channels * shape.kernel * shape.kernel);
-    const float bound = std::sqrt(6.0f / fan_in);
-    const auto weights = uniform_values(rng, shape.weight_size(), -bound, bound);
-    FoldedConv folded;
-    if (steps[i].batch_norm) {
-      const auto gamma = uniform_values(rng, shape.out_channels, 0.8f, 1.2f);
-      const auto beta = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
-      const auto mean = uniform_values(rng, shape.out_channels, -0.1f, 0.1f);
-      const auto variance = uniform_values(rng, shape.out_channels, 0.5f, 1.5f);
-      folded = fold_batch_norm(shape, weights, {}, BatchNorm{gamma, beta, mean, variance, 1e-5});
-    } else {
-      folded = {weights, uniform_values(rng, shape.out_channels, -0.1f, 0.1f)};
-    }
+    const FoldedConv folded = random_conv(rng, shape, steps[i].batch_norm);
     const std::vector<float> bias = round_to_storage(folded.bias, format.storage);
     PW_ASSIGN(DeviceBuffer device_bias, upload(session, bias, format.storage));
     PW_ASSIGN(DeviceBuffer device_y, session.allocate(shape.output_size() * format.element_bytes()));
@@ -117,20 +150,7 @@ run_cnn_forward(Session& session, const CnnArchitecture& architecture, Precision
     width = shape.out_width();
 
     if (pools[i] > 0) {
-      const MaxPoolShape pool{.batch = batch, .channels = channels, .in_height = height, .in_width = width,
-                              .pool = static_cast<std::size_t>(pools[i])};
-      if (pool.out_height() == 0 || pool.out_width() == 0) {
-        return fail(Errc::usage, fmt::format("cnn layer {}: max-pool {} over a {}x{} map", i, pools[i], height, width));
-      }
-      const std::size_t count = batch * channels * pool.out_height() * pool.out_width();
-      PW_ASSIGN(DeviceBuffer pooled, session.allocate(count * format.element_bytes()));
-      PW_TRY(MaxPool2d(format).run(session, pool, device_x, pooled));
-      const std::vector<float> pool_want = MaxPool2d::reference(pool, x);
-      PW_ASSIGN(x, download(session, pooled, count, format.storage));
-      PW_TRY(checker.check(fmt::format("cnn layer {} max-pool {}", i, pools[i]), x, pool_want, {0, 0}));
-      device_x = std::move(pooled);
-      height = pool.out_height();
-      width = pool.out_width();
+      PW_TRY(run_max_pool(session, format, checker, i, pools[i], batch, channels, height, width, x, device_x));
     }
   }
   return checker.summary();
