@@ -163,7 +163,7 @@ TEST_F(RuntimeCli, StatusAuditCountsAFileRewrittenSinceInstall)
     runtime(dir.path(), "install " + bundle.string() + " --trust " + pub.string() + " --root " + root.string(), host_env);
   ASSERT_EQ(installed.exit_code, 0) << installed.err;
   const auto version = test::current_version(root);
-  EXPECT_TRUE(slurp(version / ".files").starts_with("prewarm-files 2\n")) << slurp(version / ".files");
+  EXPECT_TRUE(slurp(version / ".files").starts_with("prewarm-files 3\n")) << slurp(version / ".files");
 
   auto clean = runtime(dir.path(), "status --audit --root " + root.string(), host_env);
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
