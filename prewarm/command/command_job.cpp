@@ -6,6 +6,7 @@
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/custom_cache.hpp"
+#include "host/cpu_probe.hpp"
 
 #include <fmt/format.h>
 
@@ -276,7 +277,11 @@ CommandJobResult::slice_groups() const
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const SliceGroup& g) { return g.requirements == custom_requirements; });
     if (it == groups.end()) {
-      groups.push_back(SliceGroup{{}, std::move(custom), custom_requirements});
+      const bool names_frameworks =
+        std::any_of(custom_requirements.begin(), custom_requirements.end(),
+                    [](const bundle::Requirement& r) { return r.key.starts_with(prop::framework_prefix); });
+      groups.push_back(SliceGroup{{}, std::move(custom), custom_requirements,
+                                  names_frameworks ? site_packages : std::vector<std::string>{}});
     } else {
       it->custom_caches = std::move(custom);
     }
@@ -406,7 +411,8 @@ identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>&
     }
   }
   if (!filled.empty()) {
-    result.custom_requirements = custom_cache_requirements(filled, facts.opencl_devices, result.warnings);
+    facts.cpu = host::probe_cpu();
+    result.custom_requirements = custom_cache_requirements(filled, facts, result.warnings);
   }
 }
 
@@ -549,7 +555,10 @@ run_command_job_timed(const CommandJobRequest& request)
   const bool wants_frameworks =
     selected(capture.kinds(), CacheKind::triton) || selected(capture.kinds(), CacheKind::inductor) ||
     selected(capture.kinds(), CacheKind::dynamo) || selected(capture.kinds(), CacheKind::pycache);
-  if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
+  // A custom cache made on the CPU requires its framework's version.
+  const bool custom_wants_frameworks = !workload.custom_caches.empty();
+  if ((wants_frameworks || custom_wants_frameworks) && workload.shell == ShellMode::direct &&
+      looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.
     auto probed = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);
