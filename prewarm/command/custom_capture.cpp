@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/custom_capture.hpp"
 
+#include "base/cpu_properties.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "bundle/app_hint.hpp"

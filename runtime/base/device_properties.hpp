@@ -15,7 +15,7 @@ using DeviceProperties = std::map<std::string, std::string, std::less<>>;
 // The vocabulary. Values are exact strings as the API reports them, except
 // where noted. A key absent from a device means "unknown", never "empty".
 namespace prop {
-inline constexpr std::string_view vendor = "vendor";                 // nvidia|intel|amd|cpu (OpenCL CPU devices)
+inline constexpr std::string_view vendor = "vendor";                 // nvidia|intel|amd|cpu
 inline constexpr std::string_view opencl_platform = "opencl.platform";             // CL_PLATFORM_NAME
 inline constexpr std::string_view opencl_platform_version = "opencl.platform-version"; // CL_PLATFORM_VERSION
 inline constexpr std::string_view opencl_device = "opencl.device";                 // CL_DEVICE_NAME
@@ -39,11 +39,6 @@ inline constexpr std::string_view intel_igc = "intel.igc";
 // words. A real card lists cl_khr_pci_bus_info, a virtual device does not.
 inline constexpr std::string_view intel_opencl_extensions = "intel.opencl-extensions";
 inline constexpr std::string_view level_zero_device = "level-zero.device"; // ze device name
-// The CPU as a target (host/cpu_probe.hpp): the record "CPU <arch>" of every
-// probed host, for caches of machine code an application made on the CPU.
-inline constexpr std::string_view cpu_arch = "cpu.arch";           // uname machine, "x86_64"
-inline constexpr std::string_view cpu_isa_level = "cpu.isa-level"; // x86-64 psABI level, "3" (a version)
-inline constexpr std::string_view os_kernel_release = "os.kernel-release"; // uname release, "6.1.0-28-amd64"
 // Framework versions a command workload's probe reports (issue: command workloads):
 // "framework.torch", "framework.triton", ... (prefix match).
 inline constexpr std::string_view framework_prefix = "framework.";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bundle/requirement.hpp"
 
+#include "base/cpu_properties.hpp"
 #include "base/encoding.hpp"
 
 #include <fmt/format.h>

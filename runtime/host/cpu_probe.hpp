@@ -12,6 +12,7 @@
 // OpenCL device still has its CPU, so a CPU slice installs there.
 #pragma once
 
+#include "base/cpu_properties.hpp"
 #include "base/device_properties.hpp"
 
 #include <filesystem>

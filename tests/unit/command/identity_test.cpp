@@ -2,6 +2,7 @@
 #include "command/identity.hpp"
 #include "command/custom_capture.hpp"
 
+#include "base/cpu_properties.hpp"
 #include "base/files.hpp"
 #include "bundle/requirement.hpp"
 
