@@ -229,8 +229,9 @@ read_framework_versions(const std::filesystem::path& site_packages)
     }
   }
   if (versions.empty()) {
-    return fail(Errc::failed, fmt::format("site-packages {}: no metadata (*.dist-info/METADATA) of a framework "
-                                             "prewarm checks (torch, triton, jax, openvino ...) there",
+    return fail(Errc::failed, fmt::format("site-packages {}: no torch, triton, intel-extension-for-pytorch, jax, "
+                                             "jaxlib, pytensor, openvino or onnxruntime-openvino metadata "
+                                             "(*.dist-info/METADATA) there",
                                              in_quotes(site_packages.string())));
   }
   if (const auto python = recorded_python_version(site_packages)) {

@@ -53,7 +53,7 @@ TEST(FileInventory, PathsMayHoldSpaces)
 TEST(FileInventory, RejectsDamage)
 {
   EXPECT_FALSE(parse_inventory("").has_value());
-  EXPECT_FALSE(parse_inventory("prewarm-files 3\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 4\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl a\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl 1 2 - \n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl x 2 - a\n").has_value());
