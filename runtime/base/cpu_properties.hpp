@@ -9,7 +9,7 @@
 #include <string_view>
 
 namespace prewarm::prop {
-inline constexpr std::string_view cpu_arch = "cpu.arch";           // uname machine, "x86_64"
-inline constexpr std::string_view cpu_isa_level = "cpu.isa-level"; // x86-64 psABI level "1".."4" (a version)
+inline constexpr std::string_view cpu_arch = "cpu.arch";                   // uname machine, "x86_64"
+inline constexpr std::string_view cpu_isa_level = "cpu.isa-level";         // x86-64 psABI level "1".."4" (a version)
 inline constexpr std::string_view os_kernel_release = "os.kernel-release"; // uname release, "6.1.0-28-amd64"
 } // namespace prewarm::prop

@@ -48,7 +48,7 @@ x86_64_isa_level(const std::set<std::string, std::less<>>& flags)
   // The psABI levels (x86-64 psABI 1.0, "Micro-architecture levels"), in
   // the names Linux gives the CPUID bits.
   constexpr std::array<std::string_view, 6> level2 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"};
-  constexpr std::array<std::string_view, 9> level3 = {"avx", "avx2", "bmi1", "bmi2", "f16c",
+  constexpr std::array<std::string_view, 9> level3 = {"avx", "avx2", "bmi1",  "bmi2", "f16c",
                                                       "fma", "abm",  "movbe", "xsave"};
   constexpr std::array<std::string_view, 5> level4 = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"};
   const auto has_all = [&](const auto& names) {
@@ -67,7 +67,8 @@ DeviceProperties
 probe_cpu(const std::filesystem::path& proc_root)
 {
   DeviceProperties cpu;
-  struct utsname names{};
+  struct utsname names
+  {};
   if (::uname(&names) == 0) {
     cpu.emplace(std::string(prop::cpu_arch), names.machine);
     cpu.emplace(std::string(prop::os_kernel_release), names.release);

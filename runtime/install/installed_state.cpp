@@ -22,7 +22,8 @@ namespace {
 bool
 exists_no_follow(const fs::path& path)
 {
-  struct stat st{};
+  struct stat st
+  {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 
@@ -82,7 +83,8 @@ installed_already(int root_fd, const fs::path& root, const std::string& manifest
   }
   const auto version = fmt::format("{}/{}/{}", k_meta_dir, k_versions_dir, (*marker)->version);
   for (const auto& kind : (*marker)->kinds) {
-    struct stat st{};
+    struct stat st
+    {};
     const auto path = fmt::format("{}/{}", version, kind.kind);
     if (::fstatat(root_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
       if (say) {

@@ -71,7 +71,8 @@ parse_space_margin(std::string_view text)
 Status
 check_free_space(int root_fd, const std::filesystem::path& root, std::uint64_t cache_bytes, const SpaceMargin& margin)
 {
-  struct statvfs vfs{};
+  struct statvfs vfs
+  {};
   if (::fstatvfs(root_fd, &vfs) != 0) {
     return fail(Errc::failed,
                 fmt::format("cannot query free space of {}: {}", in_quotes(root.string()), errno_message(errno)));

@@ -67,7 +67,8 @@ TEST(CpuProbe, LevelsFromFlags)
   EXPECT_EQ(x86_64_isa_level({"fpu", "sse2"}), 1);
   const std::string v2 = "flags : cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3\nflags : avx\n";
   EXPECT_EQ(x86_64_isa_level(cpuinfo_flags(v2)), 2) << "the first processor's flags only";
-  auto v3 = cpuinfo_flags("flags\t\t: cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3 avx avx2 bmi1 bmi2 f16c fma abm movbe xsave\n");
+  auto v3 =
+    cpuinfo_flags("flags\t\t: cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3 avx avx2 bmi1 bmi2 f16c fma abm movbe xsave\n");
   EXPECT_EQ(x86_64_isa_level(v3), 3);
   v3.insert({"avx512f", "avx512bw", "avx512cd", "avx512dq"});
   EXPECT_EQ(x86_64_isa_level(v3), 3) << "avx512vl missing";

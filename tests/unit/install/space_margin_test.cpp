@@ -49,7 +49,8 @@ TEST(SpaceMargin, ARefusalSaysWhatWouldFit)
   auto dir = test::scratch();
   const int fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
   ASSERT_GE(fd, 0);
-  struct statvfs vfs{};
+  struct statvfs vfs
+  {};
   ASSERT_EQ(::fstatvfs(fd, &vfs), 0);
   const std::uint64_t free_bytes = std::uint64_t{vfs.f_bavail} * vfs.f_frsize;
   ASSERT_GT(free_bytes, 1u << 20);
