@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -107,8 +108,12 @@ load_keys(const std::vector<std::string>& files)
 // build. Where an Intel root is, the virtual device serves the aot and
 // recorded aot jobs: it runs the AOT executor itself and adds the target's
 // NEO slice.
+// `intel_targets`: whether the manifest names an Intel target, the only
+// one the virtual device serves (a CPU-only build neither looks for it nor
+// warns that its build tool is missing).
 std::unique_ptr<jobs::Executor>
-make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const std::filesystem::path& self)
+make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const std::filesystem::path& self,
+              bool intel_targets)
 {
   const auto compile_jobs = static_cast<unsigned>(std::max(1, request.parallel_jobs));
   switch (kind) {
@@ -122,6 +127,9 @@ make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const st
     return std::make_unique<command::CommandExecutor>(std::move(options));
   }
   case manifest::ExecutorKind::aot: {
+    if (!intel_targets) {
+      return std::make_unique<aot::AotExecutor>(aot::AotExecutorOptions{compile_jobs});
+    }
     auto virtual_device = std::make_unique<virtual_device::VirtualDeviceExecutor>(aot::AotExecutorOptions{compile_jobs});
     if (virtual_device->available()) {
       return virtual_device;
@@ -129,10 +137,16 @@ make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const st
     return std::make_unique<aot::AotExecutor>(aot::AotExecutorOptions{compile_jobs});
   }
   case manifest::ExecutorKind::virtual_command: {
+    if (!intel_targets) {
+      return nullptr;
+    }
     auto virtual_command = std::make_unique<virtual_device::VirtualCommandExecutor>(compile_jobs);
     return virtual_command->available() ? std::move(virtual_command) : nullptr;
   }
   case manifest::ExecutorKind::recorded_aot: {
+    if (!intel_targets) {
+      return std::make_unique<aot::RecordedAotExecutor>(aot::RecordedAotOptions{compile_jobs});
+    }
     auto virtual_recorded =
       std::make_unique<virtual_device::VirtualRecordedExecutor>(aot::RecordedAotOptions{compile_jobs});
     if (virtual_recorded->available()) {
@@ -145,13 +159,18 @@ make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const st
 }
 
 Result<ExecutorTable>
-make_executors(const BuildRequest& request)
+make_executors(const BuildRequest& request, const BuildInputs& inputs)
 {
   PW_ASSIGN(const auto self, builtin::self_executable());
+  const bool intel_targets =
+    std::ranges::any_of(inputs.manifest.targets, [&](const std::string& name) {
+      const auto* target = inputs.registry.find(name);
+      return target != nullptr && target->vendor == manifest::Vendor::intel;
+    });
   ExecutorTable executors;
   for (std::size_t i = 0; i < manifest::k_executor_kinds; ++i) {
     const auto kind = static_cast<manifest::ExecutorKind>(i);
-    executors[kind] = make_executor(kind, request, self);
+    executors[kind] = make_executor(kind, request, self, intel_targets);
   }
   return executors;
 }
@@ -222,7 +241,7 @@ build_bundle(const BuildRequest& request)
   PW_ASSIGN(const auto keys, load_keys(request.key_files));
   PW_TRY(pack::check_bundle_expiry("the bundle", header.issued_at, header.expires, now,
                                    request.allow_expired ? pack::ExpiryPolicy::warn : pack::ExpiryPolicy::refuse));
-  PW_ASSIGN(auto executors, make_executors(request));
+  PW_ASSIGN(auto executors, make_executors(request, inputs));
   const auto host = probe_host_capabilities(inputs.registry);
 
   log::info("building {} ({} targets, {} models, {} precisions) on this host, shard {}; job logs in {}",

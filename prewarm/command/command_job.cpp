@@ -8,6 +8,7 @@
 #include "bundle/custom_cache.hpp"
 #include "command/capture_out_of_reach.hpp"
 #include "command/kind_builder_rules.hpp"
+#include "host/cpu_probe.hpp"
 
 #include <fmt/format.h>
 
@@ -174,7 +175,11 @@ CommandJobResult::slice_groups() const
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const SliceGroup& g) { return g.requirements == custom_requirements; });
     if (it == groups.end()) {
-      groups.push_back(SliceGroup{{}, std::move(custom), custom_requirements});
+      const bool names_frameworks =
+        std::any_of(custom_requirements.begin(), custom_requirements.end(),
+                    [](const bundle::Requirement& r) { return r.key.starts_with(prop::framework_prefix); });
+      groups.push_back(SliceGroup{{}, std::move(custom), custom_requirements,
+                                  names_frameworks ? site_packages : std::vector<std::string>{}});
     } else {
       it->custom_caches = std::move(custom);
     }
@@ -298,7 +303,8 @@ identify_capture(const CommandJobRequest& request, const std::vector<CacheKind>&
     }
   }
   if (!filled.empty()) {
-    result.custom_requirements = custom_cache_requirements(filled, facts.opencl_devices, result.warnings);
+    facts.cpu = host::probe_cpu();
+    result.custom_requirements = custom_cache_requirements(filled, facts, result.warnings);
   }
 }
 
@@ -438,7 +444,10 @@ run_command_job_timed(const CommandJobRequest& request)
 
   IdentityFacts facts;
   const bool wants_frameworks = needs(facts_needed(capture.kinds()), HostFacts::frameworks);
-  if (wants_frameworks && workload.shell == ShellMode::direct && looks_like_python(result.argv)) {
+  // A custom cache made on the CPU requires its framework's version.
+  const bool custom_wants_frameworks = !workload.custom_caches.empty();
+  if ((wants_frameworks || custom_wants_frameworks) && workload.shell == ShellMode::direct &&
+      looks_like_python(result.argv)) {
     // Before the run: the probe imports the frameworks but compiles nothing,
     // and anything it might write lands in staging before it is measured.
     auto probed = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);

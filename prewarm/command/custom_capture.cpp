@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command/custom_capture.hpp"
 
+#include "base/cpu_properties.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "bundle/app_hint.hpp"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 
 namespace prewarm::command {
 
@@ -115,35 +117,131 @@ bool
 custom_caches_need_opencl_device(const std::vector<CustomCacheRequest>& caches)
 {
   return std::any_of(caches.begin(), caches.end(), [](const CustomCacheRequest& c) {
-    return bundle::custom_cache_device(c.variable, c.subdir.string()) == bundle::CacheDevice::opencl_device;
+    return bundle::custom_cache_device(c.variable, c.subdir.string()) != bundle::CacheDevice::none;
   });
 }
 
-std::vector<bundle::Requirement>
-custom_cache_requirements(const std::vector<CustomCacheRequest>& caches,
-                          const std::vector<DeviceProperties>& opencl_devices, std::vector<std::string>& warnings)
+namespace {
+
+bool
+is_cpu_job(const IdentityFacts& facts)
 {
-  if (!custom_caches_need_opencl_device(caches)) {
-    return {};
+  if (facts.opencl_devices.empty()) {
+    return true; // no OpenCL device known: the application ran on the CPU
   }
-  if (opencl_devices.size() != 1) {
+  const auto vendor = facts.opencl_devices.front().find(prop::vendor);
+  return vendor != facts.opencl_devices.front().end() && vendor->second == "cpu";
+}
+
+void
+require_opencl_device(const IdentityFacts& facts, std::vector<bundle::Requirement>& requirements,
+                      std::vector<std::string>& warnings)
+{
+  if (facts.opencl_devices.size() != 1) {
     warnings.push_back(fmt::format("custom caches: {} OpenCL devices known for this job (one expected); their slice "
                                    "carries no device requirement",
-                                   opencl_devices.size()));
-    return {};
+                                   facts.opencl_devices.size()));
+    return;
   }
-  std::vector<bundle::Requirement> requirements;
   for (const auto key : {prop::vendor, prop::opencl_platform_version, prop::opencl_device,
                          prop::opencl_device_version, prop::opencl_driver}) {
     // A value the manifest cannot spell (PoCL 3.1's platform version holds a
     // double space) is left out, as for PoCL slices (identity.cpp); the other
     // keys still pin device and driver.
-    if (const auto it = opencl_devices.front().find(key);
-        it != opencl_devices.front().end() && bundle::is_variable_value(it->second)) {
+    if (const auto it = facts.opencl_devices.front().find(key);
+        it != facts.opencl_devices.front().end() && bundle::is_variable_value(it->second)) {
       requirements.push_back({std::string(key), "==", it->second});
     }
   }
+}
+
+void
+require_cpu_value(const IdentityFacts& facts, std::string_view key, std::string_view op,
+                  std::vector<bundle::Requirement>& requirements, std::vector<std::string>& warnings)
+{
+  if (const auto it = facts.cpu.find(key); it != facts.cpu.end() && bundle::is_variable_value(it->second)) {
+    requirements.push_back({std::string(key), std::string(op), it->second});
+  } else if (key != prop::cpu_isa_level || facts.cpu.contains(prop::cpu_arch)) {
+    // cpu.isa-level exists on x86-64 only: its absence elsewhere is no gap.
+    warnings.push_back(fmt::format("custom caches: {} of the build host not known; the slice does not check it", key));
+  }
+}
+
+// What a cache made on the CPU depends on (app_hint.hpp CacheDevice::job_device).
+void
+require_cpu(const std::vector<CustomCacheRequest>& caches, const IdentityFacts& facts,
+            std::vector<bundle::Requirement>& requirements, std::vector<std::string>& warnings)
+{
+  bool machine_code = false;
+  bool kernel_release = false;
+  bool unknown = false;
+  std::set<std::string, std::less<>> frameworks;
+  for (const auto& cache : caches) {
+    const auto* hint = bundle::app_hint_for_cache(cache.variable, cache.subdir.string());
+    if (hint != nullptr && hint->device != bundle::CacheDevice::job_device) {
+      continue;
+    }
+    if (hint == nullptr) {
+      unknown = true;
+      machine_code = true;
+      continue;
+    }
+    machine_code = machine_code || hint->machine_code;
+    kernel_release = kernel_release || hint->keys_on_kernel_release;
+    for (std::string_view rest = hint->frameworks; !rest.empty();) {
+      const auto comma = rest.find(',');
+      frameworks.insert(fmt::format("{}{}", prop::framework_prefix, rest.substr(0, comma)));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  }
+  require_cpu_value(facts, prop::cpu_arch, "==", requirements, warnings);
+  if (machine_code) {
+    require_cpu_value(facts, prop::cpu_isa_level, ">=", requirements, warnings);
+  }
+  if (kernel_release) {
+    require_cpu_value(facts, prop::os_kernel_release, "==", requirements, warnings);
+  }
+  // An unknown cache: every framework version the build read (not Python's:
+  // a cache of machine code does not depend on the interpreter's version).
+  if (unknown) {
+    for (const auto& [key, version] : facts.frameworks) {
+      if (key != "framework.python") {
+        frameworks.insert(key);
+      }
+    }
+  }
+  for (const auto& key : frameworks) {
+    if (const auto it = facts.frameworks.find(key); it != facts.frameworks.end()) {
+      requirements.push_back({key, "==", it->second});
+    } else {
+      warnings.push_back(fmt::format("custom caches: no {} version known (the command is not a Python interpreter, "
+                                     "or the package is not installed for it); the slice does not check it",
+                                     key.substr(prop::framework_prefix.size())));
+    }
+  }
+}
+
+} // namespace
+
+std::vector<bundle::Requirement>
+custom_cache_requirements(const std::vector<CustomCacheRequest>& caches, const IdentityFacts& facts,
+                          std::vector<std::string>& warnings)
+{
+  const auto has = [&](bundle::CacheDevice device) {
+    return std::any_of(caches.begin(), caches.end(), [&](const CustomCacheRequest& c) {
+      return bundle::custom_cache_device(c.variable, c.subdir.string()) == device;
+    });
+  };
+  const bool on_cpu = is_cpu_job(facts);
+  std::vector<bundle::Requirement> requirements;
+  if (has(bundle::CacheDevice::opencl_device) || (has(bundle::CacheDevice::job_device) && !on_cpu)) {
+    require_opencl_device(facts, requirements, warnings);
+  }
+  if (has(bundle::CacheDevice::job_device) && on_cpu) {
+    require_cpu(caches, facts, requirements, warnings);
+  }
   std::sort(requirements.begin(), requirements.end());
+  requirements.erase(std::unique(requirements.begin(), requirements.end()), requirements.end());
   return requirements;
 }
 

@@ -8,18 +8,27 @@
 // removed, and the tree is measured.
 //
 // Identity: a custom cache's format is unknown to prewarm, so its slice
-// requires the OpenCL device the job ran on, unless its application's row
-// (bundle/app_hint.hpp) says the cache holds nothing for that device (vendor, platform, device,
-// device version, driver: the keys of a PoCL slice, with which it then
-// shares a slice); a program that keys its own cache by device (hashcat
-// does) simply misses on another one, but a program that does not would load
-// code built for another device. Without a known device the slice carries
-// no requirement and the job says so.
+// requires what its application's row (bundle/app_hint.hpp) says the cache
+// depends on, else the device the job ran on:
+//   - on a GPU target: the job's OpenCL device (vendor, platform, device,
+//     device version, driver: the keys of a PoCL slice);
+//   - on the `cpu` target: the CPU itself, never PoCL, which an application
+//     keeping its own cache never opened: cpu.arch ==, cpu.isa-level >= (the
+//     cache holds machine code: unknown ones are assumed to), the versions
+//     of the row's frameworks (an unknown cache: every framework version the
+//     build read), os.kernel-release == where the application keys on it;
+//   - a row whose cache holds what the OpenCL driver built (hashcat, clFFT):
+//     the job's OpenCL device, PoCL's on the `cpu` target;
+//   - a row whose cache holds nothing device-specific (Numba): nothing.
+// A program that keys its own cache by device (hashcat does) simply misses
+// on another one, but a program that does not would load code built for
+// another device. A fact the build host lacks is a warning.
 #pragma once
 
 #include "base/device_properties.hpp"
 #include "base/error.hpp"
 #include "bundle/bundle_manifest.hpp"
+#include "command/identity.hpp"
 #include "command/subprocess.hpp"
 
 #include <cstdint>
@@ -65,16 +74,16 @@ Result<std::vector<CustomCapture>> collect_custom_caches(const std::filesystem::
                                                          std::vector<std::string>& warnings,
                                                          std::vector<std::string>& refusals);
 
-// Whether any of `caches` holds code for the job's OpenCL device: all but
-// those an application row says do not (bundle/app_hint.hpp: Numba's,
-// tinygrad's), so a slice requires what its cache depends on, no more.
+// Whether any of `caches` depends on the job's device (all but those an
+// application row says do not: Numba's, tinygrad's, Taichi's), so a slice
+// requires what its cache depends on, no more.
 bool custom_caches_need_opencl_device(const std::vector<CustomCacheRequest>& caches);
 
 // The requirements of the filled custom caches `caches` (see the header),
-// with a warning when one needs the OpenCL device and no single one is
-// known; none when no cache needs the device.
+// from the job's OpenCL devices, the build host's CPU and the framework
+// versions in `facts`, with a warning for each fact that is missing.
 std::vector<bundle::Requirement> custom_cache_requirements(const std::vector<CustomCacheRequest>& caches,
-                                                           const std::vector<DeviceProperties>& opencl_devices,
+                                                           const IdentityFacts& facts,
                                                            std::vector<std::string>& warnings);
 
 } // namespace prewarm::command

@@ -449,10 +449,14 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       }
     }
     if (causes.size() == before) {
-      causes.push_back(fmt::format("{}: cause unknown ({} new files, e.g. {}){}", k.kind, k.new_files,
-                                   k.new_file_paths.empty() ? std::string("none listed")
-                                                            : in_quotes(k.new_file_paths.front()),
-                                   known_case(custom_cache_hint(k.kind, custom_caches))));
+      // A known case is said as the likely cause, not beside "unknown".
+      const auto* hint = custom_cache_hint(k.kind, custom_caches);
+      const std::string example =
+        k.new_file_paths.empty() ? std::string("none listed") : in_quotes(k.new_file_paths.front());
+      causes.push_back(hint != nullptr && !hint->miss_hint.empty()
+                         ? fmt::format("{}: {} new files (e.g. {}), no evidence in the files; likely {}", k.kind,
+                                       k.new_files, example, hint->miss_hint)
+                         : fmt::format("{}: cause unknown ({} new files, e.g. {})", k.kind, k.new_files, example));
     }
   }
   return causes;

@@ -38,6 +38,7 @@ struct IdentityFacts
   std::vector<DeviceProperties> opencl_devices; // as runtime/opencl reports them
   std::vector<DeviceProperties> nvidia_gpus;    // probe_nvidia_gpus()
   std::map<std::string, std::string, std::less<>> frameworks; // "framework.torch" -> "2.11.0+cu128"
+  DeviceProperties cpu; // host/cpu_probe.hpp: the build host's CPU (custom caches on the cpu target)
 };
 
 struct KindIdentity

@@ -84,6 +84,10 @@ read_custom_caches(const yaml::Source& source, const YAML::Node& node, const std
     }
     if (auto subdir = map.get("subdir")) {
       PW_ASSIGN(const auto text, yaml::read_string(source, *subdir, map.path_of("subdir")));
+      if (text.empty()) {
+        return fail(yaml::error_at(source, subdir->Mark(), map.path_of("subdir"),
+                                   "empty: subdir is optional; leave it out to keep the whole directory"));
+      }
       const std::filesystem::path p(text);
       const bool inside = !text.empty() && p.is_relative() &&
                           std::all_of(p.begin(), p.end(), [](const auto& c) { return is_subdir_component(c.string()); });

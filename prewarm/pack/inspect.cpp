@@ -145,7 +145,8 @@ format_text(const BundleDescription& d)
       out += "  requires nothing (any host)\n";
     }
     for (const auto& r : s.requirements) {
-      out += fmt::format("  requires {} {} {}\n", r.key, r.op, r.value);
+      const auto why = bundle::why_required(r.key);
+      out += fmt::format("  requires {} {} {}{}\n", r.key, r.op, r.value, why.empty() ? "" : fmt::format(" ({})", why));
     }
     if (const auto unchecked = bundle::describe_unchecked_key_inputs(s); !unchecked.empty()) {
       out += fmt::format("  unknown  {}\n", unchecked);
@@ -204,7 +205,7 @@ format_json(const BundleDescription& d)
     slice["entry_count"] = s.entry_count;
     slice["requirements"] = ordered_json::array();
     for (const auto& r : s.requirements) {
-      slice["requirements"].push_back({{"key", r.key}, {"op", r.op}, {"value", r.value}});
+      slice["requirements"].push_back({{"key", r.key}, {"op", r.op}, {"value", r.value}, {"why", bundle::why_required(r.key)}});
     }
     if (const auto unchecked = bundle::unchecked_key_inputs(s); !unchecked.empty()) { // only when present
       slice["unknown_key_inputs"] = unchecked;

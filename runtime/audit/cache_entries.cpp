@@ -87,11 +87,17 @@ triton_label(const fs::path& entry_dir, std::string_view entry)
   return names.empty() ? fmt::format("entry {}", entry) : fmt::format("kernel {}", joined(names));
 }
 
-// The layout of a kind's files (bundle::CacheKindRules::entry_layout); a
-// directory that is no kind (custom/...) is grouped by its first component.
+// The layout of a kind's files (bundle::CacheKindRules::entry_layout). A
+// custom cache's files are its entries, named by their paths: its top folder
+// (PyTensor's compiledir_Linux-..., onnxruntime's openvino-ep) names the
+// cache, not what was reused or rebuilt. Another directory that is no kind is
+// grouped by its first component.
 bundle::EntryLayout
 layout_of(std::string_view kind)
 {
+  if (!bundle::custom_cache_of(kind).empty()) {
+    return bundle::EntryLayout::file;
+  }
   const auto* rules = bundle::find_kind_rules(kind);
   return rules == nullptr ? bundle::EntryLayout::top_directory : rules->entry_layout;
 }

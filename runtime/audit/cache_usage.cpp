@@ -127,7 +127,11 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
         state = &it->second;
       }
     }
-    const auto changed = [&] { return state == nullptr || file_changed(dir, file, *state, states_settled); };
+    // A file the run did not write is compared by a stat alone: hashing
+    // every small file of a large cache after each run would cost the start.
+    const auto changed = [&](bool stat_only) {
+      return state == nullptr || file_changed(dir, file, *state, states_settled || stat_only);
+    };
     if (access == nullptr) {
       // Not watched: only a change measured against a state counts.
       if (state != nullptr && after.contains(file) && file_changed(dir, file, *state, states_settled)) {
@@ -139,15 +143,17 @@ measure_kind(std::string kind, const std::filesystem::path& dir, const FileSet& 
       continue;
     }
     const bool written = access->written.contains(file) && after.contains(file);
-    // Against an install's states a file an earlier run rewrote is new since
-    // install too, as status --audit counts it, though this run only read it.
-    const bool rewritten = (written || (states_settled && state != nullptr && after.contains(file))) && changed();
+    // Every file with a state is compared, written or not: one meaning of
+    // reused for the proof, this run, since install and status --audit. Against
+    // an install's states a file an earlier run rewrote is new since install
+    // too, though this run only read it.
+    const bool rewritten = written ? changed(false) : state != nullptr && after.contains(file) && changed(true);
     if (rewritten) {
       ++usage.new_files;
       ++usage.rewritten_files;
       usage.new_file_paths.push_back(file);
       new_entries.insert(entry_of(usage.kind, file));
-    } else if (written || access->opened.contains(file)) {
+    } else if (after.contains(file) && (written || access->opened.contains(file))) {
       ++reused;
       reused_entries.insert(entry_of(usage.kind, file));
     } else {

@@ -4,15 +4,16 @@
 // was watched, which files were opened (access_watch.hpp).
 //
 //   new       files that were not there before, plus files that were there
-//             and whose content changed (a rebuilt entry replaced in place).
+//             and are no longer the same file: unlinked and created again
+//             (another inode) or truncated and rewritten (another mtime),
+//             even with the same bytes: a rebuilt entry is never a hit.
 //             Opening a file for writing is not a change: an application may
-//             open O_RDWR and only read (OpenCV), or rewrite the same bytes
-//             (Inductor's .best_config). With the states taken before the run
-//             (file_inventory.hpp FileState) a written file is compared by
-//             digest where one was taken, else by size and mtime; without
-//             them every written file counts as new.
-//   reused    files that were there before and were read, and are unchanged:
-//             measured, never assumed; unknown (nullopt) when not watched
+//             open O_RDWR and only read (OpenCV). With the states taken before
+//             the run (file_inventory.hpp FileState) every file is compared by
+//             size, mtime and inode (and digest, where taken at a run's start);
+//             without them every written file counts as new.
+//   reused    files that were there before, were read, and are still the same
+//             file: measured, never assumed; unknown (nullopt) when not watched
 //   unused    files that were there before and were not opened (watched runs)
 // A kind whose files were neither read nor changed by a watched run is
 // "untouched": the application did not use that cache at all, which says

@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 constexpr std::string_view k_header_v1 = "prewarm-files 1";
 constexpr std::string_view k_header_v2 = "prewarm-files 2";
+constexpr std::string_view k_header_v3 = "prewarm-files 3";
 
 // Splits the first space-separated field off `rest` into `field`.
 bool
@@ -92,6 +93,7 @@ state_of(const fs::path& path, std::uint64_t hash_up_to)
   FileState state;
   state.size = static_cast<std::uint64_t>(st.st_size);
   state.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  state.inode = static_cast<std::uint64_t>(st.st_ino);
   if (state.size <= hash_up_to) {
     PW_ASSIGN(state.sha256, sha256_hex_of_fd(fd->get(), state.size));
   }
@@ -124,26 +126,27 @@ snapshot_one(const fs::path& dir, const std::string& relative)
 bool
 file_changed(const fs::path& dir, const std::string& relative, const FileState& before, bool settled)
 {
-  // Size and mtime first: hashing only what moved keeps an audit of a large
-  // install to a stat per file.
+  // Reused means the same file: another inode (unlinked and created again)
+  // or another mtime (truncated or rewritten in place) is a rebuilt entry,
+  // even with the same bytes. A stat per file decides; only a state taken at
+  // a run's start, where a rewrite may fall in the same mtime tick, also
+  // compares the digest it has.
   const auto now = state_of(dir / relative, 0);
-  if (!now || now->size != before.size) {
+  if (!now || now->size != before.size || now->mtime_ns != before.mtime_ns ||
+      (before.inode != 0 && now->inode != before.inode)) {
     return true;
   }
-  if (settled && now->mtime_ns == before.mtime_ns) {
+  if (settled || before.sha256.empty()) {
     return false;
   }
-  if (!before.sha256.empty()) {
-    const auto hashed = state_of(dir / relative, std::numeric_limits<std::uint64_t>::max());
-    return !hashed || hashed->size != before.size || hashed->sha256 != before.sha256;
-  }
-  return now->mtime_ns != before.mtime_ns;
+  const auto hashed = state_of(dir / relative, std::numeric_limits<std::uint64_t>::max());
+  return !hashed || hashed->size != before.size || hashed->sha256 != before.sha256;
 }
 
 std::string
 serialize(const Inventory& inventory, const InventoryStates* states)
 {
-  std::string text = fmt::format("{}\n", states != nullptr ? k_header_v2 : k_header_v1);
+  std::string text = fmt::format("{}\n", states != nullptr ? k_header_v3 : k_header_v1);
   static const FileStates no_states;
   for (const auto& [kind, files] : inventory) {
     if (states == nullptr) {
@@ -157,7 +160,7 @@ serialize(const Inventory& inventory, const InventoryStates* states)
     for (const auto& file : files) {
       const auto it = of_kind.find(file);
       const FileState state = it == of_kind.end() ? FileState{} : it->second;
-      text += fmt::format("{} {} {} {} {}\n", kind, state.size, state.mtime_ns,
+      text += fmt::format("{} {} {} {} {} {}\n", kind, state.size, state.mtime_ns, state.inode,
                           state.sha256.empty() ? std::string("-") : state.sha256, file);
     }
   }
@@ -169,6 +172,7 @@ parse_inventory(std::string_view text, InventoryStates* states)
 {
   Inventory inventory;
   bool with_states = false;
+  bool with_inodes = false;
   std::size_t line_number = 0;
   while (!text.empty()) {
     const auto end = text.find('\n');
@@ -179,31 +183,38 @@ parse_inventory(std::string_view text, InventoryStates* states)
     text.remove_prefix(end + 1);
     ++line_number;
     if (line_number == 1) {
-      if (line != k_header_v1 && line != k_header_v2) {
-        return fail(Errc::failed, fmt::format("file inventory: expected {} or {}, got {}", in_quotes(k_header_v2),
-                                              in_quotes(k_header_v1), in_quotes(line)));
+      if (line != k_header_v1 && line != k_header_v2 && line != k_header_v3) {
+        return fail(Errc::failed, fmt::format("file inventory: expected {}, {} or {}, got {}", in_quotes(k_header_v3),
+                                              in_quotes(k_header_v2), in_quotes(k_header_v1), in_quotes(line)));
       }
-      with_states = line == k_header_v2;
+      with_states = line != k_header_v1;
+      with_inodes = line == k_header_v3;
       continue;
     }
     if (with_states) {
-      // KIND SIZE MTIME SHA256: four fields without spaces; PATH the rest.
+      // KIND SIZE MTIME [INODE] SHA256: fields without spaces; PATH the rest.
       auto rest = line;
-      std::array<std::string_view, 4> fields{};
+      std::array<std::string_view, 5> fields{};
+      const std::size_t count = with_inodes ? 5 : 4;
       bool ok = true;
-      for (auto& field : fields) {
-        ok = ok && take_field(rest, field);
+      for (std::size_t i = 0; i < count; ++i) {
+        ok = ok && take_field(rest, fields[i]);
       }
+      const auto digest = fields[count - 1];
       const auto size_value = to_number<std::uint64_t>(fields[1]);
       const auto mtime_value = to_number<std::int64_t>(fields[2]);
-      if (!ok || rest.empty() || !size_value || !mtime_value || (fields[3] != "-" && !is_hex_digest(fields[3]))) {
-        return fail(Errc::failed, fmt::format("file inventory: line {}: expected 'KIND SIZE MTIME SHA256 PATH', got {}",
-                                              line_number, in_quotes(line)));
+      const auto inode_value = with_inodes ? to_number<std::uint64_t>(fields[3]) : std::optional<std::uint64_t>(0);
+      if (!ok || rest.empty() || !size_value || !mtime_value || !inode_value ||
+          (digest != "-" && !is_hex_digest(digest))) {
+        return fail(Errc::failed,
+                    fmt::format("file inventory: line {}: expected 'KIND SIZE MTIME {}SHA256 PATH', got {}",
+                                line_number, with_inodes ? "INODE " : "", in_quotes(line)));
       }
       FileState state;
       state.size = *size_value;
       state.mtime_ns = *mtime_value;
-      state.sha256 = fields[3] == "-" ? std::string() : std::string(fields[3]);
+      state.inode = *inode_value;
+      state.sha256 = digest == "-" ? std::string() : std::string(digest);
       const std::string kind(fields[0]);
       inventory[kind].insert(std::string(rest));
       if (states != nullptr) {

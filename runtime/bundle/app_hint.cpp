@@ -21,7 +21,44 @@ constexpr std::array k_app_hints = {
                  "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root "
                  "ROOT, install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none "
                  "in the model's env and runtime_env",
+    // XLA's CPU executables are machine code for the build CPU's features;
+    // jax and jaxlib hash their own versions into the key.
+    .frameworks = "jax,jaxlib",
     .source = "JAX 0.10.2 here missed every entry at another path; 0.11.2 on the GPU machine hit",
+  },
+  AppHint{
+    .app = "hashcat",
+    .variable = "XDG_CACHE_HOME",
+    .subdir = "hashcat",
+    .kind = "",
+    // Kernels as the OpenCL driver built them (it keys them by device and
+    // driver itself, so another device only misses).
+    .device = CacheDevice::opencl_device,
+    .source = "hashcat 6.2 on PoCL and NEO",
+  },
+  AppHint{
+    .app = "clFFT",
+    .variable = "CLFFT_CACHE_PATH",
+    .subdir = "",
+    .kind = "",
+    .device = CacheDevice::opencl_device, // OpenCL program binaries, named by device only
+    .source = "clFFT 2.12 on PoCL",
+  },
+  AppHint{
+    .app = "OpenCV",
+    .variable = "XDG_CACHE_HOME",
+    .subdir = "opencv",
+    .kind = "",
+    .device = CacheDevice::opencl_device, // its OpenCL module's program binaries
+    .source = "OpenCV 4.6 OpenCL on PoCL",
+  },
+  AppHint{
+    .app = "darktable",
+    .variable = "XDG_CACHE_HOME",
+    .subdir = "darktable",
+    .kind = "",
+    .device = CacheDevice::opencl_device, // cached_v1_kernels_for_<device>: OpenCL binaries
+    .source = "darktable-cli 4.2 on PoCL",
   },
   AppHint{
     .app = "pyopencl",
@@ -111,7 +148,10 @@ const AppHint*
 app_hint_for_cache(std::string_view variable, std::string_view subdir)
 {
   const auto it = std::ranges::find_if(k_app_hints, [&](const AppHint& h) {
-    return !h.variable.empty() && h.variable == variable && (h.subdir.empty() || h.subdir == subdir);
+    // A row's subdir, or a directory below it ("hashcat/kernels").
+    return !h.variable.empty() && h.variable == variable &&
+           (h.subdir.empty() || h.subdir == subdir ||
+            (subdir.size() > h.subdir.size() && subdir.starts_with(h.subdir) && subdir[h.subdir.size()] == '/'));
   });
   return it == k_app_hints.end() ? nullptr : &*it;
 }
@@ -153,7 +193,7 @@ CacheDevice
 custom_cache_device(std::string_view variable, std::string_view subdir)
 {
   const auto* hint = app_hint_for_cache(variable, subdir);
-  return hint ? hint->device : CacheDevice::opencl_device;
+  return hint ? hint->device : CacheDevice::job_device;
 }
 
 } // namespace prewarm::bundle

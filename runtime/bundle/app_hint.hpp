@@ -12,8 +12,10 @@
 //     refused with the declaration that works, before anything runs;
 //   - a directory it fills under HOME that is not a cache (telemetry), so
 //     the hit proof does not call it a cache the bundle lacks;
-//   - whether its cache holds code for the OpenCL device the job ran on:
-//     a custom cache's slice requires what the cache depends on, no more.
+//   - whether its cache holds code for the OpenCL device the job ran on, or
+//     for the CPU (with which framework versions, machine code or not, keyed
+//     on the kernel release or not): a custom cache's slice requires what the
+//     cache depends on, no more (`prewarm inspect` says which and why).
 // Adding an application is one row in app_hint.cpp and a test.
 #pragma once
 
@@ -24,8 +26,16 @@ namespace prewarm::bundle {
 
 // What a custom cache's entries were compiled for, as far as is known.
 enum class CacheDevice {
-  opencl_device, // code for the job's OpenCL device: the slice requires that device (the default)
-  none,          // nothing device-specific, or the application checks it itself
+  // The default, and every cache no row knows: code for the device the job
+  // ran on. On a GPU target that is the job's OpenCL device and driver; on
+  // the `cpu` target it is the CPU itself (cpu.arch, cpu.isa-level where the
+  // cache holds machine code, the framework versions the build read), never
+  // PoCL, which an application that kept its own cache never opened.
+  job_device,
+  // Code the OpenCL driver built (hashcat, clFFT, OpenCV, darktable): the
+  // job's OpenCL device and driver, PoCL's on the `cpu` target.
+  opencl_device,
+  none, // nothing device-specific, or the application checks it itself
 };
 
 struct AppHint
@@ -44,7 +54,15 @@ struct AppHint
   std::string_view names_a_file = {};
   // A directory directly under HOME it fills that is not a cache ("intel").
   std::string_view home_dir_not_a_cache = {};
-  CacheDevice device = CacheDevice::opencl_device;
+  CacheDevice device = CacheDevice::job_device;
+  // On the CPU (CacheDevice::job_device): the packages whose versions the
+  // entries depend on, comma-separated ("jax,jaxlib": framework.jax ==, ...),
+  // whether the entries are machine code for this CPU (cpu.isa-level >=),
+  // and whether the application names its cache after the kernel release
+  // (os.kernel-release ==).
+  std::string_view frameworks = {};
+  bool machine_code = true;
+  bool keys_on_kernel_release = false;
   std::string_view source = {}; // where it was seen (application and version)
 };
 
@@ -64,7 +82,7 @@ bool rewritten_on_every_use(std::string_view file_name);
 // Whether HOME/<name> is a directory an application fills that is no cache.
 bool home_dir_not_a_cache(std::string_view name);
 // What a custom cache located by `variable` (kept to `subdir`) depends on;
-// the default: the OpenCL device.
+// the default: the job's device (the CPU on the `cpu` target).
 CacheDevice custom_cache_device(std::string_view variable, std::string_view subdir);
 
 } // namespace prewarm::bundle

@@ -94,10 +94,16 @@ is_neo_rewritten(std::string_view relative_path)
   return false;
 }
 
+// Inductor's autotune cache writes <kernel>.best_config again on a hit (the
+// same bytes): the choice, not compiled code. A real autotune compiles its
+// candidate kernels, which are new entries of their own, so the rewrite is
+// bookkeeping rather than a rebuilt entry (cache_usage.hpp: a rewrite is
+// never reuse).
 bool
 is_torch_rewritten(std::string_view relative_path)
 {
-  return under_triton_staging(relative_path) || file_name(relative_path).ends_with(".lock");
+  const auto name = file_name(relative_path);
+  return under_triton_staging(relative_path) || name.ends_with(".lock") || name.ends_with(".best_config");
 }
 
 // FileLock files; Triton's tmp.* staging under inductor/triton.

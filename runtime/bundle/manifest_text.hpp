@@ -73,4 +73,8 @@ struct Lines
   Result<std::string_view> expect_key(std::string_view key);
 };
 
+// One site-packages directory (APATH: absolute, normal components, 2..1024
+// bytes), as validate() and the reader check it (bundle_manifest_validation.cpp).
+Status validate_site_packages(std::string_view path);
+
 } // namespace prewarm::bundle::manifest_text

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bundle/requirement.hpp"
 
+#include "base/cpu_properties.hpp"
 #include "base/encoding.hpp"
 
 #include <fmt/format.h>
@@ -12,12 +13,12 @@ namespace prewarm::bundle {
 
 namespace {
 
-constexpr std::array<std::string_view, 15> k_exact_keys = {
+constexpr std::array<std::string_view, 18> k_exact_keys = {
   prop::vendor,           prop::opencl_platform, prop::opencl_platform_version, prop::opencl_device,
   prop::opencl_device_version, prop::opencl_driver, prop::pci_id,              prop::pci_revision,
   prop::nvidia_driver,    prop::nvidia_sm,       prop::intel_ip_version,        prop::intel_driver,
   prop::intel_igc,        prop::intel_opencl_extensions,
-  prop::level_zero_device,
+  prop::level_zero_device, prop::cpu_arch,       prop::cpu_isa_level,           prop::os_kernel_release,
 };
 
 bool
@@ -135,6 +136,40 @@ is_known_requirement_key(std::string_view key)
   }
   return key.size() > prop::framework_prefix.size() && key.starts_with(prop::framework_prefix) &&
          is_key_syntax(key);
+}
+
+std::string_view
+why_required(std::string_view key)
+{
+  if (key.starts_with(prop::framework_prefix)) {
+    return key == "framework.python" ? "the entries hold bytecode of this Python version"
+                                     : "the framework's version, as it sees it, keys its entries: another version "
+                                       "misses or rejects them";
+  }
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_why{{
+    {prop::vendor, "the OpenCL device's vendor (cpu: PoCL's device) whose compiler built the entries"},
+    {prop::opencl_platform, "the OpenCL platform that built the entries"},
+    {prop::opencl_platform_version, "the OpenCL platform version (PoCL's build) that built the entries"},
+    {prop::opencl_device, "the OpenCL device the entries were built for"},
+    {prop::opencl_device_version, "the OpenCL device version the entries were built for"},
+    {prop::opencl_driver, "the OpenCL driver that built the entries"},
+    {prop::pci_id, "the GPU model the driver compiled for"},
+    {prop::pci_revision, "the GPU stepping NEO hashes into its keys"},
+    {prop::nvidia_driver, "the NVIDIA driver: its ComputeCache is dropped on any driver change"},
+    {prop::nvidia_sm, "the GPU architecture a cubin is for"},
+    {prop::intel_ip_version, "the GPU IP version NEO's keys hash"},
+    {prop::intel_driver, "the NEO release that built the entries"},
+    {prop::intel_igc, "the IGC library NEO's keys hash (size and mtime)"},
+    {prop::intel_opencl_extensions, "the extension list NEO's OpenCL keys hash"},
+    {prop::level_zero_device, "the Level Zero device the entries were built for"},
+    {prop::cpu_arch, "the entries are for this CPU architecture (made on the CPU, without OpenCL)"},
+    {prop::cpu_isa_level, "the entries are machine code that may use the build CPU's instructions: a CPU of a "
+                          "lower x86-64 level could fault on them"},
+    {prop::os_kernel_release, "the application names its cache after the kernel release (PyTensor's compiledir): "
+                              "on another kernel it looks elsewhere"},
+  }};
+  const auto it = std::ranges::find(k_why, key, &std::pair<std::string_view, std::string_view>::first);
+  return it == k_why.end() ? std::string_view() : it->second;
 }
 
 Status

@@ -32,7 +32,7 @@ std::string_view to_string(RequirementOp op); // "==", ">=", "<", "in"
 Result<RequirementOp> parse_requirement_op(std::string_view text);
 
 // vendor, opencl.*, pci-id, pci-revision, nvidia.*, intel.*, level-zero.device,
-// framework.<name>.
+// cpu.arch, cpu.isa-level, os.kernel-release, framework.<name>.
 bool is_known_requirement_key(std::string_view key);
 
 // Key known (else Errc::verify E_UNKNOWN_REQUIREMENT), op known, value a
@@ -43,6 +43,11 @@ Status validate_requirement(const Requirement& requirement);
 // ("12.0" == "12"): -1, 0 or 1. Errc::usage naming the value when either side
 // is not digits separated by single dots.
 Result<int> compare_versions(std::string_view left, std::string_view right);
+
+// Why a slice requires KEY, in a few words, for `prewarm inspect` and the
+// docs: what the entries depend on that the key pins ("machine code may use
+// the build CPU's instructions ..."). Empty for an unknown key.
+std::string_view why_required(std::string_view key);
 
 struct RequirementCheck
 {

@@ -43,6 +43,7 @@ struct InstallCommand
   std::string owner;
   bool replace_channel = false;
   std::vector<std::string> ignored_requirements;
+  std::string space_margin;
   bool json = false;
 
   Result<install::InstallReport> install() const
@@ -56,6 +57,9 @@ struct InstallCommand
     }
     options.channels = replace_channel ? install::ChannelReplacement::replace : install::ChannelReplacement::refuse;
     options.waived_requirements = ignored_requirements;
+    if (!space_margin.empty()) {
+      PW_ASSIGN(options.space_margin, install::parse_space_margin(space_margin));
+    }
     std::filesystem::path install_root = root;
     if (install_root.empty()) {
       if (!policy.install_root) {
@@ -139,8 +143,14 @@ struct InstallCommand
       std::cout << fmt::format("  slice {} for {}\n", s.slice_id, s.device);
     }
     std::cout << fmt::format("  version {} (the current one; env/exec export its paths)\n", r.version);
+    // One line for the caches, not a commit method per kind: every kind is
+    // a directory of the version, published with it by one rename.
+    std::string kinds;
     for (const auto& c : r.commits) {
-      std::cout << fmt::format("  {}: {}\n", c.kind, install::to_string(c.method));
+      kinds += fmt::format("{}{}", kinds.empty() ? "" : ", ", c.kind);
+    }
+    if (!kinds.empty()) {
+      std::cout << fmt::format("  caches {} (each at {}/<kind>)\n", kinds, r.root.string());
     }
   }
 
@@ -203,6 +213,10 @@ add_install_command(CLI::App& app, Action& action)
                   "install a slice even where this host differs in requirement KEY (e.g. intel.igc), with a "
                   "warning naming the difference; repeatable")
     ->type_name("KEY");
+  sub->add_option("--space-margin", command->space_margin,
+                  "free space kept beyond the caches: a size (0, 512K, 8M) or a percentage of the caches (25%); "
+                  "default 10%, at least 1 MiB")
+    ->type_name("SIZE|PCT%");
   sub->add_flag("--json", command->json, "machine-readable result on stdout");
   sub->callback([command, &action] { action = [command] { return command->run(); }; });
 }

@@ -17,13 +17,36 @@
 
 namespace prewarm::host {
 
-std::string_view
-framework_version_script()
+namespace {
+
+// Distribution (as pip names it) -> the framework.<key> its version is
+// reported as. torch, Triton and IPEX for the kinds that require them; the
+// frameworks whose CPU caches prewarm knows (bundle/app_hint.hpp: JAX,
+// PyTensor, OpenVINO, onnxruntime-openvino), so a CPU slice can require the
+// version that wrote its entries as the framework sees it.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> k_frameworks{{
+  {"torch", "torch"},
+  {"triton", "triton"},
+  {"intel-extension-for-pytorch", "ipex"},
+  {"jax", "jax"},
+  {"jaxlib", "jaxlib"},
+  {"pytensor", "pytensor"},
+  {"openvino", "openvino"},
+  {"onnxruntime-openvino", "onnxruntime-openvino"},
+}};
+
+std::string
+make_version_script()
 {
+  std::string pairs;
+  for (const auto& [dist, key] : k_frameworks) {
+    pairs += fmt::format("('{}', '{}'), ", dist, key);
+  }
   return "import importlib.metadata as metadata, os\n"
          "sites = []\n"
-         "for dist, key in (('torch', 'torch'), ('triton', 'triton'),\n"
-         "                  ('intel-extension-for-pytorch', 'ipex')):\n"
+         "for dist, key in (" +
+         pairs +
+         "):\n"
          "    try:\n"
          "        found = metadata.distribution(dist)\n"
          "        print('framework.%s %s' % (key, found.version.strip()))\n"
@@ -36,6 +59,15 @@ framework_version_script()
          // Dynamo's precompiled entries hold bytecode of one Python version.
          "import platform\n"
          "print('framework.python %s' % platform.python_version())\n";
+}
+
+} // namespace
+
+std::string_view
+framework_version_script()
+{
+  static const std::string script = make_version_script();
+  return script;
 }
 
 FrameworkVersions
@@ -173,8 +205,6 @@ recorded_python_version(const std::filesystem::path& site_packages)
 Result<FrameworkVersions>
 read_framework_versions(const std::filesystem::path& site_packages)
 {
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 3> k_frameworks{{
-    {"torch", "framework.torch"}, {"triton", "framework.triton"}, {"intel_extension_for_pytorch", "framework.ipex"}}};
   std::error_code ec;
   FrameworkVersions versions;
   std::filesystem::directory_iterator it(site_packages, ec);
@@ -188,19 +218,20 @@ read_framework_versions(const std::filesystem::path& site_packages)
     }
     const auto distribution = normalized_distribution(name.substr(0, name.find('-')));
     for (const auto& [framework, key] : k_frameworks) {
-      if (distribution != framework) {
+      if (distribution != normalized_distribution(framework)) {
         continue;
       }
       // The same parsing as the script's output, so both sides hold one form.
       if (const auto version = metadata_version(it->path() / "METADATA")) {
-        const auto parsed = parse_framework_versions(fmt::format("{} {}\n", key, *version));
+        const auto parsed = parse_framework_versions(fmt::format("framework.{} {}\n", key, *version));
         versions.insert(parsed.begin(), parsed.end());
       }
     }
   }
   if (versions.empty()) {
-    return fail(Errc::failed, fmt::format("site-packages {}: no torch, triton or intel-extension-for-pytorch "
-                                             "metadata (*.dist-info/METADATA) there",
+    return fail(Errc::failed, fmt::format("site-packages {}: no torch, triton, intel-extension-for-pytorch, jax, "
+                                             "jaxlib, pytensor, openvino or onnxruntime-openvino metadata "
+                                             "(*.dist-info/METADATA) there",
                                              in_quotes(site_packages.string())));
   }
   if (const auto python = recorded_python_version(site_packages)) {

@@ -3,6 +3,7 @@
 
 #include "base/digest.hpp"
 #include "base/files.hpp"
+#include "host/cpu_probe.hpp"
 #include "host/host_description_file.hpp"
 #include "host/pci_probe.hpp"
 
@@ -202,6 +203,11 @@ host_fingerprint_text(const HostProbeOptions& options)
     out += fmt::format("host-description {}\n", digest_of_file(file));
   }
   out += fmt::format("cpu {}\n", cpu_identity(options.proc_root));
+  // The CPU record's own facts (cpu_probe.hpp): the kernel release is not in
+  // cpuinfo, and a CPU slice may require it.
+  for (const auto& [key, value] : probe_cpu(options.proc_root)) {
+    out += fmt::format("{} {}\n", key, value);
+  }
   for (const auto& gpu : scan_pci_display_devices(options.sys_root)) {
     out += fmt::format("pci {} {} {} {} {}\n", gpu.address, gpu.vendor_id, gpu.device_id, gpu.revision,
                        gpu.class_code);

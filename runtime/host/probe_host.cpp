@@ -3,6 +3,7 @@
 
 #include "base/files.hpp"
 #include "base/log.hpp"
+#include "host/cpu_probe.hpp"
 #include "host/host_description_file.hpp"
 #include "host/intel_compiler_identity.hpp"
 #include "host/level_zero_probe.hpp"
@@ -165,6 +166,10 @@ add_driver_facts(const HostFindings& findings, std::vector<HostDevice>& devices)
     }
   }
 
+  if (findings.cpu && !findings.cpu->empty()) {
+    devices.push_back({describe_cpu(*findings.cpu), *findings.cpu});
+  }
+
   if (!findings.frameworks.empty()) {
     if (devices.empty()) {
       devices.push_back({"Python frameworks", {}});
@@ -258,6 +263,7 @@ probe_host(const HostProbeOptions& options)
   }
 
   collect_gpu_identity(findings, options);
+  findings.cpu = probe_cpu(options.proc_root);
 
   if (options.frameworks.wanted) {
     auto found = find_framework_versions(options.frameworks, options.python, options.timeout);

@@ -9,11 +9,14 @@
 //   sysfs PCI        display-class devices (Intel, AMD, NVIDIA): ids, revision
 //   Python           framework.* versions of the application's interpreter
 //                    (framework_probe.hpp)
+//   uname, cpuinfo   the CPU record (cpu_probe.hpp): every probed host has one
 // A source that fails is reported (log::warn) and counts as "no such devices":
 // probing never stops the container from starting.
 //
 // Merging, only where it is unambiguous:
 //   - nvidia.driver goes into every NVIDIA record (one driver per host);
+//   - the CPU is a record of its own, "CPU <arch>", last (never merged into
+//     an OpenCL CPU device: a CPU slice must not depend on PoCL);
 //   - framework.* versions go into every record (one Python per container;
 //     a record of their own when the host has no device records);
 //   - the PCI identity (pci-id, pci-revision, and nvidia.sm for NVIDIA) of a
@@ -69,6 +72,7 @@ struct HostFindings
   std::vector<PciDisplayDevice> pci_gpus;
   FrameworkVersions frameworks;
   std::optional<std::string> igc_identity; // intel.igc
+  std::optional<DeviceProperties> cpu;      // cpu_probe.hpp (probe_host() always sets it)
 };
 
 // Merges findings into device records (rules above). Pure; tested directly.

@@ -16,6 +16,9 @@
 #include "install/install_layout.hpp"
 #include "install/install_lock.hpp"
 #include "install/install_records.hpp"
+#include "install/installed_state.hpp"
+#include "install/recorded_install.hpp"
+#include "install/space_margin.hpp"
 #include "install/start_record.hpp"
 #include "install/version_switch.hpp"
 
@@ -24,7 +27,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -129,108 +131,6 @@ remove_stale_staging(const fs::path& root)
   }
 }
 
-bool
-exists_no_follow(const fs::path& path)
-{
-  struct stat st{};
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-std::vector<std::string>
-kind_names(const InstalledMarker& marker)
-{
-  std::vector<std::string> kinds;
-  for (const auto& k : marker.kinds) {
-    kinds.push_back(k.kind);
-  }
-  return kinds;
-}
-
-enum class Announce { quiet, why_not };
-
-// Whether this bundle's selection is what ROOT holds: the marker names it, no
-// install was interrupted, and every kind directory is there (one fstatat per
-// kind: a cache directory someone removed since is installed again rather
-// than reported as present). A marker that does not parse counts as nothing
-// installed (the reinstall replaces it); the rollback state stays strict.
-bool
-installed_already(int root_fd, const fs::path& root, const std::string& manifest_sha256,
-                  const std::vector<std::string>& selected_ids, Announce announce)
-{
-  const bool say = announce == Announce::why_not;
-  if (exists_no_follow(meta_dir(root) / k_committing_file)) {
-    if (say) {
-      log::warn("a previous install under {} was interrupted; installing again", root.string());
-    }
-    return false;
-  }
-  auto marker = read_marker(root);
-  if (!marker) {
-    if (say) {
-      log::warn("{}; treating {} as holding nothing and installing again", marker.error().describe(), root.string());
-    }
-    return false;
-  }
-  if (!*marker || (*marker)->manifest_sha256 != manifest_sha256 || (*marker)->slice_ids != selected_ids) {
-    return false;
-  }
-  if ((*marker)->version.empty()) {
-    if (say) {
-      log::info("{} holds this bundle in the layout of an earlier prewarm; installing it as a version", root.string());
-    }
-    return false;
-  }
-  const auto version = fmt::format("{}/{}/{}", k_meta_dir, k_versions_dir, (*marker)->version);
-  for (const auto& kind : (*marker)->kinds) {
-    struct stat st{};
-    const auto path = fmt::format("{}/{}", version, kind.kind);
-    if (::fstatat(root_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
-      if (say) {
-        log::warn("an installed cache directory under {} is missing; installing again", root.string());
-      }
-      return false;
-    }
-  }
-  return true;
-}
-
-
-// Staging directories or temporary files an interrupted install left: the
-// locked path removes them (remove_stale_staging), so it must run.
-bool
-holds_leftovers(const fs::path& root)
-{
-  std::error_code ec;
-  for (fs::directory_iterator it(meta_dir(root), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const auto name = it->path().filename().string();
-    if (name.starts_with(k_staging_prefix) || (name.starts_with('.') && name.find(".tmp.") != std::string::npos)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// An install on the host it was made on: the marker holds this host's
-// fingerprint and this manifest, and everything it names is in place; then
-// the slices it selected are the ones a probe would select now, and no
-// interrupted install left anything to clean up. Read without the lock, as
-// for a read-only root: the marker is replaced atomically, and an install in
-// progress leaves its "committing" note first.
-std::optional<InstalledMarker>
-unchanged_host_install(const fs::path& root, const std::string& manifest_sha256, const std::string& fingerprint)
-{
-  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (fingerprint.empty() || !root_fd || holds_leftovers(root)) {
-    return std::nullopt;
-  }
-  auto marker = read_marker(root);
-  if (!marker || !*marker || (*marker)->host_fingerprint != fingerprint ||
-      (*marker)->manifest_sha256 != manifest_sha256 ||
-      !installed_already(root_fd.get(), root, manifest_sha256, (*marker)->slice_ids, Announce::quiet)) {
-    return std::nullopt;
-  }
-  return **marker;
-}
 
 Status
 check_rollback(const ChannelState& state, const VerifiedBundle& verified)
@@ -257,23 +157,6 @@ check_rollback(const ChannelState& state, const VerifiedBundle& verified)
                             "set, so a rebuild with the same SOURCE_DATE_EPOCH keeps the serial)",
                             m.channel, m.serial, high.manifest_sha256, verified.manifest_sha256, high.serial + 1),
                 "E_ROLLBACK_EQUIVOCATION");
-  }
-  return {};
-}
-
-Status
-check_free_space(int root_fd, const fs::path& root, std::uint64_t needed)
-{
-  struct statvfs vfs{};
-  if (::fstatvfs(root_fd, &vfs) != 0) {
-    return fail(io_error("cannot query free space of", root, errno));
-  }
-  const std::uint64_t available = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-  if (available < needed) {
-    return fail(Errc::failed,
-                fmt::format("not enough space under {}: {} bytes free, {} needed (caches + margin)", root.string(),
-                            available, needed),
-                "E_NOSPC");
   }
   return {};
 }
@@ -383,7 +266,6 @@ report_selection(const SliceSelection& selection, const InstallOptions& options,
     report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
   }
   SelectionNeeds needs;
-  needs.bytes = options.space_margin_bytes;
   for (const auto& s : selection.selected) {
     report.selected.push_back({s.slice->id, s.device});
     needs.slice_ids.push_back(s.slice->id);
@@ -437,24 +319,6 @@ tend_current_version(const fs::path& root, const InstalledMarker& marker, const 
   }
 }
 
-// The answer of an install that finds this bundle in place on an unchanged
-// host (no lock taken, nothing written but the start record). `refused`: what
-// env/exec will not export under this policy, said at every install, not only
-// the first: a restart on a kept volume takes this path, and the operator may
-// change the policy there.
-void
-report_in_place(const fs::path& root, const InstalledMarker& installed, std::vector<std::string> refused,
-                InstallReport& report)
-{
-  log::info("already installed under {} (host fingerprint unchanged since the install: devices not probed)",
-            root.string());
-  for (const auto& id : installed.slice_ids) {
-    report.selected.push_back({id, "the host it was installed on (unchanged)"});
-  }
-  report.warnings.insert(report.warnings.end(), refused.begin(), refused.end());
-  report.outcome = InstallOutcome::already_installed;
-}
-
 // Best effort: without its start record, exec and a repeated install take the
 // full path.
 void
@@ -464,87 +328,6 @@ record_start(const fs::path& root, const VerifiedBundle& verified, const bundle:
     log::verbose("start record not written ({}): exec and a repeated install work it out again",
                  written.error().message());
   }
-}
-
-// A repeated install answered by the start record (install_records.hpp): the
-// signature checked over the bundle's manifest, whose digest is the installed
-// one, so the parse, the policy's checks and the selection of that install
-// hold still under the same policy (its digest recorded); the validity period
-// and the host's fingerprint checked again. No per-file work. nullopt: the
-// full path decides (and reports whatever is wrong).
-std::optional<InstallReport>
-recorded_install(const fs::path& bundle_dir, const bundle::TrustStore& trust, const fs::path& root,
-                 const HostSource& host, const InstallOptions& options)
-{
-  const auto started = std::chrono::steady_clock::now();
-  const SysSeconds now = options.now.value_or(now_seconds());
-  // -v says why a repeated install takes the full path: a start that should
-  // cost a few milliseconds and does not is otherwise a mystery.
-  const auto full_path = [](std::string_view why) -> std::optional<InstallReport> {
-    log::verbose("start record not used ({}): verifying the whole manifest", why);
-    return std::nullopt;
-  };
-  auto marker = read_marker(root);
-  if (!marker || !*marker || (*marker)->version.empty()) {
-    return std::nullopt; // nothing installed: no record to use, nothing to say
-  }
-  const auto& installed = **marker;
-  const auto version_dir = versions_dir(root) / installed.version;
-  const auto record = read_start_record(version_dir);
-  if (!record) {
-    return full_path(record.error().message());
-  }
-  if (!*record) {
-    return full_path("the installed version has none");
-  }
-  if ((*record)->runtime != start_record_runtime() || (*record)->manifest_sha256 != installed.manifest_sha256) {
-    return full_path("written by another runtime or for another manifest");
-  }
-  if ((*record)->policy != policy_digest(options.verify.policy)) {
-    return full_path("the trust policy differs from the install's");
-  }
-  const StartRecord& start = **record;
-  auto files = bundle::load_bundle_files(bundle_dir);
-  if (!files) {
-    return full_path(files.error().message());
-  }
-  const auto manifest_sha256 = sha256_hex(files->manifest_bytes);
-  if (manifest_sha256 != start.manifest_sha256) {
-    return full_path("another bundle");
-  }
-  auto signers = bundle::verified_signers(files->manifest_bytes, files->envelope_bytes, trust, now);
-  if (!signers) {
-    return full_path(signers.error().message());
-  }
-  bundle::BundleManifest period;
-  period.issued_at = start.issued_at;
-  period.expires = start.expires;
-  std::vector<std::string> warnings;
-  if (!check_validity_period(period, now, options.verify, warnings) || !warnings.empty()) {
-    return full_path("the validity period needs a word");
-  }
-  host::FrameworkSearch search{start.frameworks_wanted, {start.site_packages.begin(), start.site_packages.end()}};
-  const std::string fingerprint = host.fingerprint ? host.fingerprint(search) : "";
-  if (!unchanged_host_install(root, manifest_sha256, fingerprint)) {
-    return full_path("the host fingerprint differs from the install's");
-  }
-  if (!environment_recorded(version_dir, options.verify.policy.allowed_environment)) {
-    return full_path("the environment is not recorded under this policy");
-  }
-  if (!kind_links_point_at(root, installed.version, kind_names(installed))) {
-    return full_path("a kind link does not point at the installed version");
-  }
-  InstallReport report;
-  report.root = root;
-  report.manifest_sha256 = manifest_sha256;
-  report.channel = installed.channel;
-  report.serial = installed.serial;
-  report.signer_key_ids = std::move(*signers);
-  report_in_place(root, installed, start.refused, report);
-  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  report.phases.push_back({"verify", seconds});
-  report.seconds = seconds;
-  return report;
 }
 
 } // namespace
@@ -669,7 +452,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
 
   PW_ASSIGN(auto state, read_state(root));
   PW_TRY(check_rollback(state, verified));
-  PW_TRY(check_free_space(root_fd.get(), root, needed));
+  PW_TRY(check_free_space(root_fd.get(), root, needed, options.space_margin));
 
   PW_ASSIGN(const auto staging, make_private_directory(meta_dir(root), k_staging_prefix));
   StagingGuard staging_guard(staging);

@@ -17,7 +17,8 @@
 //      application holds any more are removed, ROOT/<kind> links repaired)
 //   -> rollback guard: serial < high-water of the channel (E_ROLLBACK), same
 //      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
-//   -> statvfs: free >= uncompressed size + margin (E_NOSPC)
+//   -> statvfs: free >= uncompressed size + a block per entry + margin
+//      (space_margin.hpp; E_NOSPC says what would fit)
 //   -> staging dir -> extract every selected slice (payload digest first)
 //   -> kind hygiene -> policy install.owner (root only) -> syncfs (or fsync
 //      every file and directory)
@@ -38,6 +39,7 @@
 #include "install/channel_guard.hpp"
 #include "install/slice_selection.hpp"
 #include "install/tree_commit.hpp"
+#include "install/space_margin.hpp"
 #include "install/version_staging.hpp"
 
 #include <chrono>
@@ -55,8 +57,9 @@ struct InstallOptions
 {
   VerifyOptions verify;
   std::chrono::milliseconds lock_timeout{120'000};
-  // Free space needed beyond the files' sizes (directories, block rounding).
-  std::uint64_t space_margin_bytes = std::uint64_t{16} << 20;
+  // Free space needed beyond the caches (space_margin.hpp: 10% of them, at
+  // least 1 MiB, unless set).
+  SpaceMargin space_margin;
   bundle::ExtractLimits limits;
   // syncfs is one call instead of one per file (2048 files: ~7 s of fsync on
   // a busy virtio disk); it also flushes other dirty data of that filesystem,

@@ -37,7 +37,11 @@ evaluate_slices(const bundle::BundleManifest& manifest, std::span<const host::Ho
     }
     // The device the waived slice matched, against the waived requirements:
     // each one it fails is named, as the skip would have named the first.
-    const auto& device = properties[waived_match.device_index];
+    // Every requirement waived matches a host without devices: then there is
+    // no device, and each requirement is compared with nothing ("unknown").
+    const DeviceProperties no_device;
+    const auto& device =
+      waived_match.device_index < properties.size() ? properties[waived_match.device_index] : no_device;
     std::string differs;
     for (const auto& r : slice.requirements) {
       const auto check = bundle::check_requirement(r, device);

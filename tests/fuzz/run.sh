@@ -33,7 +33,7 @@ cmake -S "$source_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInf
   -DPREWARM_BUILD_FUZZERS=ON -DPREWARM_BUILD_BENCH=OFF \
   >"$build_dir.configure.log" 2>&1 || {
   cat "$build_dir.configure.log" >&2; exit 1; }
-targets="fuzz_manifest fuzz_envelope fuzz_policy fuzz_slice_reader fuzz_tar_audit fuzz_oci_document"
+targets="fuzz_manifest fuzz_envelope fuzz_policy fuzz_slice_reader fuzz_tar_audit fuzz_oci_document fuzz_slice_selection"
 ninja -C "$build_dir" -j"$jobs" $targets
 
 status=0

@@ -120,6 +120,15 @@ TEST(CacheEntries, UnknownKindsGroupByFirstComponent)
   EXPECT_FALSE(is_bookkeeping_path("hashcat", "kernels/x"));
 }
 
+// A custom cache's entries are its files, not its top folder (which names
+// the cache: onnxruntime-openvino's openvino-ep, PyTensor's compiledir_...).
+TEST(CacheEntries, CustomCacheEntriesAreTheirFiles)
+{
+  EXPECT_EQ(entry_of("custom/ort", "openvino-ep/8c1f.blob"), "openvino-ep/8c1f.blob");
+  EXPECT_EQ(entry_of("custom/pytensor", "compiledir_Linux-6.1-x86_64/tmp3k2j/mod.so"),
+            "compiledir_Linux-6.1-x86_64/tmp3k2j/mod.so");
+}
+
 TEST(CacheUsage, NewTritonKernelIsNamedAndUnwatchedReuseIsUnknown)
 {
   Scratch s;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A file written during a watched run is new only when its content changed
-// (cache_usage.hpp): the access pattern of OpenCV (O_RDWR, only read) and of
-// Inductor (.best_config rewritten with the same bytes) are reuse. The
-// accesses are real syscalls under a real inotify watch.
+// A file written during a watched run is reused only while it is still the
+// same file (cache_usage.hpp): OpenCV's access pattern (O_RDWR, only read) is
+// reuse; an entry truncated and rewritten in place, or unlinked and created
+// again, is new even with the same bytes (onnxruntime-openvino's blob on the
+// CPU). The accesses are real syscalls under a real inotify watch.
 #include "audit/access_watch.hpp"
 #include "audit/cache_usage.hpp"
 #include "audit/file_inventory.hpp"
@@ -74,12 +75,57 @@ TEST(ContentChange, OpenedReadWriteButOnlyReadIsReuse)
   EXPECT_TRUE(usage.hit()) << usage.summary();
 }
 
-TEST(ContentChange, RewrittenWithTheSameBytesIsReuse)
+TEST(ContentChange, TruncatedAndRewrittenWithTheSameBytesIsNew)
+{
+  Scratch s;
+  write_file(s.dir / "ab/model.blob", "compiled model blob");
+  // An old mtime, so that the rewrite cannot fall in the snapshot's clock tick.
+  const std::array<timespec, 2> old_times{timespec{1'000'000, 0}, timespec{1'000'000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (s.dir / "ab/model.blob").c_str(), old_times.data(), 0), 0);
+  const auto usage = watched(s.dir, k_hash_all, [&] {
+    read_write_open_read_only(s.dir / "ab/model.blob");
+    rewrite(s.dir / "ab/model.blob", "compiled model blob");
+  });
+  EXPECT_EQ(usage.reused_files, 0u) << usage.summary();
+  EXPECT_EQ(usage.new_files, 1u) << usage.summary();
+  EXPECT_EQ(usage.rewritten_files, 1u) << usage.summary();
+  EXPECT_FALSE(usage.hit());
+}
+
+TEST(ContentChange, UnlinkedAndCreatedAgainWithTheSameBytesIsNew)
+{
+  Scratch s;
+  write_file(s.dir / "ab/model.blob", "compiled model blob");
+  const auto usage = watched(s.dir, k_hash_all, [&] {
+    read_write_open_read_only(s.dir / "ab/model.blob");
+    // Keep the old inode alive so the new file cannot reuse its number.
+    const int keep = ::open((s.dir / "ab/model.blob").c_str(), O_RDONLY);
+    ASSERT_GE(keep, 0);
+    ASSERT_EQ(::unlink((s.dir / "ab/model.blob").c_str()), 0);
+    write_file(s.dir / "ab/model.blob", "compiled model blob");
+    ::close(keep);
+  });
+  EXPECT_EQ(usage.reused_files, 0u) << usage.summary();
+  EXPECT_EQ(usage.new_files, 1u) << usage.summary();
+  EXPECT_FALSE(usage.hit());
+}
+
+TEST(ContentChange, InductorsBestConfigRewrittenOnAHitIsBookkeeping)
 {
   Scratch s;
   write_file(s.dir / "ab/kernel.best_config", R"({"XBLOCK": 128, "num_warps": 4})");
-  const auto usage =
-    watched(s.dir, k_hash_all, [&] { rewrite(s.dir / "ab/kernel.best_config", R"({"XBLOCK": 128, "num_warps": 4})"); });
+  write_file(s.dir / "ab/kernel.py", "source");
+  const auto states = snapshot_files(s.dir, k_hash_all);
+  ASSERT_TRUE(states.has_value());
+  const auto before = list_files(s.dir);
+  auto watch = AccessWatch::start({{"inductor", s.dir}});
+  ASSERT_TRUE(watch.has_value());
+  read_write_open_read_only(s.dir / "ab/kernel.py");
+  rewrite(s.dir / "ab/kernel.best_config", R"({"XBLOCK": 128, "num_warps": 4})");
+  const auto record = (*watch)->stop();
+  const auto after = list_files(s.dir);
+  const auto usage = measure_kind("inductor", s.dir, *before, *after, &record.kinds.at("inductor"), &*states);
+  EXPECT_EQ(usage.files_before, 1u) << "the .best_config is not an entry";
   EXPECT_EQ(usage.reused_files, 1u);
   EXPECT_EQ(usage.new_files, 0u) << usage.summary();
 }

@@ -53,7 +53,7 @@ TEST(FileInventory, PathsMayHoldSpaces)
 TEST(FileInventory, RejectsDamage)
 {
   EXPECT_FALSE(parse_inventory("").has_value());
-  EXPECT_FALSE(parse_inventory("prewarm-files 3\n").has_value());
+  EXPECT_FALSE(parse_inventory("prewarm-files 4\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl a\n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl 1 2 - \n").has_value());
   EXPECT_FALSE(parse_inventory("prewarm-files 2\npocl x 2 - a\n").has_value());
@@ -71,7 +71,7 @@ TEST(FileInventory, StatesRoundTripWithSpacesInPaths)
     {"custom", {{"clfft/AMD EPYC/fft (1).bin", {3, 1700000000123456789, std::string(64, 'a')}}, {"x", {0, 5, ""}}}},
     {"pocl", {{"ab/k.so", {7, -1, std::string(64, 'f')}}}}};
   const auto text = serialize(inventory, &states);
-  EXPECT_TRUE(text.starts_with("prewarm-files 2\n")) << text;
+  EXPECT_TRUE(text.starts_with("prewarm-files 3\n")) << text;
   InventoryStates parsed_states;
   const auto parsed = parse_inventory(text, &parsed_states);
   ASSERT_TRUE(parsed) << parsed.error().message();
@@ -88,15 +88,17 @@ TEST(FileInventory, OldFormatHasNoStates)
   EXPECT_TRUE(states.empty());
 }
 
-// An install's state (settled): other bytes of the same size are a change,
-// the same bytes written again are not, though the mtime moved.
-TEST(FileInventory, SettledStateComparesContentOnlyWhenTheMtimeMoved)
+// An install's state (settled): the same file is unchanged without
+// hashing; the same bytes written again (mtime moved), other bytes, or the
+// file unlinked and created again (another inode) are a change.
+TEST(FileInventory, SettledStateIsTheSameFileOrAChange)
 {
   Scratch s;
   write_file(s.dir / "a/k.bin", "kernel");
   const auto installed = snapshot_one(s.dir, "a/k.bin");
   ASSERT_TRUE(installed) << installed.error().message();
   EXPECT_FALSE(installed->sha256.empty());
+  EXPECT_NE(installed->inode, 0u);
   EXPECT_FALSE(file_changed(s.dir, "a/k.bin", *installed, true));
 
   const auto later = [&] {
@@ -104,17 +106,39 @@ TEST(FileInventory, SettledStateComparesContentOnlyWhenTheMtimeMoved)
   };
   write_file(s.dir / "a/k.bin", "kernel");
   later();
-  EXPECT_FALSE(file_changed(s.dir, "a/k.bin", *installed, true));
-  write_file(s.dir / "a/k.bin", "KERNEL");
-  later();
-  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true)) << "rewritten with the same bytes";
   write_file(s.dir / "a/k.bin", "kernel!");
   EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
+}
 
-  // Without a digest an install state can only go by size and mtime.
-  auto undigested = *installed;
-  undigested.sha256.clear();
+TEST(FileInventory, AnotherInodeWithTheSameBytesAndMtimeIsAChange)
+{
+  Scratch s;
   write_file(s.dir / "a/k.bin", "kernel");
-  later();
-  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", undigested, true));
+  const auto installed = snapshot_one(s.dir, "a/k.bin");
+  ASSERT_TRUE(installed) << installed.error().message();
+  const auto mtime = fs::last_write_time(s.dir / "a/k.bin");
+  fs::rename(s.dir / "a/k.bin", s.dir / "a/old.bin"); // keeps the old inode in use
+  write_file(s.dir / "a/k.bin", "kernel");
+  fs::last_write_time(s.dir / "a/k.bin", mtime);
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, false));
+  auto without_inode = *installed; // a format 2 list
+  without_inode.inode = 0;
+  EXPECT_FALSE(file_changed(s.dir, "a/k.bin", without_inode, true));
+}
+
+TEST(FileInventory, Format3RecordsInodesAndFormat2StillReads)
+{
+  Inventory inventory{{"pocl", {"ab/k.so"}}};
+  InventoryStates states{{"pocl", {{"ab/k.so", FileState{3, 4, "", 1234}}}}};
+  const auto text = serialize(inventory, &states);
+  EXPECT_EQ(text, "prewarm-files 3\npocl 3 4 1234 - ab/k.so\n");
+  InventoryStates read;
+  ASSERT_TRUE(parse_inventory(text, &read));
+  EXPECT_EQ(read, states);
+  InventoryStates old;
+  ASSERT_TRUE(parse_inventory("prewarm-files 2\npocl 3 4 - ab/k.so\n", &old));
+  EXPECT_EQ(old.at("pocl").at("ab/k.so").inode, 0u);
+  EXPECT_EQ(old.at("pocl").at("ab/k.so").size, 3u);
 }

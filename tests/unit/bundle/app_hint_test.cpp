@@ -25,7 +25,8 @@ TEST(AppHint, EveryRowSaysWhatItIsAndWhereItWasSeen)
     EXPECT_EQ(hint.file_variable.empty(), hint.names_a_file.empty()) << "a file variable comes with what to use";
     const bool says_something = !hint.miss_hint.empty() || !hint.rewritten_suffix.empty() ||
                                 !hint.names_a_file.empty() || !hint.home_dir_not_a_cache.empty() ||
-                                hint.device != CacheDevice::opencl_device;
+                                hint.device != CacheDevice::job_device || !hint.frameworks.empty() ||
+                                hint.keys_on_kernel_release;
     EXPECT_TRUE(says_something) << "a row that changes nothing is not a row";
     // The cache variable of a row is one a bundle may export (runtime_variable.hpp).
     if (!hint.variable.empty()) {
@@ -61,9 +62,15 @@ TEST(AppHint, ACustomCacheRequiresTheOpenClDeviceOnlyWhenItHoldsCodeForIt)
   EXPECT_EQ(custom_cache_device("NUMBA_CACHE_DIR", ""), CacheDevice::none);
   EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "tinygrad"), CacheDevice::none);
   EXPECT_EQ(custom_cache_device("TI_OFFLINE_CACHE_FILE_PATH", ""), CacheDevice::none); // no OpenCL backend
-  // Unknown, or another application's part of XDG_CACHE_HOME: the device, as before.
+  // Code the OpenCL driver built: the OpenCL device, PoCL's on the CPU.
   EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "hashcat/kernels"), CacheDevice::opencl_device);
+  EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "hashcat"), CacheDevice::opencl_device);
   EXPECT_EQ(custom_cache_device("CLFFT_CACHE_PATH", ""), CacheDevice::opencl_device);
+  // JAX's and an unknown application's: the device the job ran on, which on
+  // the cpu target is the CPU itself, not PoCL.
+  EXPECT_EQ(custom_cache_device("JAX_COMPILATION_CACHE_DIR", ""), CacheDevice::job_device);
+  EXPECT_EQ(custom_cache_device("XDG_CACHE_HOME", "hashcatter"), CacheDevice::job_device);
+  EXPECT_EQ(custom_cache_device("OV_CACHE_DIR", ""), CacheDevice::job_device);
 }
 
 TEST(AppHint, KnownMissesAreFoundByKindOrVariable)

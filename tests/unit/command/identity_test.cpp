@@ -2,7 +2,9 @@
 #include "command/identity.hpp"
 #include "command/custom_capture.hpp"
 
+#include "base/cpu_properties.hpp"
 #include "base/files.hpp"
+#include "bundle/requirement.hpp"
 
 #include <gtest/gtest.h>
 
@@ -290,32 +292,89 @@ TEST(Identity, FrameworkProbeRunsTheSamePythonAndToleratesMissingModules)
 // 0.68 records and checks the CPU itself), so a host without PoCL installs it.
 TEST(Identity, ACustomCacheWithoutOpenClCodeRequiresNoOpenClDevice)
 {
-  DeviceProperties pocl{{std::string(prop::vendor), "pocl"}, {std::string(prop::opencl_device), "cpu-haswell"}};
+  const DeviceProperties pocl{{std::string(prop::vendor), "cpu"}, {std::string(prop::opencl_device), "cpu-haswell"}};
+  IdentityFacts on_pocl;
+  on_pocl.opencl_devices = {pocl};
+  on_pocl.cpu = {{std::string(prop::cpu_arch), "x86_64"}, {std::string(prop::cpu_isa_level), "3"}};
+  IdentityFacts none;
   std::vector<std::string> warnings;
   const std::vector<CustomCacheRequest> numba = {{"numba", "NUMBA_CACHE_DIR", {}}};
   EXPECT_FALSE(custom_caches_need_opencl_device(numba));
-  EXPECT_TRUE(custom_cache_requirements(numba, {pocl}, warnings).empty());
-  EXPECT_TRUE(custom_cache_requirements(numba, {}, warnings).empty());
+  EXPECT_TRUE(custom_cache_requirements(numba, on_pocl, warnings).empty());
+  EXPECT_TRUE(custom_cache_requirements(numba, none, warnings).empty());
   EXPECT_TRUE(warnings.empty()) << "nothing to warn of: the cache needs no device";
 
-  // A cache no row knows keeps the OpenCL device's keys, as before.
+  // hashcat's kernels are what the OpenCL driver built: PoCL's device.
   const std::vector<CustomCacheRequest> hashcat = {{"hashcat", "XDG_CACHE_HOME", "hashcat/kernels"}};
   EXPECT_TRUE(custom_caches_need_opencl_device(hashcat));
-  const auto requirements = custom_cache_requirements(hashcat, {pocl}, warnings);
+  const auto requirements = custom_cache_requirements(hashcat, on_pocl, warnings);
   EXPECT_TRUE(std::ranges::any_of(requirements, [](const bundle::Requirement& r) {
     return r.key == prop::opencl_device && r.value == "cpu-haswell";
   }));
-  EXPECT_TRUE(custom_cache_requirements(hashcat, {}, warnings).empty());
+  EXPECT_TRUE(custom_cache_requirements(hashcat, none, warnings).empty());
   EXPECT_EQ(warnings.size(), 1u) << "no device known for a cache that needs one";
 
   // Taichi's (CPU backend, taichi 1.7.4) likewise.
   const std::vector<CustomCacheRequest> taichi = {{"taichi", "TI_OFFLINE_CACHE_FILE_PATH", {}}};
   EXPECT_FALSE(custom_caches_need_opencl_device(taichi));
-  EXPECT_TRUE(custom_cache_requirements(taichi, {pocl}, warnings).empty());
+  EXPECT_TRUE(custom_cache_requirements(taichi, on_pocl, warnings).empty());
 
   // Mixed: the slice is shared, so it requires the device.
   const std::vector<CustomCacheRequest> both = {numba[0], hashcat[0]};
   EXPECT_TRUE(custom_caches_need_opencl_device(both));
+}
+
+bool
+has_key(const std::vector<bundle::Requirement>& requirements, std::string_view key)
+{
+  return std::ranges::any_of(requirements, [&](const bundle::Requirement& r) { return r.key == key; });
+}
+
+// The CPU is a target of its own (issue: CPU applications): JAX's cache made
+// on the cpu target requires the CPU and jax/jaxlib as JAX sees them, never
+// PoCL, which JAX never opened; on a GPU target it still requires that GPU.
+TEST(Identity, ACpuApplicationsCacheRequiresTheCpuNotPocl)
+{
+  IdentityFacts facts;
+  facts.opencl_devices = {{{std::string(prop::vendor), "cpu"},
+                           {std::string(prop::opencl_device), "pthread-haswell"},
+                           {std::string(prop::opencl_driver), "6.0"}}};
+  facts.cpu = {{std::string(prop::cpu_arch), "x86_64"},
+               {std::string(prop::cpu_isa_level), "3"},
+               {std::string(prop::os_kernel_release), "6.1.0-28-amd64"}};
+  facts.frameworks = {{"framework.jax", "0.10.2"},
+                      {"framework.jaxlib", "0.10.2"},
+                      {"framework.openvino", "2026.4.1"},
+                      {"framework.python", "3.11.2"}};
+  std::vector<std::string> warnings;
+  const std::vector<CustomCacheRequest> jax = {{"jax", "JAX_COMPILATION_CACHE_DIR", {}}};
+  const auto required = custom_cache_requirements(jax, facts, warnings);
+  const std::vector<bundle::Requirement> expected = {{"cpu.arch", "==", "x86_64"},
+                                                     {"cpu.isa-level", ">=", "3"},
+                                                     {"framework.jax", "==", "0.10.2"},
+                                                     {"framework.jaxlib", "==", "0.10.2"}};
+  EXPECT_EQ(required, expected);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  for (const auto& r : required) {
+    EXPECT_TRUE(bundle::validate_requirement(r)) << r.key << " is a key every runtime of this version evaluates";
+  }
+
+  // An unknown cache (OpenVINO's CACHE_DIR behind the application's own
+  // variable): the CPU and every framework version the build read, not
+  // Python's, not the kernel release.
+  const std::vector<CustomCacheRequest> unknown = {{"openvino", "OV_CACHE_DIR", {}}};
+  const auto unknown_required = custom_cache_requirements(unknown, facts, warnings);
+  EXPECT_TRUE(has_key(unknown_required, "framework.openvino"));
+  EXPECT_TRUE(has_key(unknown_required, "cpu.isa-level"));
+  EXPECT_FALSE(has_key(unknown_required, "framework.python"));
+  EXPECT_FALSE(has_key(unknown_required, "os.kernel-release"));
+  EXPECT_FALSE(has_key(unknown_required, "opencl.device"));
+
+  // The same JAX cache made on a GPU: that device, as before.
+  facts.opencl_devices = {{{std::string(prop::vendor), "intel"}, {std::string(prop::opencl_device), "Arc B580"}}};
+  const auto on_gpu = custom_cache_requirements(jax, facts, warnings);
+  EXPECT_TRUE(has_key(on_gpu, "opencl.device"));
+  EXPECT_FALSE(has_key(on_gpu, "cpu.arch"));
 }
 
 } // namespace

@@ -418,7 +418,8 @@ TEST(ProbeHost, FakeProcAndSysWithoutOpencl)
   options.level_zero = LevelZeroProbe::disabled;
   auto devices = probe_host(options);
   ASSERT_TRUE(devices) << devices.error().message();
-  ASSERT_EQ(devices->size(), 1u);
+  ASSERT_EQ(devices->size(), 2u) << "the GPU, then the CPU record";
+  EXPECT_TRUE(devices->back().properties.contains("cpu.arch"));
   EXPECT_EQ((*devices)[0].properties.at("vendor"), "nvidia");
   EXPECT_EQ((*devices)[0].properties.at("pci-id"), "0x2330");
   EXPECT_EQ((*devices)[0].properties.at("nvidia.driver"), "580.159.04");

@@ -427,7 +427,7 @@ TEST_F(InstallerTest, StaleStagingAndInterruptedCommitAreRecovered)
 TEST_F(InstallerTest, NotEnoughSpaceIsRefusedBeforeWriting)
 {
   install::InstallOptions greedy;
-  greedy.space_margin_bytes = std::uint64_t{1} << 62; // more than any disk
+  greedy.space_margin = install::SpaceMargin::bytes(std::uint64_t{1} << 62); // more than any disk
   auto result = install(factory.write("b1", 1, {cpu_slice("v1")}), greedy);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code(), "E_NOSPC");
@@ -604,7 +604,7 @@ TEST_F(InstallerTest, NoSpaceDuringExtractionLeavesThePreviousCache)
     ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
   } unmount{root};
   install::InstallOptions options;
-  options.space_margin_bytes = 0; // the bytes are there; the inodes are not
+  options.space_margin = install::SpaceMargin::bytes(0); // the bytes are there; the inodes are not
   auto first = install(factory.write("b1", 1, {cpu_slice("v1")}), options);
   ASSERT_TRUE(first) << first.error().message();
   const auto hash = tree_hash(root);

@@ -151,9 +151,9 @@ TEST_F(RuntimeCli, InstallEnvExecStatus)
   EXPECT_NE(other.out.find("was made for vendor == cpu"), std::string::npos) << other.out;
 }
 
-// status --audit since install: a file an earlier run rewrote with other
-// bytes under the same name is new ("rewritten"); one rewritten with the
-// same bytes is not. The install's list records each file's state.
+// status --audit since install: a file an earlier run rewrote under the same
+// name is new ("rewritten"), with other bytes or the same ones: a rebuilt
+// entry is never reused. The install's list records each file's state.
 TEST_F(RuntimeCli, StatusAuditCountsAFileRewrittenSinceInstall)
 {
   const auto root = dir.path() / "root";
@@ -163,7 +163,7 @@ TEST_F(RuntimeCli, StatusAuditCountsAFileRewrittenSinceInstall)
     runtime(dir.path(), "install " + bundle.string() + " --trust " + pub.string() + " --root " + root.string(), host_env);
   ASSERT_EQ(installed.exit_code, 0) << installed.err;
   const auto version = test::current_version(root);
-  EXPECT_TRUE(slurp(version / ".files").starts_with("prewarm-files 2\n")) << slurp(version / ".files");
+  EXPECT_TRUE(slurp(version / ".files").starts_with("prewarm-files 3\n")) << slurp(version / ".files");
 
   auto clean = runtime(dir.path(), "status --audit --root " + root.string(), host_env);
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
@@ -174,10 +174,10 @@ TEST_F(RuntimeCli, StatusAuditCountsAFileRewrittenSinceInstall)
   std::ofstream(version / "pocl/cd/j.bin", std::ios::trunc) << "other";
   auto rewritten = runtime(dir.path(), "status --audit --json --root " + root.string(), host_env);
   ASSERT_EQ(rewritten.exit_code, 0) << rewritten.err;
-  EXPECT_NE(rewritten.out.find("\"rewritten_files\": 1"), std::string::npos) << rewritten.out;
-  EXPECT_NE(rewritten.out.find("\"new_files\": 1"), std::string::npos) << rewritten.out;
+  EXPECT_NE(rewritten.out.find("\"rewritten_files\": 2"), std::string::npos) << rewritten.out;
+  EXPECT_NE(rewritten.out.find("\"new_files\": 2"), std::string::npos) << rewritten.out;
   auto text = runtime(dir.path(), "status --audit --root " + root.string(), host_env);
-  EXPECT_NE(text.out.find("pocl: ? reused, 1 new (1 rewritten)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("pocl: ? reused, 2 new (2 rewritten)"), std::string::npos) << text.out;
 }
 
 // A repeated install on the host it was made on is done without probing the
