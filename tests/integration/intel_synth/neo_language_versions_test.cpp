@@ -36,6 +36,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view k_source = "__kernel void add(__global float* a, float b) { a[get_global_id(0)] += b; }\n";
+// Every -cl-std NEO reads; IGC 2.40's front end refuses CL1.0 and C++ for
+// OpenCL ("expected -cl-std=CLMAJOR.MINOR"): NEO writes no entry for them,
+// so there is nothing a card could look up, and nothing to synthesize.
 const std::vector<std::string> k_versions = {"",
                                              "-cl-std=CL1.0",
                                              "-cl-std=CL1.1",
@@ -44,6 +47,8 @@ const std::vector<std::string> k_versions = {"",
                                              "-cl-std=CL3.0",
                                              "-cl-std=CLC++",
                                              "-cl-std=CLC++2021"};
+const std::vector<std::string> k_refused = {"-cl-std=CL1.0", "-cl-std=CLC++", "-cl-std=CLC++2021"};
+const std::size_t k_built = k_versions.size() - k_refused.size();
 
 struct Target
 {
@@ -86,8 +91,13 @@ protected:
     run.trace = true;
     run.libraries = libraries;
     PW_ASSIGN(const auto replayed, replay_programs(*m_root, VirtualDevice{t.product, t.device_id, {}}, programs, run));
-    if (!replayed.failed.empty()) {
-      return fail(Errc::failed, fmt::format("{}: {}", name, fmt::join(replayed.failed, "; ")));
+    // "add.cl [OPTIONS]: status N" for each refused build
+    const auto refused = std::ranges::count_if(replayed.failed, [](const std::string& f) {
+      return std::ranges::any_of(k_refused,
+                                 [&](const std::string& o) { return f.find("[" + o + "]") != std::string::npos; });
+    });
+    if (replayed.failed.size() != k_refused.size() || static_cast<std::size_t>(refused) != k_refused.size()) {
+      return fail(Errc::failed, fmt::format("{}: failed builds {}", name, fmt::join(replayed.failed, "; ")));
     }
     PW_ASSIGN(auto entries, neo::recorded_entries(run.neo_cache, *neo::IpVersion::parse(t.ip_version)));
     Recording recording{replayed.extensions, {}};
@@ -108,7 +118,7 @@ TEST_P(NeoLanguageVersions, TheConstructedListIsNeosForEveryVersion)
   auto pinned = record(IntelRoot::HostLibraries::pinned, "pinned");
   ASSERT_TRUE(pinned) << pinned.error().message();
   EXPECT_EQ(pinned->extensions.find(k_va), std::string::npos) << "the pinned virtual device lists libva's extension";
-  ASSERT_EQ(pinned->by_options.size(), k_versions.size()) << "one entry per language version";
+  ASSERT_EQ(pinned->by_options.size(), k_built) << "one entry per language version IGC builds";
 
   // (a) the virtual device's own lists: NEO's options and names back.
   neo::CardKey own;
@@ -126,13 +136,13 @@ TEST_P(NeoLanguageVersions, TheConstructedListIsNeosForEveryVersion)
     inputs.internal_options = made->front();
     own_names += neo::cached_file_name(inputs) == entry.traced.name ? 1 : 0;
   }
-  EXPECT_EQ(own_names, k_versions.size());
+  EXPECT_EQ(own_names, k_built);
 
   // (b) NEO with this host's libva: its lists against the card's with libva.
   auto with_host = record(IntelRoot::HostLibraries::as_host, "host");
   ASSERT_TRUE(with_host) << with_host.error().message();
   if (with_host->extensions.find(k_va) == std::string::npos) {
-    std::cout << "figures: " << GetParam().name << ": own names " << own_names << "/" << k_versions.size()
+    std::cout << "figures: " << GetParam().name << ": own names " << own_names << "/" << k_built
               << "; libva.so.2 does not load on this host: NEO's lists with libva not compared\n";
     GTEST_SKIP() << "libva.so.2 does not load here (apt-get install libva2 to compare NEO's lists with it)";
   }
@@ -157,10 +167,11 @@ TEST_P(NeoLanguageVersions, TheConstructedListIsNeosForEveryVersion)
     inputs.internal_options = (*made)[1];
     libva_names += neo::cached_file_name(inputs) == theirs->second.traced.name ? 1 : 0;
   }
-  EXPECT_EQ(libva_names, k_versions.size());
-  std::cout << "figures: " << GetParam().name << " (" << GetParam().product << "): " << k_versions.size()
-            << " language versions; names from the construction equal NEO's: pinned " << own_names << "/"
-            << k_versions.size() << ", with this host's libva " << libva_names << "/" << k_versions.size() << "\n";
+  EXPECT_EQ(libva_names, k_built);
+  std::cout << "figures: " << GetParam().name << " (" << GetParam().product << "): " << k_built
+            << " language versions built (CL1.0 and C++ for OpenCL refused by IGC); names from the construction equal "
+               "NEO's: pinned "
+            << own_names << "/" << k_built << ", with this host's libva " << libva_names << "/" << k_built << "\n";
 }
 
 std::string

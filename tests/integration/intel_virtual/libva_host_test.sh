@@ -31,7 +31,7 @@ cd "$SCRATCH"
 
 mkdir app
 echo '__kernel void add(__global float* a, float b) { a[get_global_id(0)] += b; }' > app/add.cl
-for std in "" -cl-std=CL1.1 -cl-std=CL1.2 -cl-std=CL2.0 -cl-std=CL3.0 -cl-std=CLC++; do
+for std in "" -cl-std=CL1.1 -cl-std=CL1.2 -cl-std=CL2.0 -cl-std=CL3.0; do
   printf 'add.cl\t%s\n' "$std" >> app/programs.list
 done
 cat > manifest.yaml <<YAML
