@@ -55,8 +55,13 @@ struct Driver
 
   std::vector<std::string> argv(const fs::path& tool) const
   {
-    // As the card host's applications see its libraries (libva decides a listed extension).
-    return root ? root->command(tool, {}, IntelRoot::HostLibraries::as_host) : std::vector<std::string>{tool.string()};
+    // A card: as the card host's applications see its libraries (libva
+    // decides a listed extension). A virtual device (NEO's debug keys set):
+    // as prewarm's virtual devices run, pinned (intel_root.hpp).
+    const bool on_virtual_device = std::ranges::any_of(
+      k_virtual_keys, [](std::string_view key) { return std::getenv(std::string(key).c_str()) != nullptr; });
+    const auto libraries = on_virtual_device ? IntelRoot::HostLibraries::pinned : IntelRoot::HostLibraries::as_host;
+    return root ? root->command(tool, {}, libraries) : std::vector<std::string>{tool.string()};
   }
 };
 

@@ -15,6 +15,7 @@
 // cl_khr_pci_bus_info cannot be made to appear on a virtual device (no PCI
 // address): its place is checked against NEO's source and a real card's
 // options (tests/unit/virtual_device/neo_extension_list_test.cpp).
+#include "aot/ocloc.hpp"
 #include "manifest/intel_profile.hpp"
 #include "virtual_device/neo_cache_key.hpp"
 #include "virtual_device/neo_extension_list.hpp"
@@ -137,6 +138,26 @@ TEST_P(NeoLanguageVersions, TheConstructedListIsNeosForEveryVersion)
     own_names += neo::cached_file_name(inputs) == entry.traced.name ? 1 : 0;
   }
   EXPECT_EQ(own_names, k_built);
+
+  // (c) the card's entries from the target's whole profile (libva's extension
+  // and cl_khr_pci_bus_info): ocloc takes every constructed list, the empty
+  // slot below 1.2 included; two names per program (without and with libva).
+  auto ocloc = aot::Ocloc::at(m_root->dir() / "host-bin" / "ocloc");
+  ASSERT_TRUE(ocloc) << ocloc.error().message();
+  auto whole = manifest::embedded_intel_profile(GetParam().name);
+  ASSERT_TRUE(whole && *whole);
+  auto card_of_profile = neo::card_key(**whole, pinned->extensions);
+  ASSERT_TRUE(card_of_profile) << card_of_profile.error().message();
+  std::vector<neo::RecordedEntry> recorded;
+  for (const auto& [options, entry] : pinned->by_options) {
+    recorded.push_back(entry);
+  }
+  auto made = neo::synthesize(*ocloc, recorded, *card_of_profile, m_work->path() / "card", 2);
+  ASSERT_TRUE(made) << made.error().message();
+  EXPECT_TRUE(made->skipped.empty()) << made->skipped.front();
+  EXPECT_EQ(made->entries.size(), 2 * k_built);
+  std::cout << "figures: " << GetParam().name << ": card synthesis " << made->entries.size() << " entries, "
+            << made->skipped.size() << " skipped, " << fmt::format("{:.1f}", made->seconds) << " s\n";
 
   // (b) NEO with this host's libva: its lists against the card's with libva.
   auto with_host = record(IntelRoot::HostLibraries::as_host, "host");
