@@ -304,23 +304,29 @@ libva_variants_share_binary(const RecordedEntry& entry, const CardKey& card)
   });
 }
 
-} // namespace
-
-Result<SynthesisResult>
-synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, const CardKey& card,
-           const fs::path& out_dir, unsigned jobs)
+// One compile per (recorded entry, internal-options variant), or the reason
+// the entry is left out.
+struct Compile
 {
-  const auto started = std::chrono::steady_clock::now();
-  // One compile per (recorded entry, internal-options variant), or the
-  // reason the entry is left out; the key inputs first (cheap, and a profile
-  // the recording cannot take fails the whole synthesis before any compile).
-  struct Compile
-  {
-    const RecordedEntry* entry = nullptr;
-    std::optional<KeyInputs> inputs; // nullopt: skipped for `skip`
-    std::string skip;
-    std::optional<std::size_t> binary_of; // the compile whose binary this one's is (not compiled again)
-  };
+  const RecordedEntry* entry = nullptr;
+  std::optional<KeyInputs> inputs; // nullopt: skipped for `skip`
+  std::string skip;
+  std::optional<std::size_t> binary_of; // the compile whose binary this one's is (not compiled again)
+};
+
+// What one compile wrote.
+struct Made
+{
+  std::string path; // empty: skipped
+  std::uint64_t bytes = 0;
+  std::string skip;
+};
+
+// The key inputs first (cheap): an entry the construction cannot take is
+// left out with the reason before any compile.
+std::vector<Compile>
+planned_compiles(const std::vector<RecordedEntry>& recorded, const CardKey& card)
+{
   std::vector<Compile> compiles;
   for (const auto& entry : recorded) {
     if (!entry.traced.inputs.spec_ids.empty()) {
@@ -344,68 +350,54 @@ synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, 
       }
     }
   }
+  return compiles;
+}
 
-  // The compiles are independent ocloc processes: on the build's job pool
-  // (--jobs), the largest input first (as the AOT compiles: a long compile
-  // started last would run alone at the end). Every result lands in its
-  // compile's slot, so the entries, their order and the skip list are the
-  // same at any job count.
-  struct Made
-  {
-    std::string path; // empty: skipped
-    std::uint64_t bytes = 0;
-    std::string skip;
-  };
-  const auto order = prewarm::jobs::longest_first(compiles.size(), [&](std::size_t i) {
-    return compiles[i].binary_of ? 0 : compiles[i].entry->traced.inputs.input.size();
-  });
-  auto made = prewarm::jobs::run_jobs<Made>(compiles.size(), jobs, [&](std::size_t position) -> Result<Made> {
-    const auto& compile = compiles[order[position]];
-    if (!compile.inputs) {
-      return Made{{}, 0, compile.skip};
-    }
-    if (compile.binary_of) {
-      return Made{}; // written below, from its twin's binary
-    }
-    const auto& entry = *compile.entry;
-    const auto& in = entry.traced.inputs;
-    const auto& inputs = *compile.inputs;
-    aot::OclocCompileRequest request;
-    request.source_name = entry.traced.name;
-    request.input = input_kind(in.input);
-    // Direct mode hashes the source with its NUL; ocloc takes the text.
-    std::string_view source = in.input;
-    if (request.input == aot::OclocInput::opencl_c && source.ends_with('\0')) {
-      source.remove_suffix(1);
-    }
-    request.source = source;
-    request.options = in.options;
-    request.internal_options = inputs.internal_options;
-    // Bindless exactly where NEO's internal options say so: ocloc would add it by itself.
-    if (inputs.internal_options.find("-cl-intel-use-bindless") == std::string::npos) {
-      request.stateful_address_mode = "bindful";
-    }
-    request.device = card.ip_version.text();
-    auto output = ocloc.compile(request);
-    if (!output) {
-      // This entry is left out, not the slice: the card compiles it itself.
-      return Made{{}, 0, fmt::format("{}: ocloc: {}", entry.traced.name, output.error().message())};
-    }
-    const auto path = cached_file_path(cached_file_name(inputs), entry.api);
-    std::error_code ec;
-    fs::create_directories((out_dir / path).parent_path(), ec);
-    PW_TRY(write_file_atomic(out_dir / path, output->zebin, 0644, Durability::none));
-    return Made{path, output->zebin.size(), {}};
-  });
-
-  SynthesisResult result;
-  std::vector<std::optional<Made>> by_compile(compiles.size());
-  for (std::size_t position = 0; position < made.size(); ++position) {
-    if (!made[position]) {
-      return fail(made[position].error());
-    }
-    by_compile[order[position]] = std::move(*made[position]);
+// One ocloc compile, written under its card name.
+Result<Made>
+compile_one(const aot::Ocloc& ocloc, const Compile& compile, const CardKey& card, const fs::path& out_dir)
+{
+  if (!compile.inputs) {
+    return Made{{}, 0, compile.skip};
   }
+  if (compile.binary_of) {
+    return Made{}; // written afterwards, from its twin's binary
+  }
+  const auto& entry = *compile.entry;
+  const auto& in = entry.traced.inputs;
+  const auto& inputs = *compile.inputs;
+  aot::OclocCompileRequest request;
+  request.source_name = entry.traced.name;
+  request.input = input_kind(in.input);
+  // Direct mode hashes the source with its NUL; ocloc takes the text.
+  std::string_view source = in.input;
+  if (request.input == aot::OclocInput::opencl_c && source.ends_with('\0')) {
+    source.remove_suffix(1);
+  }
+  request.source = source;
+  request.options = in.options;
+  request.internal_options = inputs.internal_options;
+  // Bindless exactly where NEO's internal options say so: ocloc would add it by itself.
+  if (inputs.internal_options.find("-cl-intel-use-bindless") == std::string::npos) {
+    request.stateful_address_mode = "bindful";
+  }
+  request.device = card.ip_version.text();
+  auto output = ocloc.compile(request);
+  if (!output) {
+    // This entry is left out, not the slice: the card compiles it itself.
+    return Made{{}, 0, fmt::format("{}: ocloc: {}", entry.traced.name, output.error().message())};
+  }
+  const auto path = cached_file_path(cached_file_name(inputs), entry.api);
+  std::error_code ec;
+  fs::create_directories((out_dir / path).parent_path(), ec);
+  PW_TRY(write_file_atomic(out_dir / path, output->zebin, 0644, Durability::none));
+  return Made{path, output->zebin.size(), {}};
+}
+
+// The second name of a program whose two libva variants share one binary.
+Status
+write_twins(const std::vector<Compile>& compiles, std::vector<std::optional<Made>>& by_compile, const fs::path& out_dir)
+{
   for (std::size_t i = 0; i < compiles.size(); ++i) {
     const auto& twin = compiles[i].binary_of;
     if (!twin) {
@@ -424,6 +416,37 @@ synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, 
     PW_TRY(write_file_atomic(out_dir / m.path, zebin, 0644, Durability::none));
     m.bytes = of.bytes;
   }
+  return {};
+}
+
+} // namespace
+
+Result<SynthesisResult>
+synthesize(const aot::Ocloc& ocloc, const std::vector<RecordedEntry>& recorded, const CardKey& card,
+           const fs::path& out_dir, unsigned jobs)
+{
+  const auto started = std::chrono::steady_clock::now();
+  const auto compiles = planned_compiles(recorded, card);
+  // The compiles are independent ocloc processes: on the build's job pool
+  // (--jobs), the largest input first (as the AOT compiles: a long compile
+  // started last would run alone at the end). Every result lands in its
+  // compile's slot, so the entries, their order and the skip list are the
+  // same at any job count.
+  const auto order = prewarm::jobs::longest_first(compiles.size(), [&](std::size_t i) {
+    return compiles[i].binary_of ? 0 : compiles[i].entry->traced.inputs.input.size();
+  });
+  auto made = prewarm::jobs::run_jobs<Made>(compiles.size(), jobs, [&](std::size_t position) {
+    return compile_one(ocloc, compiles[order[position]], card, out_dir);
+  });
+  std::vector<std::optional<Made>> by_compile(compiles.size());
+  for (std::size_t position = 0; position < made.size(); ++position) {
+    if (!made[position]) {
+      return fail(made[position].error());
+    }
+    by_compile[order[position]] = std::move(*made[position]);
+  }
+  PW_TRY(write_twins(compiles, by_compile, out_dir));
+  SynthesisResult result;
   for (auto& m : by_compile) {
     if (m->path.empty()) {
       result.skipped.push_back(std::move(m->skip));
