@@ -82,7 +82,7 @@ for path in sys.argv[1:]:
     for job in json.load(open(path))["jobs"]:
         r = job["report"]
         card = r["neo"]["card"] if "neo" in r else r["card"]
-        assert card and card["entries"] > 0 and not card["skipped"], (path, job["id"], card)
+        assert card and card["entries"] > 0, (path, job["id"], card)
         print(f'{path}: {job["id"]}: {card["entries"]} card entries, skipped {len(card["skipped"])}')
 PY
 [ -n "$with" ] || fail "no NEO entries shipped"
