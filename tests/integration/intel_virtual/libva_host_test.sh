@@ -22,7 +22,7 @@ require_intel_root
 export PREWARM_INTEL_ROOT=$ROOT
 unset PREWARM_OCLOC
 [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null || skip "needs root and unshare (a private mount namespace hides libva)"
-libva=$(/sbin/ldconfig -p | awk '/libva\.so\.2 /{print $NF; exit}')
+libva=$(/sbin/ldconfig -p | awk '/libva\.so\.2 / && !found {print $NF; found = 1}')
 [ -n "$libva" ] || skip "libva.so.2 is not installed here (apt-get install libva2): no host with libva to compare"
 libva=$(readlink -f "$libva")
 make_scratch intel-libva
@@ -64,7 +64,7 @@ build() {
     # shellcheck disable=SC2016
     run=(unshare -m bash -c 'mount --bind /dev/null "$0" && exec "$@"' "$libva" "${run[@]}")
   fi
-  expect_exit 0 "${run[@]}"
+  expect_exit 0 "${run[@]}" > /dev/null
   mkdir "$1.slices"
   for slice in "$1"/slices/*.tar.zst; do
     zstd -qdc "$slice" | tar -x -C "$1.slices"
