@@ -16,6 +16,20 @@ namespace prewarm::virtual_device {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The libraries NEO probes for that must not load from the build host (see the header).
+Result<std::shared_ptr<const TempDir>>
+pinned_libraries()
+{
+  PW_ASSIGN(auto dir, TempDir::create("prewarm-intel-pins-"));
+  const auto libva = dir.path() / "libva.so.2";
+  PW_TRY_CTX(fmt::format("writing {}", libva.string()), write_file_atomic(libva, "", 0644, Durability::none));
+  return std::make_shared<const TempDir>(std::move(dir));
+}
+
+} // namespace
+
 Result<IntelRoot>
 IntelRoot::locate()
 {
@@ -40,7 +54,8 @@ IntelRoot::at(const fs::path& dir)
   if (!packages) {
     return missing("not made, or not complete (no .complete)");
   }
-  IntelRoot root(dir, std::move(*packages));
+  PW_ASSIGN(auto pins, pinned_libraries());
+  IntelRoot root(dir, std::move(*packages), std::move(pins));
   if (::access(root.loader().c_str(), X_OK) != 0) {
     return missing("no dynamic loader lib64/ld-linux-x86-64.so.2");
   }
@@ -68,7 +83,8 @@ IntelRoot::library_dir() const
 std::string
 IntelRoot::library_path() const
 {
-  return fmt::format("{}:{}", library_dir().string(), (m_dir / "lib/x86_64-linux-gnu").string());
+  return fmt::format("{}:{}:{}", m_pins->path().string(), library_dir().string(),
+                     (m_dir / "lib/x86_64-linux-gnu").string());
 }
 
 fs::path
@@ -121,9 +137,12 @@ IntelRoot::driver_release() const
 }
 
 std::vector<std::string>
-IntelRoot::command(const fs::path& program, std::vector<std::string> arguments) const
+IntelRoot::command(const fs::path& program, std::vector<std::string> arguments, HostLibraries libraries) const
 {
-  std::vector<std::string> argv = {loader().string(), "--library-path", library_path(), program.string()};
+  const auto path = libraries == HostLibraries::pinned
+                      ? library_path()
+                      : fmt::format("{}:{}", library_dir().string(), (m_dir / "lib/x86_64-linux-gnu").string());
+  std::vector<std::string> argv = {loader().string(), "--library-path", path, program.string()};
   argv.insert(argv.end(), std::make_move_iterator(arguments.begin()), std::make_move_iterator(arguments.end()));
   return argv;
 }

@@ -3,6 +3,7 @@
 
 #include "aot/ocloc.hpp"
 #include "base/device_properties.hpp"
+#include "jobs/staged_kind.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,26 +15,43 @@ namespace prewarm::virtual_device {
 
 namespace fs = std::filesystem;
 
-Result<std::optional<CardEntries>>
-synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, const manifest::IntelProfile* named,
-                        const fs::path& neo_cache, const fs::path& scratch, unsigned jobs)
+Result<IntelTarget>
+resolve_intel_target(const manifest::Target& target, const manifest::IntelProfile* named)
 {
-  PW_ASSIGN(const auto embedded, manifest::embedded_intel_profile(target.name));
-  if (named == nullptr && !embedded) {
+  IntelTarget resolved;
+  resolved.target = &target;
+  if (named != nullptr) {
+    resolved.profile = *named;
+  } else {
+    PW_ASSIGN(resolved.profile, manifest::embedded_intel_profile(target.name));
+  }
+  PW_ASSIGN(resolved.device, virtual_device_for(target, resolved.profile ? &*resolved.profile : nullptr));
+  return resolved;
+}
+
+namespace {
+
+// The card's entries synthesized from the traces NEO left in `neo_cache`
+// (nullopt: the target has no key profile).
+Result<std::optional<CardEntries>>
+synthesize_card_entries(const NeoRecording::Request& request)
+{
+  const auto& target = *request.target.target;
+  if (!request.target.profile) {
     return std::optional<CardEntries>{};
   }
-  const auto& profile = named != nullptr ? *named : *embedded;
+  const auto& profile = *request.target.profile;
   if (target.ip_version.empty()) {
     return fail(Errc::usage, fmt::format("{}: the registry gives no ip_version, which NEO's key hashes", target.name));
   }
   PW_ASSIGN(const auto ip, neo::IpVersion::parse(target.ip_version));
-  PW_ASSIGN(const auto recorded, neo::recorded_entries(neo_cache, ip));
-  PW_ASSIGN(const auto card, neo::card_key(profile));
-  PW_ASSIGN(const auto ocloc, aot::Ocloc::at(root.dir() / "host-bin" / "ocloc"));
-  const auto out = scratch / "neo";
+  PW_ASSIGN(const auto recorded, neo::recorded_entries(request.neo_cache, ip));
+  PW_ASSIGN(const auto card, neo::card_key(profile, request.device_extensions));
+  PW_ASSIGN(const auto ocloc, aot::Ocloc::at(request.root.dir() / "host-bin" / "ocloc"));
+  const auto out = request.scratch / "neo";
   std::error_code ec;
   fs::remove_all(out, ec);
-  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out, jobs));
+  PW_ASSIGN(const auto made, neo::synthesize(ocloc, recorded, card, out, request.jobs));
 
   CardEntries result;
   result.profile = profile.source_name;
@@ -45,6 +63,7 @@ synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, c
   result.skipped = made.skipped;
   for (const auto& unknown : profile.unknown) {
     result.unknown.push_back(fmt::format("{}: {}", unknown.field, unknown.why));
+    result.unknown_fields.push_back(unknown.field);
   }
   result.key = card;
   result.device_id = profile.device_id.value;
@@ -52,22 +71,70 @@ synthesize_card_entries(const IntelRoot& root, const manifest::Target& target, c
   return std::optional(std::move(result));
 }
 
-Status
-stage_card_entries(const std::optional<CardEntries>& card, const fs::path& neo_cache)
+} // namespace
+
+Result<NeoRecording>
+NeoRecording::take(const Request& request)
 {
-  if (!card) {
+  NeoRecording recording;
+  recording.m_neo_cache = request.neo_cache;
+  PW_ASSIGN(recording.m_key, read_traced_key(request.neo_cache));
+  // Before the cleaning below removes the traces the synthesis reads.
+  PW_ASSIGN(recording.m_card, synthesize_card_entries(request));
+  PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(bundle::CacheKind::neo, request.neo_cache));
+  recording.m_bookkeeping_removed = cleaned.bookkeeping_removed;
+  return recording;
+}
+
+Result<std::vector<bundle::Requirement>>
+NeoRecording::requirements(std::string_view release, const ReplayResult& device, OpenclEntries opencl) const
+{
+  auto out = neo_slice_requirements(release, m_key, device, opencl);
+  PW_TRY(accept_card(out, m_card, device.extensions));
+  return out;
+}
+
+Status
+NeoRecording::stage()
+{
+  if (m_staged) {
+    return fail(Errc::internal, fmt::format("the card's entries were staged into {} already", m_neo_cache.string()));
+  }
+  m_staged = true;
+  if (!m_card) {
     return {};
   }
   std::error_code ec;
-  for (const auto& entry : card->paths) {
-    fs::create_directories((neo_cache / entry).parent_path(), ec);
-    fs::rename(card->dir / entry, neo_cache / entry, ec);
+  for (const auto& entry : m_card->paths) {
+    fs::create_directories((m_neo_cache / entry).parent_path(), ec);
+    fs::rename(m_card->dir / entry, m_neo_cache / entry, ec);
     if (ec) {
-      return fail(Errc::failed, fmt::format("staging {}: {}", (neo_cache / entry).string(), ec.message()));
+      return fail(Errc::failed, fmt::format("staging {}: {}", (m_neo_cache / entry).string(), ec.message()));
     }
   }
   return {};
 }
+
+namespace {
+
+// Whether the card's value of a requirement's key is one the profile only assumes.
+bool
+assumed(const CardEntries& card, std::string_view key)
+{
+  std::string_view field;
+  if (key == prop::pci_revision) {
+    field = "key.revision";
+  } else if (key == prop::intel_ip_version) {
+    field = "key.ip_version";
+  } else if (key == prop::intel_opencl_extensions) {
+    field = "opencl.extensions";
+  } else {
+    return false;
+  }
+  return std::ranges::any_of(card.unknown_fields, [&](const std::string& f) { return f.starts_with(field); });
+}
+
+} // namespace
 
 Status
 accept_card(std::vector<bundle::Requirement>& requirements, const std::optional<CardEntries>& card,
@@ -76,8 +143,12 @@ accept_card(std::vector<bundle::Requirement>& requirements, const std::optional<
   if (!card) {
     return {};
   }
+  // The card's lists as the synthesis made them (the profile's measured list where it has one).
   std::vector<std::string> extension_values;
-  if (!device_extensions.empty()) {
+  for (const auto& list : card->key.extension_lists) {
+    extension_values.push_back(opencl_extensions_value(fmt::format("{}", fmt::join(list, " "))));
+  }
+  if (extension_values.empty() && !device_extensions.empty()) {
     PW_ASSIGN(const auto lists, neo::card_extension_lists(device_extensions, card->key));
     for (const auto& list : lists) {
       extension_values.push_back(opencl_extensions_value(list));
@@ -105,12 +176,14 @@ accept_card(std::vector<bundle::Requirement>& requirements, const std::optional<
       r = {r.key, "in", fmt::format("{}", fmt::join(values, ","))};
     }
   }
+  std::erase_if(requirements, [&](const bundle::Requirement& r) { return assumed(*card, r.key); });
   return {};
 }
 
 std::string
-describe(const std::optional<CardEntries>& card)
+NeoRecording::describe() const
 {
+  const auto& card = m_card;
   if (!card) {
     return "; no key profile: only the virtual device's entries (a card's key differs)";
   }
@@ -120,17 +193,16 @@ describe(const std::optional<CardEntries>& card)
                      card->unknown.empty() ? "" : fmt::format(", {} values not known", card->unknown.size()));
 }
 
-std::string
-report_json(const std::optional<CardEntries>& card)
+nlohmann::json
+NeoRecording::report() const
 {
+  const auto& card = m_card;
   if (!card) {
-    return "null";
+    return nullptr;
   }
-  const nlohmann::json json = {{"profile", card->profile}, {"pci_id", card->device_id},
-                               {"pci_revision", card->revision}, {"entries", card->entries},
-                               {"entry_bytes", card->bytes}, {"seconds", card->seconds},
-                               {"skipped", card->skipped}, {"unknown", card->unknown}};
-  return json.dump();
+  return nlohmann::json{{"profile", card->profile}, {"pci_id", card->device_id},  {"pci_revision", card->revision},
+                        {"entries", card->entries}, {"entry_bytes", card->bytes}, {"seconds", card->seconds},
+                        {"skipped", card->skipped}, {"unknown", card->unknown}};
 }
 
 } // namespace prewarm::virtual_device

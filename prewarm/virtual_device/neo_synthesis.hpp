@@ -7,10 +7,15 @@
 // (cl_khr_pci_bus_info, libva's media sharing), Level Zero bindless mode, the
 // PCI id and revision, the IP version. So, per recorded entry and per
 // target's key profile (manifest/intel_profile.hpp):
-//   1. the card's internal options: the recorded ones with the profile's
-//      extensions inserted where NEO lists them (cl_device_caps.cpp:165-183,
-//      oclc_extensions.cpp:142-165), and for Level Zero the bindless options
-//      before -ze-intel-has-buffer-offset-arg (module_imp.cpp:197,1206-1207);
+//   1. the card's internal options: the recorded ones with the `-cl-ext=`
+//      list NEO appended replaced by the one NEO constructs from the card's
+//      device extension list and the program's options
+//      (neo_extension_list.hpp); the card's list is the virtual device's
+//      CL_DEVICE_EXTENSIONS (or the profile's measured one) with the
+//      profile's extensions placed as NEO lists them. The construction must
+//      give the recorded list back from the virtual device's own extensions
+//      first, or the entry is skipped. For Level Zero the bindless options
+//      go before -ze-intel-has-buffer-offset-arg (module_imp.cpp:197,1206-1207);
 //   2. ocloc of the Intel root compiles the recorded input (OpenCL C source,
 //      or the SPIR-V NEO hashed) with the recorded options and the card's
 //      internal options for the card's IP version (`-device A.R.S`), bindful
@@ -55,16 +60,25 @@ struct CardKey
   bool opencl_bindless = false;
   bool level_zero_bindless = false;
   std::vector<manifest::AddedExtension> opencl_extensions;
+  // The virtual device's CL_DEVICE_EXTENSIONS names (what the recording's
+  // lists were made of), and the card's: one list, or two (without, with
+  // the extensions listed only where libva.so.2 loads).
+  std::vector<std::string> recorder_extensions;
+  std::vector<std::vector<std::string>> extension_lists;
 };
-Result<CardKey> card_key(const manifest::IntelProfile& profile);
+// `recorder_extensions`: the virtual device's CL_DEVICE_EXTENSIONS. Errors
+// name the profile field whose anchor that list lacks.
+Result<CardKey> card_key(const manifest::IntelProfile& profile, std::string_view recorder_extensions);
 
-// The card's internal options for one recorded entry: one string, or two
-// (without, with) where an added extension depends on libva. Errors name the
-// profile field whose anchor the recorded options lack.
-Result<std::vector<std::string>> card_internal_options(std::string_view recorded, CacheApi api, const CardKey& card);
+// The card's internal options for one recorded entry (its internal and API
+// options): one string, or two (without, with libva). Errc::failed when NEO's
+// construction does not give the recorded list back from the virtual
+// device's extensions (the entry is then left out, with this reason).
+Result<std::vector<std::string>> card_internal_options(std::string_view recorded, std::string_view options,
+                                                       CacheApi api, const CardKey& card);
 
-// The card's CL_DEVICE_EXTENSIONS (one, or without/with libva's) from the
-// virtual device's, by the same rule: the list NEO's -cl-ext= is made of.
+// The card's CL_DEVICE_EXTENSIONS (one, or without/with libva's) from a
+// device's list, by the same rule as card_key's.
 Result<std::vector<std::string>> card_extension_lists(std::string_view device_extensions, const CardKey& card);
 
 // An entry NEO wrote, with its traced key inputs.

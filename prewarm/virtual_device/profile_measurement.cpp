@@ -55,7 +55,13 @@ struct Driver
 
   std::vector<std::string> argv(const fs::path& tool) const
   {
-    return root ? root->command(tool, {}) : std::vector<std::string>{tool.string()};
+    // A card: as the card host's applications see its libraries (libva
+    // decides a listed extension). A virtual device (NEO's debug keys set):
+    // as prewarm's virtual devices run, pinned (intel_root.hpp).
+    const bool on_virtual_device = std::ranges::any_of(
+      k_virtual_keys, [](std::string_view key) { return std::getenv(std::string(key).c_str()) != nullptr; });
+    const auto libraries = on_virtual_device ? IntelRoot::HostLibraries::pinned : IntelRoot::HostLibraries::as_host;
+    return root ? root->command(tool, {}, libraries) : std::vector<std::string>{tool.string()};
   }
 };
 
@@ -181,13 +187,43 @@ dpkg_version(const std::string& package)
 
 } // namespace
 
-Result<manifest::IntelProfile>
-measure_intel_profile(const ProfileRequest& request, const manifest::TargetRegistry& registry)
+namespace {
+
+// What one measurement read from the driver: an OpenCL build and a Level
+// Zero build, each traced by NEO, on the first GPU.
+struct Measured
 {
   Driver driver;
+  ReplayResult device;                      // prewarm-cl-replay's device line
+  const manifest::Target* target = nullptr; // the registry's, for the PCI id or --target
+  std::optional<neo::IpVersion> ip;         // CL_DEVICE_IP_VERSION_INTEL
+  neo::TracedEntry cl_entry;                // NEO's trace of the OpenCL build
+  Result<std::vector<neo::TracedEntry>> ze_entries = std::vector<neo::TracedEntry>{};
+};
+
+const manifest::Target*
+target_of(const manifest::TargetRegistry& registry, const manifest::Target* named, const ReplayResult& device)
+{
+  if (named != nullptr) {
+    return named;
+  }
+  for (const auto& t : registry.targets()) {
+    if (t.vendor == manifest::Vendor::intel && std::ranges::find(t.pci_ids, device.device_id) != t.pci_ids.end()) {
+      return &t;
+    }
+  }
+  return nullptr;
+}
+
+// The two traced builds: OpenCL (required) and Level Zero (a machine with
+// OpenCL alone still gets a profile: the Level Zero inputs are then unknown).
+Result<Measured>
+measure(const ProfileRequest& request, const manifest::TargetRegistry& registry, const TempDir& work)
+{
+  Measured m;
   if (request.driver_root) {
     PW_ASSIGN(auto root, IntelRoot::at(*request.driver_root));
-    driver.root.emplace(std::move(root));
+    m.driver.root.emplace(std::move(root));
   }
   const manifest::Target* named = nullptr;
   if (!request.target.empty()) {
@@ -200,46 +236,74 @@ measure_intel_profile(const ProfileRequest& request, const manifest::TargetRegis
   }
   PW_ASSIGN(const auto cl_tool, locate_replay_tool());
   PW_ASSIGN(const auto ze_tool, locate_ze_probe_tool());
-  PW_ASSIGN(const auto work, TempDir::create("prewarm-intel-profile-"));
-
-  // One OpenCL build, traced.
   PW_TRY(write_file_atomic(work.path() / "prewarm_profile.cl", k_probe_kernel, 0644, Durability::none));
   PW_TRY(write_file_atomic(work.path() / "programs.list", "prewarm_profile.cl\t\n", 0644, Durability::none));
   const auto cl_cache = work.path() / "opencl-cache";
-  PW_ASSIGN(auto cl_environment, traced_environment(driver, cl_cache, work.path()));
-  PW_ASSIGN(auto cl_output, run_tool(driver, cl_tool, {"programs.list"}, std::move(cl_environment), work.path(),
-                                     request.timeout));
-  const auto device = read_replay_output(std::move(cl_output));
-  if (device.device_name.empty() || device.built != 1) {
-    return fail(Errc::failed, fmt::format("Intel's OpenCL driver built nothing on the first GPU: {}", device.output),
+  PW_ASSIGN(auto cl_environment, traced_environment(m.driver, cl_cache, work.path()));
+  PW_ASSIGN(auto cl_output,
+            run_tool(m.driver, cl_tool, {"programs.list"}, std::move(cl_environment), work.path(), request.timeout));
+  m.device = read_replay_output(std::move(cl_output));
+  if (m.device.device_name.empty() || m.device.built != 1) {
+    return fail(Errc::failed, fmt::format("Intel's OpenCL driver built nothing on the first GPU: {}", m.device.output),
                 "E_INTEL_PROFILE");
   }
-  const manifest::Target* target = named;
-  if (target == nullptr) {
-    for (const auto& t : registry.targets()) {
-      if (t.vendor == manifest::Vendor::intel && std::ranges::find(t.pci_ids, device.device_id) != t.pci_ids.end()) {
-        target = &t;
-        break;
-      }
-    }
-    if (target == nullptr) {
-      return fail(Errc::usage,
-                  fmt::format("no Intel target of the registry {} lists PCI id {} ({}): name one with --target",
-                              registry.source_name(), device.device_id, device.device_name));
-    }
+  m.target = target_of(registry, named, m.device);
+  if (m.target == nullptr) {
+    return fail(Errc::usage,
+                fmt::format("no Intel target of the registry {} lists PCI id {} ({}): name one with --target",
+                            registry.source_name(), m.device.device_id, m.device.device_name));
   }
-  // The IP version NEO hashes is not in its trace: CL_DEVICE_IP_VERSION_INTEL
-  // is checked by recomputing the entry's name with it.
-  auto ip = neo::IpVersion::parse(device.ip_version);
-  PW_ASSIGN(const auto cl_entries, neo::read_traced_entries(cl_cache, ip ? *ip : neo::IpVersion{}));
+  auto ip = neo::IpVersion::parse(m.device.ip_version);
+  m.ip = ip ? std::optional(*ip) : std::nullopt;
+  PW_ASSIGN(const auto cl_entries, neo::read_traced_entries(cl_cache, m.ip.value_or(neo::IpVersion{})));
   if (cl_entries.size() != 1) {
     return fail(Errc::failed, fmt::format("NEO traced {} OpenCL entries for one build", cl_entries.size()),
                 "E_INTEL_PROFILE");
   }
-  const auto& cl_key = cl_entries.front().inputs;
-  const bool ip_confirmed = ip && neo::cached_file_name(cl_key) == cl_entries.front().name;
+  m.cl_entry = cl_entries.front();
+  const auto ze_cache = work.path() / "level-zero-cache";
+  PW_ASSIGN(auto ze_environment, traced_environment(m.driver, ze_cache, work.path()));
+  auto ze_output = run_tool(m.driver, ze_tool, {}, std::move(ze_environment), work.path(), request.timeout);
+  m.ze_entries = ze_output ? neo::read_traced_entries(ze_cache, m.ip.value_or(neo::IpVersion{}))
+                           : Result<std::vector<neo::TracedEntry>>(std::unexpected(ze_output.error()));
+  return m;
+}
 
-  // Where the values come from.
+// Warnings where the measurement contradicts itself: NEO hashed another IGC
+// than the loader finds, or its two traces differ beyond the program.
+void
+check(const Measured& m)
+{
+  const auto& cl_key = m.cl_entry.inputs;
+  const char* library_path = std::getenv("LD_LIBRARY_PATH");
+  const auto library = m.driver.root ? std::optional(m.driver.root->igc_library())
+                                     : host::find_igc_library(library_path != nullptr ? library_path : "");
+  const auto hashed = fmt::format("{}:{}", cl_key.igc_lib_size, cl_key.igc_lib_mtime);
+  if (const auto identity = library ? host::igc_identity_of(*library) : std::nullopt; identity && *identity != hashed) {
+    log::warn("{} is {} (size:mtime) but NEO hashed {}: NEO loaded another libigc.so.2 than the one this "
+              "machine's loader finds first",
+              library->string(), *identity, hashed);
+  }
+  if (!m.ze_entries || m.ze_entries->size() != 1) {
+    return;
+  }
+  const auto& ze_key = m.ze_entries->front().inputs;
+  auto same_program = cl_key;
+  same_program.input = ze_key.input;
+  same_program.options = ze_key.options;
+  same_program.internal_options = ze_key.internal_options;
+  same_program.spec_ids = ze_key.spec_ids;
+  same_program.spec_values = ze_key.spec_values;
+  if (const auto differs = neo::first_difference(ze_key, same_program); !differs.empty()) {
+    log::warn("NEO's Level Zero trace differs from its OpenCL trace in {}", differs);
+  }
+}
+
+// "measured on <device> (PCI ..., kernel driver ...) by prewarm intel-profile",
+// or the virtual device's debug keys; and the kernel driver's name.
+std::pair<std::string, std::string>
+measured_on(const ProfileRequest& request, const ReplayResult& device)
+{
   std::vector<std::string> debug_keys;
   for (const auto key : k_virtual_keys) {
     if (const char* value = std::getenv(std::string(key).c_str()); value != nullptr) {
@@ -252,48 +316,66 @@ measure_intel_profile(const ProfileRequest& request, const manifest::TargetRegis
   });
   const bool on_pci = pci != pci_devices.end();
   const auto kmd = on_pci && !pci->kernel_driver.empty() ? pci->kernel_driver : std::string();
-  const auto measured_on =
-    debug_keys.empty()
-      ? fmt::format("measured on {} ({}{}) by prewarm intel-profile", device.device_name,
-                    on_pci ? "PCI " + pci->address : "no PCI function of that id",
-                    kmd.empty() ? "" : ", kernel driver " + kmd)
-      : fmt::format("measured on {} (a virtual device: NEO debug keys {}) by prewarm intel-profile",
-                    device.device_name, fmt::join(debug_keys, " "));
-  const auto measured = [&](std::string value, std::string_view how) {
-    return manifest::ProfileValue{std::move(value), fmt::format("{}: {}", measured_on, how)};
-  };
-  const auto unknown = [](manifest::IntelProfile& p, std::string field, std::string why) {
-    p.unknown.push_back({std::move(field), std::move(why)});
-  };
+  if (!debug_keys.empty()) {
+    return {fmt::format("measured on {} (a virtual device: NEO debug keys {}) by prewarm intel-profile",
+                        device.device_name, fmt::join(debug_keys, " ")),
+            kmd};
+  }
+  return {fmt::format("measured on {} ({}{}) by prewarm intel-profile", device.device_name,
+                      on_pci ? "PCI " + pci->address : "no PCI function of that id",
+                      kmd.empty() ? "" : ", kernel driver " + kmd),
+          kmd};
+}
 
-  manifest::IntelProfile profile;
-  profile.source_name = "prewarm intel-profile";
-  profile.target = target->name;
-  profile.recorder_product = target->ocloc_device;
-  profile.recorder_device_id = device.device_id;
-  profile.device_id = measured(device.device_id, "CL_DEVICE_ID_INTEL");
-  profile.revision = on_pci && !pci->revision.empty()
-                       ? measured(pci->revision, fmt::format("sysfs {}/revision", pci->address))
-                       : measured(fmt::format("0x{:02x}", cl_key.platform.revision),
-                                  "NEO's key trace, usRevId (no PCI function of that id here)");
-  if (ip) {
-    profile.ip_version = measured(device.ip_version, ip_confirmed ? "CL_DEVICE_IP_VERSION_INTEL; NEO's entry name "
-                                                                    "recomputed with it is the name NEO wrote"
-                                                                  : "CL_DEVICE_IP_VERSION_INTEL");
-    if (!ip_confirmed) {
-      unknown(profile, "key.ip_version",
-              "NEO's entry name recomputed with CL_DEVICE_IP_VERSION_INTEL is not the name NEO wrote: the IP "
-              "version NEO hashed differs, or another key input is not traced");
+// The PCI revision: sysfs where the card is a PCI function here, else NEO's trace.
+manifest::ProfileValue
+revision_of(const ProfileRequest& request, const Measured& m, std::string_view on)
+{
+  const auto pci_devices = host::scan_pci_display_devices(request.sys_root);
+  const auto pci = std::ranges::find_if(pci_devices, [&](const host::PciDisplayDevice& d) {
+    return d.vendor_id == "0x8086" && d.device_id == m.device.device_id;
+  });
+  if (pci != pci_devices.end() && !pci->revision.empty()) {
+    return {pci->revision, fmt::format("{}: sysfs {}/revision", on, pci->address)};
+  }
+  return {fmt::format("0x{:02x}", m.cl_entry.inputs.platform.revision),
+          fmt::format("{}: NEO's key trace, usRevId (no PCI function of that id here)", on)};
+}
+
+void
+assemble_key(manifest::IntelProfile& profile, const Measured& m, std::string_view on)
+{
+  const auto measured = [&](std::string value, std::string_view how) {
+    return manifest::ProfileValue{std::move(value), fmt::format("{}: {}", on, how)};
+  };
+  const auto& cl_key = m.cl_entry.inputs;
+  profile.device_id = measured(m.device.device_id, "CL_DEVICE_ID_INTEL");
+  if (m.ip) {
+    // The IP version NEO hashes is not in its trace: confirmed by recomputing the entry's name with it.
+    const bool confirmed = neo::cached_file_name(cl_key) == m.cl_entry.name;
+    profile.ip_version = measured(m.device.ip_version, confirmed ? "CL_DEVICE_IP_VERSION_INTEL; NEO's entry name "
+                                                                   "recomputed with it is the name NEO wrote"
+                                                                 : "CL_DEVICE_IP_VERSION_INTEL");
+    if (!confirmed) {
+      profile.unknown.push_back({"key.ip_version",
+                                 "NEO's entry name recomputed with CL_DEVICE_IP_VERSION_INTEL is not the name NEO "
+                                 "wrote: the IP version NEO hashed differs, or another key input is not traced"});
     }
   } else {
     profile.ip_version = {"0.0.0", "not reported (no CL_DEVICE_IP_VERSION_INTEL)"};
-    unknown(profile, "key.ip_version", "the driver reports no CL_DEVICE_IP_VERSION_INTEL");
+    profile.unknown.push_back({"key.ip_version", "the driver reports no CL_DEVICE_IP_VERSION_INTEL"});
   }
   profile.feature_table = measured(table_text(cl_key.feature_table), "NEO's key trace");
   profile.workaround_table = measured(table_text(cl_key.workaround_table), "NEO's key trace");
-  profile.opencl_bindless = {cl_key.internal_options.find("-cl-intel-use-bindless-mode") != std::string::npos,
-                             fmt::format("{}: NEO's internal options of an OpenCL build", measured_on)};
-  const auto extensions = words(device.extensions);
+}
+
+void
+assemble_apis(manifest::IntelProfile& profile, const Measured& m, std::string_view on)
+{
+  profile.opencl_bindless = {m.cl_entry.inputs.internal_options.find("-cl-intel-use-bindless-mode") !=
+                               std::string::npos,
+                             fmt::format("{}: NEO's internal options of an OpenCL build", on)};
+  const auto extensions = words(m.device.extensions);
   for (const auto& [name, when, why] : k_os_dependent_extensions) {
     const auto at = std::ranges::find(extensions, name);
     if (at == extensions.end()) {
@@ -301,71 +383,78 @@ measure_intel_profile(const ProfileRequest& request, const manifest::TargetRegis
     }
     profile.opencl_extensions_added.push_back(
       {std::string(name), at + 1 == extensions.end() || at == extensions.begin() ? "end" : *(at - 1), when,
-       fmt::format("{}: listed in CL_DEVICE_EXTENSIONS; {}", measured_on, why)});
+       fmt::format("{}: listed in CL_DEVICE_EXTENSIONS; {}", on, why)});
   }
-  profile.opencl_extensions_measured = measured(fmt::format("{}", fmt::join(extensions, " ")), "CL_DEVICE_EXTENSIONS");
-  profile.device_name = measured(device.device_name, "CL_DEVICE_NAME (SYCL's cache keys it)");
-
-  // The IGC library the loader finds, against the one NEO hashed.
-  const char* library_path = std::getenv("LD_LIBRARY_PATH");
-  const auto library = driver.root ? std::optional(driver.root->igc_library())
-                                   : host::find_igc_library(library_path != nullptr ? library_path : "");
-  const auto hashed = fmt::format("{}:{}", cl_key.igc_lib_size, cl_key.igc_lib_mtime);
-  if (const auto identity = library ? host::igc_identity_of(*library) : std::nullopt; identity && *identity != hashed) {
-    log::warn("{} is {} (size:mtime) but NEO hashed {}: NEO loaded another libigc.so.2 than the one this "
-              "machine's loader finds first",
-              library->string(), *identity, hashed);
-  }
-
-  // One Level Zero build, traced. A machine with OpenCL alone still gets a
-  // profile: the Level Zero inputs are then unknown.
-  const auto ze_cache = work.path() / "level-zero-cache";
-  PW_ASSIGN(auto ze_environment, traced_environment(driver, ze_cache, work.path()));
-  auto ze_output = run_tool(driver, ze_tool, {}, std::move(ze_environment), work.path(), request.timeout);
-  auto ze_entries = ze_output ? neo::read_traced_entries(ze_cache, ip ? *ip : neo::IpVersion{})
-                              : Result<std::vector<neo::TracedEntry>>(std::unexpected(ze_output.error()));
-  if (ze_entries && ze_entries->size() == 1) {
-    const auto& ze_key = ze_entries->front().inputs;
+  profile.opencl_extensions_measured =
+    manifest::ProfileValue{fmt::format("{}", fmt::join(extensions, " ")), fmt::format("{}: CL_DEVICE_EXTENSIONS", on)};
+  profile.device_name =
+    manifest::ProfileValue{m.device.device_name, fmt::format("{}: CL_DEVICE_NAME (SYCL's cache keys it)", on)};
+  if (m.ze_entries && m.ze_entries->size() == 1) {
+    const auto& ze_key = m.ze_entries->front().inputs;
     profile.level_zero_bindless = {ze_key.internal_options.find("-cl-intel-use-bindless-mode") != std::string::npos,
-                                   fmt::format("{}: NEO's internal options of a Level Zero build", measured_on)};
-    if (const auto differs = neo::first_difference(
-          ze_key, [&] { auto k = cl_key; k.input = ze_key.input; k.options = ze_key.options;
-                        k.internal_options = ze_key.internal_options; k.spec_ids = ze_key.spec_ids;
-                        k.spec_values = ze_key.spec_values; return k; }());
-        !differs.empty()) {
-      log::warn("NEO's Level Zero trace differs from its OpenCL trace in {}", differs);
-    }
+                                   fmt::format("{}: NEO's internal options of a Level Zero build", on)};
   } else {
     profile.level_zero_bindless = {false, "not measured"};
-    unknown(profile, "level_zero.bindless",
-            fmt::format("the Level Zero build was not traced: {}",
-                        ze_entries ? fmt::format("{} entries", ze_entries->size()) : ze_entries.error().message()));
+    profile.unknown.push_back(
+      {"level_zero.bindless",
+       fmt::format("the Level Zero build was not traced: {}",
+                   m.ze_entries ? fmt::format("{} entries", m.ze_entries->size()) : m.ze_entries.error().message())});
   }
+}
 
+void
+assemble_packages(manifest::IntelProfile& profile, const Measured& m, std::string_view on)
+{
   for (const std::string package : {"libigc2", "intel-opencl-icd", "libze-intel-gpu1"}) {
     std::string version;
     std::string why;
-    if (driver.root) {
-      version = driver.root->package_version(package);
-      why = fmt::format("{}/.complete lists no {}", driver.root->dir().string(), package);
+    if (m.driver.root) {
+      version = m.driver.root->package_version(package);
+      why = fmt::format("{}/.complete lists no {}", m.driver.root->dir().string(), package);
     } else {
       std::tie(version, why) = dpkg_version(package);
     }
     if (version.empty()) {
-      unknown(profile, "driver.packages." + package, why);
+      profile.unknown.push_back({"driver.packages." + package, why});
     } else {
       profile.packages[package] = version;
     }
   }
-  profile.packages_source = fmt::format("{}: {}; NEO hashes libigc.so.2's size and mtime ({}), so a host must carry "
-                                        "these exact builds",
-                                        measured_on,
-                                        driver.root ? driver.root->dir().string() + "/.complete" : "dpkg-query",
-                                        hashed);
+  profile.packages_source = fmt::format("{}: {}; NEO hashes libigc.so.2's size and mtime ({}:{}), so a host must "
+                                        "carry these exact builds",
+                                        on, m.driver.root ? m.driver.root->dir().string() + "/.complete" : "dpkg-query",
+                                        m.cl_entry.inputs.igc_lib_size, m.cl_entry.inputs.igc_lib_mtime);
+}
+
+// The profile from what was measured, each value with its source.
+manifest::IntelProfile
+assemble(const ProfileRequest& request, const Measured& m)
+{
+  const auto [on, kmd] = measured_on(request, m.device);
+  manifest::IntelProfile profile;
+  profile.source_name = "prewarm intel-profile";
+  profile.target = m.target->name;
+  profile.recorder_product = m.target->ocloc_device;
+  profile.recorder_device_id = m.device.device_id;
+  profile.revision = revision_of(request, m, on);
+  assemble_key(profile, m, on);
+  assemble_apis(profile, m, on);
+  assemble_packages(profile, m, on);
   if (!kmd.empty()) {
     profile.ip_version.source += fmt::format(" (kernel driver {})", kmd);
   }
   return profile;
+}
+
+} // namespace
+
+Result<manifest::IntelProfile>
+measure_intel_profile(const ProfileRequest& request, const manifest::TargetRegistry& registry)
+{
+  PW_ASSIGN(const auto work, TempDir::create("prewarm-intel-profile-"));
+  PW_ASSIGN(const auto measured, measure(request, registry, work));
+  check(measured);
+  return assemble(request, measured);
 }
 
 std::string

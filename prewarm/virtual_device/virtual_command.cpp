@@ -260,8 +260,9 @@ struct FilledCaches
   };
   std::vector<Custom> custom; // the ones that filled
   std::size_t sycl_interrupted = 0;
-  std::optional<TracedKey> key; // the key inputs as NEO traced them (no trace without a NEO entry)
-  std::optional<CardEntries> card; // the entries a card looks up (neo_card_slice.hpp)
+  // The NEO recording (no trace without a NEO entry): its traced key and the
+  // entries a card looks up (neo_card_slice.hpp), staged after the proof.
+  std::optional<NeoRecording> recording;
 
   bool empty() const { return neo_entries.empty() && sycl_items.empty() && custom.empty(); }
   std::string counts() const
@@ -291,14 +292,15 @@ point_custom_caches(std::map<std::string, std::string>& environment, const fs::p
   }
 }
 
-// Where the card's entries are made from the recording (neo_card_slice.hpp).
+// What the card's entries are made with (neo_card_slice.hpp).
 struct CardSynthesis
 {
   const IntelRoot& root;
-  const manifest::Target& target;
-  const manifest::IntelProfile* named_profile; // null: the compiled-in one, if any
+  const IntelTarget& target;
   fs::path scratch;
   unsigned jobs; // parallel compiles (--jobs)
+  // The virtual device's properties (its CL_DEVICE_EXTENSIONS: what the recorded lists were made of).
+  const std::function<Result<ReplayResult>()>& probe;
 };
 
 Result<FilledCaches>
@@ -330,13 +332,13 @@ collect_filled(const std::string& job_id, const CommandRun& fill, const fs::path
     }
   }
   if (!filled.neo_entries.empty()) {
-    PW_ASSIGN(auto traced, read_traced_key(fill.neo_cache));
-    filled.key = std::move(traced);
-    // Before the hygiene below removes the traces the synthesis reads.
-    PW_ASSIGN(filled.card, synthesize_card_entries(synthesis.root, synthesis.target, synthesis.named_profile,
-                                                   fill.neo_cache, synthesis.scratch, synthesis.jobs));
+    PW_ASSIGN(const auto probed, synthesis.probe());
+    PW_ASSIGN(auto recording, NeoRecording::take({synthesis.root, synthesis.target, probed.extensions, fill.neo_cache,
+                                                  synthesis.scratch, synthesis.jobs}));
+    filled.recording.emplace(std::move(recording));
+  } else {
+    PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
   }
-  PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
   PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
   return filled;
 }
@@ -365,15 +367,14 @@ slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const Vi
           const std::string& driver, const std::function<Result<ReplayResult>()>& probe)
 {
   std::vector<jobs::JobOutput> outputs;
-  if (names_kind(model, bundle::CacheKind::neo) && filled.key) {
+  if (names_kind(model, bundle::CacheKind::neo) && filled.recording) {
     jobs::JobOutput neo;
     neo.staging_dir = filled.neo.parent_path();
     PW_ASSIGN(const auto probed, probe());
     const bool opencl =
       std::ranges::any_of(filled.neo_entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
-    neo.requirements =
-      neo_slice_requirements(driver, *filled.key, probed, opencl ? OpenclEntries::present : OpenclEntries::absent);
-    PW_TRY(accept_card(neo.requirements, filled.card, probed.extensions));
+    PW_ASSIGN(neo.requirements,
+              filled.recording->requirements(driver, probed, opencl ? OpenclEntries::present : OpenclEntries::absent));
     outputs.push_back(std::move(neo));
   }
   // SYCL's own key holds the device name and the driver version: the device
@@ -416,12 +417,40 @@ struct VirtualProof
   std::optional<audit::UsageReport> usage;   // when the proof ran
   CommandRunResult rerun;
   std::optional<NeoCacheStats> stats;
+  std::vector<std::string> not_shipped; // kinds the re-run saw empty: the bundle does not ship them
 };
 
+// The re-run sees exactly the kinds the bundle ships, as a host that
+// installed it would: a copy of each shipped cache, and an empty directory
+// for NEO's or SYCL's cache when the model does not name its kind (a SYCL
+// application's SYCL cache would otherwise answer for the NEO entries the
+// bundle ships, proving nothing about them).
+std::vector<command::ProofCache>
+shipped_caches(const manifest::ModelSpec& model, const CommandRun& fill, const FilledCaches& filled,
+               const fs::path& proof_dir, VirtualProof& judged)
+{
+  std::vector<command::ProofCache> caches;
+  for (const auto& [kind, dir] : {std::pair{bundle::CacheKind::neo, fill.neo_cache}, {bundle::CacheKind::sycl, fill.sycl_cache}}) {
+    const std::string name(bundle::to_string(kind));
+    if (names_kind(model, kind)) {
+      caches.push_back({name, dir, proof_dir / name});
+    } else {
+      judged.not_shipped.push_back(name);
+    }
+  }
+  for (const auto& c : filled.custom) {
+    caches.push_back({fmt::format("{}/{}", bundle::k_custom_kind, c.name()),
+                      command::custom_staging_dir(filled.custom_root, c.name()),
+                      command::custom_staging_dir(proof_dir, c.name())});
+  }
+  return caches;
+}
+
 Result<VirtualProof>
-judge_fill(const IntelRoot& root, const VirtualDevice& device, const CommandRun& fill, const CommandRunResult& ran,
-           const FilledCaches& filled, const std::vector<command::CustomCacheRequest>& custom,
-           const fs::path& proof_dir, manifest::VerifyMode verify)
+judge_fill(const IntelRoot& root, const VirtualDevice& device, const manifest::ModelSpec& model, const CommandRun& fill,
+           const CommandRunResult& ran, const FilledCaches& filled,
+           const std::vector<command::CustomCacheRequest>& custom, const fs::path& proof_dir,
+           manifest::VerifyMode verify)
 {
   VirtualProof judged;
   if (ran.deadline_reached) {
@@ -431,24 +460,22 @@ judge_fill(const IntelRoot& root, const VirtualDevice& device, const CommandRun&
   if (verify == manifest::VerifyMode::off) {
     return judged;
   }
-  std::vector<command::ProofCache> caches = {{"neo", fill.neo_cache, proof_dir / "neo"},
-                                             {"sycl", fill.sycl_cache, proof_dir / "sycl"}};
-  for (const auto& c : filled.custom) {
-    caches.push_back({fmt::format("{}/{}", bundle::k_custom_kind, c.name()),
-                      command::custom_staging_dir(filled.custom_root, c.name()),
-                      command::custom_staging_dir(proof_dir, c.name())});
-  }
+  const auto caches = shipped_caches(model, fill, filled, proof_dir, judged);
+  const auto cache_of = [&](const command::ProofCopies& copies, const std::string& kind) {
+    const auto copy = copies.dirs.find(kind);
+    return copy != copies.dirs.end() ? copy->second : proof_dir / (kind + "-not-shipped");
+  };
   PW_ASSIGN(auto usage, command::rerun_on_copies(caches, [&](const command::ProofCopies& copies) -> Status {
               CommandRun again = fill;
-              again.neo_cache = copies.dirs.at("neo");
-              again.sycl_cache = copies.dirs.at("sycl");
+              again.neo_cache = cache_of(copies, "neo"); // run_command creates an empty one
+              again.sycl_cache = cache_of(copies, "sycl");
               point_custom_caches(again.environment, proof_dir, custom);
               again.trace = false;
               again.proof = true;
               PW_ASSIGN(judged.rerun, run_command(root, device, again));
               return {};
             }));
-  judged.stats = read_neo_cache_stats(proof_dir / "neo");
+  judged.stats = read_neo_cache_stats(proof_dir / (names_kind(model, bundle::CacheKind::neo) ? "neo" : "neo-not-shipped"));
   if (judged.rerun.deadline_reached) {
     judged.verdict = fmt::format("the hit proof did not finish: the re-run on the copies {}", judged.rerun.ending);
   } else if (const auto written = command::new_entries(usage); written > 0) {
@@ -467,9 +494,10 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
 {
   const auto neo_bytes = total_bytes(fill.neo_cache, filled.neo_entries);
   const auto sycl_bytes = total_bytes(fill.sycl_cache, filled.sycl_items);
-  outcome.device = filled.key ? fmt::format("virtual {} {} rev {} ({})", device.product, filled.key->device_id,
-                                            filled.key->revision, root.dir().string())
-                              : fmt::format("virtual {} ({})", device.describe(), root.dir().string());
+  const auto* key = filled.recording ? &filled.recording->key() : nullptr;
+  outcome.device = key != nullptr ? fmt::format("virtual {} {} rev {} ({})", device.product, key->device_id,
+                                                key->revision, root.dir().string())
+                                  : fmt::format("virtual {} ({})", device.describe(), root.dir().string());
   std::string custom_text;
   for (const auto& c : filled.custom) {
     custom_text += fmt::format(", custom/{} {} files ({} bytes)", c.name(), c.files, c.bytes);
@@ -478,11 +506,13 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
   if (ran.deadline_reached) {
     proof_text = "no hit proof (the deadline stopped the warm-up)";
   } else if (judged.usage) {
-    proof_text = fmt::format("re-run: {}, SYCL {} loaded, {} new entries, {:.1f} s",
-                             judged.stats ? fmt::format("NEO {} hits, {} misses", judged.stats->hits,
-                                                        judged.stats->misses)
-                                          : std::string("no NEO statistics"),
-                             judged.rerun.sycl_hits, command::new_entries(*judged.usage), judged.rerun.seconds);
+    proof_text = fmt::format(
+      "re-run as installed{}: {}, SYCL {} loaded, {} new entries, {:.1f} s",
+      judged.not_shipped.empty() ? std::string()
+                                 : fmt::format(" (not shipped, so empty: {})", fmt::join(judged.not_shipped, ", ")),
+      judged.stats ? fmt::format("NEO {} hits, {} misses", judged.stats->hits, judged.stats->misses)
+                   : std::string("no NEO statistics"),
+      judged.rerun.sycl_hits, command::new_entries(*judged.usage), judged.rerun.seconds);
   }
   outcome.summary = fmt::format("virtual device: command {} in {:.1f} s{} -> NEO {} entries ({} bytes), SYCL {} "
                                 "items ({} bytes){}; {}",
@@ -511,11 +541,11 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
     json["verdict"] = *judged.verdict;
   }
   // The entries a card looks up, made from this recording (neo_card_slice.hpp).
-  json["card"] = nlohmann::json::parse(report_json(filled.card));
-  if (filled.key) {
-    json["pci_id"] = filled.key->device_id;
-    json["pci_revision"] = filled.key->revision;
-    json["igc"] = filled.key->igc_identity;
+  json["card"] = filled.recording ? filled.recording->report() : nlohmann::json(nullptr);
+  if (key != nullptr) {
+    json["pci_id"] = key->device_id;
+    json["pci_revision"] = key->revision;
+    json["igc"] = key->igc_identity;
   }
   if (judged.usage) {
     json["proof_seconds"] = judged.rerun.seconds;
@@ -523,6 +553,7 @@ describe_outcome(jobs::JobOutcome& outcome, const IntelRoot& root, const Virtual
     json["proof_new_neo_entries"] = command::new_entries(*judged.usage, "neo");
     json["proof_new_sycl_items"] = command::new_entries(*judged.usage, "sycl");
     json["proof_new_entries"] = command::new_entries(*judged.usage);
+    json["proof_not_shipped"] = judged.not_shipped;
   }
   if (judged.stats) {
     json["proof_neo_hits"] = judged.stats->hits;
@@ -546,7 +577,9 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
                             job_id),
                 "E_VIRTUAL_DEVICE");
   }
-  PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
+  PW_ASSIGN(const auto target,
+            resolve_intel_target(context.target, context.manifest.find_profile(context.target.name)));
+  const auto& device = target.device;
   auto argv = workload.argv_for(context.job.precision);
   if (argv.empty()) {
     return fail(Errc::usage, fmt::format("{}: the command is empty", job_id));
@@ -571,9 +604,21 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   fill.trace = true;
   PW_ASSIGN(const auto ran, run_command(*m_root, device, fill));
   std::vector<std::string> warnings;
-  const CardSynthesis synthesis{*m_root, context.target, context.manifest.find_profile(context.target.name),
-                                context.work_dir / "card-synthesis", m_compile_jobs};
-  PW_ASSIGN(const auto filled, collect_filled(job_id, fill, custom_root, custom, synthesis, warnings));
+  // Probed once, by the synthesis or the slices, whichever asks first.
+  std::optional<ReplayResult> probed;
+  const std::function<Result<ReplayResult>()> probe = [&]() -> Result<ReplayResult> {
+    if (!probed) {
+      PW_ASSIGN(const auto tool, locate_replay_tool());
+      const auto probe_dir = context.work_dir / "virtual-probe";
+      PW_ASSIGN(auto result, replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"}));
+      // The NEO slice requires the root's driver: the device must have run it.
+      PW_TRY(checked_driver_release(*m_root, device, result));
+      probed = std::move(result);
+    }
+    return *probed;
+  };
+  const CardSynthesis synthesis{*m_root, target, context.work_dir / "card-synthesis", m_compile_jobs, probe};
+  PW_ASSIGN(auto filled, collect_filled(job_id, fill, custom_root, custom, synthesis, warnings));
   if (filled.empty()) {
     return fail(Errc::failed,
                 fmt::format("{}: the command compiled nothing on the virtual device {} ({}; log: {})", job_id,
@@ -581,14 +626,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
                 "E_VIRTUAL_DEVICE");
   }
   jobs::JobOutcome outcome;
-  PW_ASSIGN(outcome.outputs, slices_of(filled, context.model, device, driver, [&]() -> Result<ReplayResult> {
-              PW_ASSIGN(const auto tool, locate_replay_tool());
-              const auto probe_dir = context.work_dir / "virtual-probe";
-              PW_ASSIGN(auto probed, replay_programs(*m_root, device, {}, {tool, probe_dir, probe_dir / "neo"}));
-              // The NEO slice requires the root's driver: the device must have run it.
-              PW_TRY(checked_driver_release(*m_root, device, probed));
-              return probed;
-            }));
+  PW_ASSIGN(outcome.outputs, slices_of(filled, context.model, device, driver, probe));
   if (outcome.outputs.empty()) {
     return fail(Errc::failed,
                 fmt::format("{}: the command filled only caches of kinds it does not name ({})", job_id,
@@ -601,8 +639,8 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
     }
   }
 
-  PW_ASSIGN(const auto judged, judge_fill(*m_root, device, fill, ran, filled, custom,
-                                         context.work_dir / "virtual-proof", workload.verify));
+  PW_ASSIGN(const auto judged, judge_fill(*m_root, device, context.model, fill, ran, filled, custom,
+                                          context.work_dir / "virtual-proof", workload.verify));
   if (judged.verdict && workload.verify == manifest::VerifyMode::require) {
     return fail(Errc::failed, fmt::format("job {}: verify: require, and {}", job_id, *judged.verdict));
   }
@@ -610,7 +648,9 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
     log::warn("{}: {}", job_id, *judged.verdict);
   }
   // After the proof, which they would only confuse: the virtual device never looks them up.
-  PW_TRY(stage_card_entries(filled.card, fill.neo_cache));
+  if (filled.recording) {
+    PW_TRY(filled.recording->stage());
+  }
   for (const auto& w : warnings) {
     log::warn("{}: {}", job_id, w);
   }
@@ -618,7 +658,7 @@ VirtualCommandExecutor::run(const jobs::JobContext& context)
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   describe_outcome(outcome, *m_root, device, driver, fill, ran, filled, judged);
   if (names_kind(context.model, bundle::CacheKind::neo) && !filled.neo_entries.empty()) {
-    outcome.summary += describe(filled.card);
+    outcome.summary += filled.recording->describe();
   }
   log::verbose("{}: {}", job_id, outcome.summary);
   return outcome;

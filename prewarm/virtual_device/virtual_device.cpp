@@ -228,7 +228,7 @@ replay_programs(const IntelRoot& root, const VirtualDevice& device, const std::v
   }
 
   process::Spec spec;
-  spec.argv = root.command(run.tool, {"programs.list"});
+  spec.argv = root.command(run.tool, {"programs.list"}, run.libraries);
   spec.environment = std::move(environment);
   spec.working_directory = run.work_dir;
   process::Supervision supervision;

@@ -98,6 +98,9 @@ struct ReplayRun
   bool stats = false;               // NEO_CACHE_STATS=1
   process::Environment debug_keys{}; // more NEO debug keys (OverrideRevision), after the device's
   std::chrono::seconds timeout{600};
+  // pinned: what every build records (intel_root.hpp); as_host: NEO sees
+  // this host's libraries (tests compare NEO's own lists with libva).
+  IntelRoot::HostLibraries libraries = IntelRoot::HostLibraries::pinned;
 };
 
 // prewarm-cl-replay's stdout, read (`output` kept in the result).

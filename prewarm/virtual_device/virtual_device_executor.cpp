@@ -88,16 +88,67 @@ make_neo_slice(const IntelRoot& root, const fs::path& tool, const jobs::JobConte
   return make_neo_slice_of(root, tool, context, programs, jobs);
 }
 
+namespace {
+
+// The exact builds, kept with the job's log: to replay on a virtual device
+// (or a real one) with `prewarm-cl-replay programs.list` there.
+void
+keep_program_list(const jobs::JobContext& context, const ReplayRun& fill)
+{
+  if (context.log_file.empty()) {
+    return;
+  }
+  const auto kept = fs::path(context.log_file).replace_extension(".programs");
+  std::error_code ignored;
+  fs::remove_all(kept, ignored);
+  fs::create_directories(kept, ignored);
+  fs::copy(fill.work_dir / "sources", kept / "sources", fs::copy_options::recursive, ignored);
+  fs::copy_file(fill.work_dir / "programs.list", kept / "programs.list", ignored);
+  if (ignored) {
+    log::warn("{}: the replayable program list not kept in {}: {}", context.job.id, kept.string(), ignored.message());
+  }
+}
+
+// The hit proof: the same programs built again against a copy of the slice.
+struct ReplayProof
+{
+  ReplayResult proved;
+  std::size_t new_entries = 0;
+  std::optional<std::string> first_new_entry;
+  std::optional<NeoCacheStats> stats;
+};
+
+Result<ReplayProof>
+prove_replay(const IntelRoot& root, const fs::path& tool, const VirtualDevice& device,
+             const std::vector<ReplayProgram>& programs, const fs::path& neo, const fs::path& proof_dir)
+{
+  ReplayProof proof;
+  PW_ASSIGN(const auto rerun, command::rerun_on_copies(
+                                {{"neo", neo, proof_dir / "neo"}}, [&](const command::ProofCopies& copies) -> Status {
+                                  ReplayRun again{tool, proof_dir, copies.dirs.at("neo")};
+                                  again.stats = true;
+                                  PW_ASSIGN(proof.proved, replay_programs(root, device, programs, again));
+                                  return {};
+                                }));
+  proof.new_entries = command::new_entries(rerun);
+  proof.first_new_entry = command::first_new_entry(rerun);
+  proof.stats = read_neo_cache_stats(proof_dir / "neo");
+  return proof;
+}
+
+} // namespace
+
 Result<NeoSlice>
 make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobContext& context,
                   const std::vector<ReplayProgram>& programs, unsigned jobs)
 {
   const auto started = std::chrono::steady_clock::now();
-  PW_ASSIGN(const auto device, virtual_device_for(context.target, context.manifest.find_profile(context.target.name)));
+  PW_ASSIGN(const auto target,
+            resolve_intel_target(context.target, context.manifest.find_profile(context.target.name)));
+  const auto& device = target.device;
   if (programs.empty()) {
     return fail(Errc::internal, fmt::format("{}: no program to build on the virtual device", context.job.id));
   }
-
   const auto staging = context.work_dir / "neo-slice";
   const auto neo = staging / "neo";
   ReplayRun fill{tool, context.work_dir / "virtual-fill", neo};
@@ -109,63 +160,36 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
                             filled.failed.size(), programs.size(), filled.failed.front()),
                 "E_VIRTUAL_DEVICE");
   }
-  PW_ASSIGN(const auto key, read_traced_key(neo));
-  // The entries a card looks up, made from the traces cleaning removes (neo_card_slice.hpp).
-  PW_ASSIGN(const auto card, synthesize_card_entries(root, context.target, context.manifest.find_profile(context.target.name), neo, context.work_dir / "card-synthesis", jobs));
-  if (!context.log_file.empty()) {
-    // Kept with the job's log: the exact builds, to replay on a virtual
-    // device (or a real one) with `prewarm-cl-replay programs.list` there.
-    const auto kept = fs::path(context.log_file).replace_extension(".programs");
-    std::error_code ignored;
-    fs::remove_all(kept, ignored);
-    fs::create_directories(kept, ignored);
-    fs::copy(fill.work_dir / "sources", kept / "sources", fs::copy_options::recursive, ignored);
-    fs::copy_file(fill.work_dir / "programs.list", kept / "programs.list", ignored);
-    if (ignored) {
-      log::warn("{}: the replayable program list not kept in {}: {}", context.job.id, kept.string(), ignored.message());
-    }
-  }
   const auto entries = neo_cache_entries(neo);
-  PW_ASSIGN(const auto cleaned, jobs::clean_staged_kind(bundle::CacheKind::neo, neo));
-
-  // The hit proof: the same programs built again against a copy.
-  ReplayResult proved;
-  const auto proof_dir = context.work_dir / "virtual-proof";
-  PW_ASSIGN(const auto rerun, command::rerun_on_copies({{"neo", neo, proof_dir / "neo"}},
-                                                       [&](const command::ProofCopies& copies) -> Status {
-                                                         ReplayRun again{tool, proof_dir, copies.dirs.at("neo")};
-                                                         again.stats = true;
-                                                         PW_ASSIGN(proved, replay_programs(root, device, programs, again));
-                                                         return {};
-                                                       }));
-  const auto new_entries = command::new_entries(rerun);
-  const auto stats = read_neo_cache_stats(proof_dir / "neo");
+  PW_ASSIGN(auto recording,
+            NeoRecording::take({root, target, filled.extensions, neo, context.work_dir / "card-synthesis", jobs}));
+  keep_program_list(context, fill);
+  PW_ASSIGN(const auto proof, prove_replay(root, tool, device, programs, neo, context.work_dir / "virtual-proof"));
   PW_ASSIGN(const auto driver, checked_driver_release(root, device, filled));
-
   std::error_code ec;
   std::uint64_t bytes = 0;
   for (const auto& e : entries) {
     bytes += fs::file_size(neo / e, ec);
   }
-  PW_TRY(stage_card_entries(card, neo));
+  PW_TRY(recording.stage());
   NeoSlice slice;
   slice.output.staging_dir = staging;
   const bool opencl = std::ranges::any_of(entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
-  slice.output.requirements =
-    neo_slice_requirements(driver, key, filled, opencl ? OpenclEntries::present : OpenclEntries::absent);
-  PW_TRY(accept_card(slice.output.requirements, card, filled.extensions));
+  PW_ASSIGN(slice.output.requirements,
+            recording.requirements(driver, filled, opencl ? OpenclEntries::present : OpenclEntries::absent));
+  const auto& key = recording.key();
   slice.device = fmt::format("virtual {} {} rev {} (NEO {}, {})", device.product, key.device_id, key.revision,
                              driver, root.dir().string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const auto proof = stats ? fmt::format("{} hits, {} misses", stats->hits, stats->misses) : "no NEO statistics";
+  const auto& stats = proof.stats;
+  const auto proved = stats ? fmt::format("{} hits, {} misses", stats->hits, stats->misses) : "no NEO statistics";
   slice.summary = fmt::format("NEO cache: {} programs -> {} entries ({} bytes) in {:.1f} s; re-run: {}, {} new "
-                              "entries, {:.2f} s",
-                              programs.size(), entries.size(), bytes, filled.seconds, proof, new_entries,
-                              proved.seconds);
-  slice.summary += describe(card);
-  if (new_entries > 0 || (stats && stats->misses > 0)) {
+                              "entries, {:.2f} s{}",
+                              programs.size(), entries.size(), bytes, filled.seconds, proved, proof.new_entries,
+                              proof.proved.seconds, recording.describe());
+  if (proof.new_entries > 0 || (stats && stats->misses > 0)) {
     log::warn("{}: the re-run on the virtual device did not reuse every entry ({}; first new entry: {})",
-              context.job.id, proof, command::first_new_entry(rerun).value_or("none"));
+              context.job.id, proved, proof.first_new_entry.value_or("none"));
   }
   nlohmann::json json = {
     {"virtual_device", device.describe()},
@@ -178,13 +202,13 @@ make_neo_slice_of(const IntelRoot& root, const fs::path& tool, const jobs::JobCo
     {"programs", programs.size()},
     {"entries", entries.size()},
     {"entry_bytes", bytes},
-    {"bookkeeping_removed", cleaned.bookkeeping_removed},
+    {"bookkeeping_removed", recording.bookkeeping_removed()},
     {"fill_seconds", filled.seconds},
-    {"proof_seconds", proved.seconds},
-    {"proof_new_entries", new_entries},
+    {"proof_seconds", proof.proved.seconds},
+    {"proof_new_entries", proof.new_entries},
     {"seconds", seconds},
   };
-  json["card"] = nlohmann::json::parse(report_json(card));
+  json["card"] = recording.report();
   if (stats) {
     json["proof_hits"] = stats->hits;
     json["proof_misses"] = stats->misses;

@@ -2,7 +2,7 @@
 # Shared helpers for the shell integration tests. Source it; it defines:
 #   step, fail, pass, skip, make_scratch, expect_exit, assert_stderr_contains,
 #   tree_hash, flip_byte, assert_no_staging, require_opencl_device, require_intel_root,
-#   intel_extensions_value
+#   intel_library_path, intel_extensions_value
 LAST_STDERR=""
 
 step() { echo "== $*"; }
@@ -74,6 +74,16 @@ require_intel_root() {
   fi
 }
 
+# intel_library_path: --library-path for a program on the Intel root as
+# prewarm runs its virtual devices (virtual_device/intel_root.hpp): first a
+# directory whose libva.so.2 is no library, so NEO lists no libva extension
+# whatever this host has installed, then the root's libraries.
+intel_library_path() {
+  local pins="${SCRATCH:-${TMPDIR:-/tmp}}/prewarm-intel-pins"
+  mkdir -p "$pins" && : > "$pins/libva.so.2"
+  echo "$pins:$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu"
+}
+
 # intel_extensions_value PRODUCT PCI-ID: on stdout, intel.opencl-extensions
 # of the Intel root's NEO posing as that device (ProductFamilyOverride,
 # ForceDeviceId), from the root's clinfo: the count and the first 16 hex
@@ -85,7 +95,7 @@ intel_extensions_value() {
   echo "$ROOT/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so" > "$vendors/neo.icd"
   env -u LD_LIBRARY_PATH OCL_ICD_VENDORS="$vendors" NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 \
     HardwareInfoOverride=1x5x4 UseBindlessMode=0 ProductFamilyOverride="$1" ForceDeviceId="${2#0x}" \
-    "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu" \
+    "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$(intel_library_path)" \
     "$ROOT/usr/bin/clinfo" --raw 2>/dev/null | python3 -c '
 import hashlib, sys
 for line in sys.stdin:

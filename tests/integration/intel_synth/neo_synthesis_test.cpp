@@ -27,6 +27,7 @@
 #include "manifest/presets.hpp"
 #include "process/run.hpp"
 #include "virtual_device/neo_cache_key.hpp"
+#include "virtual_device/neo_extension_list.hpp"
 #include "virtual_device/neo_synthesis.hpp"
 #include "virtual_device/virtual_device.hpp"
 
@@ -318,6 +319,15 @@ protected:
     return {};
   }
 
+  // The virtual device's CL_DEVICE_EXTENSIONS (what NEO's lists are made of).
+  Result<std::string> device_extensions(const Configuration& c)
+  {
+    const auto dir = m_work->path() / ("probe-" + c.product);
+    PW_ASSIGN(const auto probed, replay_programs(*m_root, VirtualDevice{c.product, c.device_id, {}}, {},
+                                                 {PREWARM_CL_REPLAY, dir, dir / "neo"}));
+    return probed.extensions;
+  }
+
   std::optional<IntelRoot> m_root;
   std::optional<aot::Ocloc> m_ocloc;
   std::optional<TempDir> m_work;
@@ -325,10 +335,19 @@ protected:
   std::vector<fs::path> m_spirv;
 };
 
+// A key whose -cl-ext= lists are the virtual device's own.
+void
+with_recorder_lists(neo::CardKey& key, std::string_view extensions)
+{
+  key.recorder_extensions = neo::split_names(extensions);
+  key.extension_lists = {key.recorder_extensions};
+}
+
 neo::CardKey
-recorder_key(const neo::RecordedEntry& any, const Configuration& c)
+recorder_key(const neo::RecordedEntry& any, const Configuration& c, std::string_view extensions)
 {
   neo::CardKey key;
+  with_recorder_lists(key, extensions);
   key.target = "recorder " + c.product;
   key.device_id = any.traced.inputs.platform.device_id;
   key.revision = any.traced.inputs.platform.revision;
@@ -372,7 +391,9 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
     names += neo::cached_file_name(r.traced.inputs) == r.traced.name ? 1 : 0;
   }
   const auto identity = m_work->path() / "identity";
-  auto own = neo::synthesize(*m_ocloc, *recorded, recorder_key(recorded->front(), c.recorder), identity,
+  auto extensions = device_extensions(c.recorder);
+  ASSERT_TRUE(extensions) << extensions.error().message();
+  auto own = neo::synthesize(*m_ocloc, *recorded, recorder_key(recorded->front(), c.recorder, *extensions), identity,
                              synthesis_jobs());
   ASSERT_TRUE(own) << own.error().message();
   EXPECT_TRUE(own->skipped.empty()) << own->skipped.front();
@@ -396,6 +417,7 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
   second.device_id = static_cast<std::uint16_t>(std::stoul(c.second.device_id, nullptr, 16));
   second.revision = c.second_revision;
   second.ip_version = *neo::IpVersion::parse(c.second.ip_version);
+  with_recorder_lists(second, *extensions);
   const auto second_dir = m_work->path() / "second";
   auto made = neo::synthesize(*m_ocloc, *recorded, second, second_dir, synthesis_jobs());
   ASSERT_TRUE(made) << made.error().message();
@@ -445,7 +467,7 @@ TEST_P(NeoSynthesis, NamesAndBytesAreNeosAndASecondConfigurationHitsEveryEntry)
   // The target's card, from its key profile: synthesized and timed.
   auto profile = manifest::embedded_intel_profile(c.target);
   ASSERT_TRUE(profile && profile->has_value());
-  auto card = neo::card_key(**profile);
+  auto card = neo::card_key(**profile, *extensions);
   ASSERT_TRUE(card) << card.error().message();
   const auto card_dir = m_work->path() / "card";
   auto synthesized = neo::synthesize(*m_ocloc, *recorded, *card, card_dir, synthesis_jobs());

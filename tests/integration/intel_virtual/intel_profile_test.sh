@@ -38,7 +38,8 @@ on_virtual_b580() { # CMD...: under NEO's keys for a virtual B580 (as virtual_de
   env -u LD_LIBRARY_PATH NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 HardwareInfoOverride=1x5x4 \
     UseBindlessMode=0 ProductFamilyOverride=bmg ForceDeviceId=E20B "$@"
 }
-IN_ROOT=("$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$LIB:$ROOT/lib/x86_64-linux-gnu") # the root's loader
+# the root's loader, pinned as prewarm runs a virtual device (and as intel-profile measures one)
+IN_ROOT=("$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$(intel_library_path)")
 
 step "prewarm intel-profile on the virtual B580 (the root's driver)"
 expect_exit 0 on_virtual_b580 "$PREWARM" intel-profile --out profile.yaml --driver-root "$ROOT"

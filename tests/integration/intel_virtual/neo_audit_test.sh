@@ -45,7 +45,7 @@ run_app() { # root product pci-id host-json [program list]
      NEOReadDebugKeys=1 SetCommandStreamReceiver=5 UseAubStream=0 HardwareInfoOverride=1x5x4 UseBindlessMode=0 \
      ProductFamilyOverride="$2" ForceDeviceId="$3" \
      "$PREWARM_RUNTIME" exec --root "$SCRATCH/$1" --audit "$SCRATCH/$1.exec.json" -- \
-     "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/lib/x86_64-linux-gnu" \
+     "$ROOT/lib64/ld-linux-x86-64.so.2" --library-path "$(intel_library_path)" \
      "$CL_REPLAY" "${5:-programs.list}") > "$1.out" 2> "$1.err" || { cat "$1.out" "$1.err"; fail "the application on the virtual device"; }
   PREWARM_HOST_DEVICES="$SCRATCH/$4" "$PREWARM_RUNTIME" status --root "$1" --audit --json > "$1.status.json" \
     || fail "status --audit --json"

@@ -6,10 +6,12 @@
 // 1206-1207: bindless before -ze-intel-has-buffer-offset-arg), and which key
 // fields synthesis changes.
 #include "manifest/intel_profile.hpp"
+#include "virtual_device/neo_extension_list.hpp"
 #include "virtual_device/neo_synthesis.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace prewarm;
@@ -33,14 +35,35 @@ traced(std::string_view dir, IpVersion ip, CacheApi api)
   return out;
 }
 
+// The device's CL_DEVICE_EXTENSIONS from the list NEO traced for a program
+// without -cl-std (the device's list as is: oclc_extensions.cpp:142-162).
+std::string
+device_extensions(const RecordedEntry& entry)
+{
+  const auto place = find_extension_list(entry.traced.inputs.internal_options);
+  EXPECT_TRUE(place);
+  std::string list = place ? place->list.substr(std::string_view(" -cl-ext=-all,").size()) : "";
+  std::ranges::replace(list, ',', ' ');
+  std::erase(list, '+');
+  return list;
+}
+
+CardKey
+key_for(std::string_view target, std::string_view device)
+{
+  auto profile = manifest::embedded_intel_profile(target);
+  EXPECT_TRUE(profile && profile->has_value());
+  auto key = card_key(**profile, device);
+  EXPECT_TRUE(key) << key.error().message();
+  return *key;
+}
+
 CardKey
 b580()
 {
-  auto profile = manifest::embedded_intel_profile("arc-b580");
-  EXPECT_TRUE(profile && profile->has_value());
-  auto key = card_key(**profile);
-  EXPECT_TRUE(key) << key.error().message();
-  return *key;
+  auto recorded = traced("bmg-opencl", {20, 1, 0}, CacheApi::opencl);
+  EXPECT_TRUE(recorded && !recorded->empty());
+  return key_for("arc-b580", device_extensions(recorded->front()));
 }
 
 TEST(CardInternalOptions, OpenClListsTheCardsExtensionsWhereNeoDoes)
@@ -50,7 +73,7 @@ TEST(CardInternalOptions, OpenClListsTheCardsExtensionsWhereNeoDoes)
   ASSERT_FALSE(recorded->empty());
   const auto& traced = recorded->front().traced.inputs.internal_options;
   ASSERT_EQ(traced.find("cl_khr_pci_bus_info"), std::string::npos);
-  auto options = card_internal_options(traced, CacheApi::opencl, b580());
+  auto options = card_internal_options(traced, recorded->front().traced.inputs.options, CacheApi::opencl, b580());
   ASSERT_TRUE(options) << options.error().message();
   ASSERT_EQ(options->size(), 2u); // without and with libva
   const auto& plain = (*options)[0];
@@ -65,25 +88,14 @@ TEST(CardInternalOptions, OpenClListsTheCardsExtensionsWhereNeoDoes)
   EXPECT_EQ(plain, expected);
 }
 
-TEST(CardInternalOptions, OpenClCFeaturesStayAfterTheExtensions)
-{
-  const std::string recorded = "-ocl-version=300  -cl-ext=-all,+cl_khr_fp16,+__opencl_c_images,+__opencl_c_3d_image_writes ";
-  auto key = b580();
-  key.opencl_extensions.erase(key.opencl_extensions.begin()); // pci_bus_info only: no GL anchor here
-  auto options = card_internal_options(recorded, CacheApi::opencl, key);
-  ASSERT_TRUE(options) << options.error().message();
-  EXPECT_EQ(options->front(),
-            "-ocl-version=300  -cl-ext=-all,+cl_khr_fp16,+cl_khr_pci_bus_info,+__opencl_c_images,"
-            "+__opencl_c_3d_image_writes ");
-}
-
 TEST(CardInternalOptions, AMissingAnchorNamesTheProfileField)
 {
-  auto options = card_internal_options("-cl-ext=-all,+cl_khr_fp16 ", CacheApi::opencl, b580());
-  ASSERT_FALSE(options);
-  EXPECT_NE(options.error().message().find("opencl.extensions.add cl_intel_va_api_media_sharing"), std::string::npos)
-    << options.error().message();
-  EXPECT_FALSE(card_internal_options("-ocl-version=300", CacheApi::opencl, b580()));
+  auto profile = manifest::embedded_intel_profile("arc-b580");
+  ASSERT_TRUE(profile && profile->has_value());
+  auto key = card_key(**profile, "cl_khr_fp16");
+  ASSERT_FALSE(key);
+  EXPECT_NE(key.error().message().find("opencl.extensions.add cl_intel_va_api_media_sharing"), std::string::npos)
+    << key.error().message();
 }
 
 TEST(CardInternalOptions, LevelZeroBindlessGoesBeforeTheBufferOffsetOption)
@@ -91,24 +103,21 @@ TEST(CardInternalOptions, LevelZeroBindlessGoesBeforeTheBufferOffsetOption)
   auto recorded = traced("bmg-level-zero", {20, 1, 0}, CacheApi::level_zero);
   ASSERT_TRUE(recorded && !recorded->empty());
   const auto& traced = recorded->front().traced.inputs.internal_options;
-  auto options = card_internal_options(traced, CacheApi::level_zero, b580());
+  auto options = card_internal_options(traced, "", CacheApi::level_zero, b580());
   ASSERT_TRUE(options) << options.error().message();
   ASSERT_EQ(options->size(), 1u);
   EXPECT_EQ(options->front(), "-cl-intel-use-bindless-mode -cl-intel-use-bindless-advanced-mode " + traced);
   auto not_bindless = b580();
   not_bindless.level_zero_bindless = false;
-  EXPECT_EQ(card_internal_options(traced, CacheApi::level_zero, not_bindless)->front(), traced);
+  EXPECT_EQ(card_internal_options(traced, "", CacheApi::level_zero, not_bindless)->front(), traced);
 }
 
 TEST(CardInputs, OnlyTheCardsFieldsChange)
 {
   auto recorded = traced("mtl-h-opencl", {12, 71, 4}, CacheApi::opencl);
   ASSERT_TRUE(recorded && recorded->size() == 1);
-  auto profile = manifest::embedded_intel_profile("mtl-igpu");
-  ASSERT_TRUE(profile && profile->has_value());
-  auto key = card_key(**profile);
-  ASSERT_TRUE(key);
-  auto inputs = card_inputs(recorded->front(), *key);
+  const auto key = key_for("mtl-igpu", device_extensions(recorded->front()));
+  auto inputs = card_inputs(recorded->front(), key);
   ASSERT_TRUE(inputs);
   ASSERT_EQ(inputs->size(), 2u);
   const auto& before = recorded->front().traced.inputs;
