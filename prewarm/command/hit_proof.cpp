@@ -12,6 +12,7 @@
 #include "base/files.hpp"
 #include "bundle/app_hint.hpp"
 #include "bundle/custom_cache.hpp"
+#include "bundle/installed_environment.hpp"
 #include "install/opencl_layer_environment.hpp"
 #include "jobs/staged_output.hpp"
 
@@ -376,6 +377,10 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
 {
   std::vector<std::string> causes;
   const auto host = host_name();
+  std::vector<std::string> selected; // the kinds the proof ran with: a known case can depend on them
+  for (const auto& k : usage.kinds) {
+    selected.push_back(k.kind);
+  }
   for (const auto& k : usage.kinds) {
     if (k.untouched()) {
       // Not a miss (cache_usage.hpp), but worth a note: why capture it?
@@ -417,7 +422,7 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       }
     }
     if (!again.empty()) {
-      const std::string known = known_case(bundle::app_hint_for_kind(k.kind));
+      const std::string known = known_case(bundle::app_hint_for_kind(k.kind, selected));
       if (!differences.empty()) {
         causes.push_back(fmt::format("{}: the re-run compiled kernels again ({}) that the capture holds under other "
                                      "keys; what differs: {}{}",
@@ -449,10 +454,11 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       }
     }
     if (causes.size() == before) {
-      causes.push_back(fmt::format("{}: cause unknown ({} new files, e.g. {}){}", k.kind, k.new_files,
-                                   k.new_file_paths.empty() ? std::string("none listed")
-                                                            : in_quotes(k.new_file_paths.front()),
-                                   known_case(custom_cache_hint(k.kind, custom_caches))));
+      const auto* hint = custom_cache_hint(k.kind, custom_caches);
+      causes.push_back(
+        fmt::format("{}: cause unknown ({} new files, e.g. {}){}", k.kind, k.new_files,
+                    k.new_file_paths.empty() ? std::string("none listed") : in_quotes(k.new_file_paths.front()),
+                    known_case(hint != nullptr ? hint : bundle::app_hint_for_kind(k.kind, selected))));
     }
   }
   return causes;
@@ -514,6 +520,9 @@ prove_hits(const HitProofRequest& request)
       // As the runtime sets them: sized by what is installed.
       const auto& dir = copies.dirs.at(std::string(to_string(kind)));
       for (auto& setting : bundle::cache_environment(kind, dir, tree_bytes(dir))) {
+        env[setting.name] = std::move(setting.value);
+      }
+      for (auto& setting : bundle::installed_environment(kind)) {
         env[setting.name] = std::move(setting.value);
       }
     }
