@@ -80,8 +80,10 @@ fi
 for c in $CASES; do
   [ -s "$OUT/$c/samples.jsonl" ] && python3 "$repo/bench/command/summarize_gpu_torch.py" "$OUT/$c/samples.jsonl" > "$OUT/$c/summary.md"
   [ -d "$OUT/$c/logs" ] && python3 "$repo/bench/command/summarize_torch_audits.py" "$OUT/$c/logs" > "$OUT/$c/audits.md" 2>&1
+  opens=()
+  [ "$c" = gap ] && opens=(--opens)
   ls "$OUT/$c/logs"/diag-*.jsonl > /dev/null 2>&1 &&
-    python3 "$repo/bench/command/torch_cache_diag/summarize.py" "$OUT/$c/logs"/diag-*.jsonl $([ "$c" = gap ] && echo --opens) > "$OUT/$c/diag.md" 2>&1
+    python3 "$repo/bench/command/torch_cache_diag/summarize.py" "$OUT/$c/logs"/diag-*.jsonl "${opens[@]}" > "$OUT/$c/diag.md" 2>&1
   { echo "== $c"; cat "$OUT/$c/summary.md" "$OUT/$c/audits.md" 2>/dev/null | head -40; } >> "$OUT/modes.log"
 done
 cat "$OUT/modes.log"

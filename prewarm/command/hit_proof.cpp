@@ -458,7 +458,10 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
       causes.push_back(
         fmt::format("{}: cause unknown ({} new files, e.g. {}){}", k.kind, k.new_files,
                     k.new_file_paths.empty() ? std::string("none listed") : in_quotes(k.new_file_paths.front()),
-                    known_case(hint != nullptr ? hint : bundle::app_hint_for_kind(k.kind, selected))));
+                    // A kind's known case for files rewritten in place (.best_config).
+                    known_case(hint != nullptr         ? hint
+                               : k.rewritten_files > 0 ? bundle::app_hint_for_kind(k.kind, selected)
+                                                       : nullptr)));
     }
   }
   return causes;
