@@ -170,6 +170,20 @@ TEST(HitProof, TheKnownTritonCaseIsTheSelectedKinds)
   }
 }
 
+// The proof reads every captured Triton entry's metadata for its kernel names
+// (the evidence of a miss); done while the copies were watched, it counted as
+// the application reusing entries it never opened: 18-32 Triton files more
+// than the same run under exec --audit on an H200. One entry read, one not.
+TEST(HitProof, TheBuildersOwnReadsAreNotReuse)
+{
+  Scratch s;
+  write(s.dir / "captured/triton/KEYA/k.json", R"({"name": "k", "hash": "KEYA"})");
+  write(s.dir / "captured/triton/KEYB/other.json", R"({"name": "other", "hash": "KEYB"})");
+  const auto proof = prove(s, "cat \"$TRITON_CACHE_DIR\"/KEYA/k.json > /dev/null", {}, CacheKind::triton);
+  EXPECT_TRUE(proof.hit()) << proof.line();
+  EXPECT_EQ(proof.line(), "triton: 1 reused, 0 new");
+}
+
 TEST(HitProof, ATritonMetadataFieldIsTheEvidence)
 {
   Scratch s;
