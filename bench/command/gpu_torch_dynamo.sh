@@ -23,7 +23,11 @@
 # Env: RUNS (3), CONFIGS ("qwen2:bf16": ARCH:PRECISION ...), MODES ("cold warm megacache inductor dynamo"),
 #      COLD_RUNS (RUNS - 1: the fill is a cold sample too), BUDGET (s: no round starts after it),
 #      MODEL_ARGS (default by ARCH; qwen2: Qwen2.5-0.5B's dimensions), OUT (./out/gpu_torch_dynamo), PYTHON,
-#      PYCACHE (1: the rounds again with Python's bytecode cached, modes recorded as MODE+pyc).
+#      PYCACHE (1: the rounds again with Python's bytecode cached, modes recorded as MODE+pyc),
+#      STAGE (all; prepare: the fill, builds and eager baseline only; rounds: only the rounds, on the
+#      WORK a prepare left), WORK (a scratch directory kept after the script; default: a temporary one),
+#      DIAG (1: builds and rounds load bench/command/torch_cache_diag: what the caches were asked for,
+#      into OUT/logs/diag-*.jsonl; not for figures).
 # Appends to OUT/samples.jsonl; writes OUT/summary.md (all samples there), OUT/env.txt, OUT/logs/.
 set -uo pipefail
 RUNS=${RUNS:-3}
@@ -37,14 +41,27 @@ carry="$repo/.carry/gpu"
 SCRIPT="$repo/bench/command/qwen2_compile_warmup.py"
 OUT=${OUT:-$repo/out/gpu_torch_dynamo}
 mkdir -p "$OUT/logs"
-work=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-gpu-dynamo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+STAGE=${STAGE:-all}
+if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"
+else work=$(mktemp -d "${TMPDIR:-/tmp}/prewarm-gpu-dynamo.XXXXXX"); trap 'rm -rf "$work"' EXIT; fi
+diag_env=()
+if [ "${DIAG:-0}" = 1 ]; then
+  diag_env=(env "PYTHONPATH=$repo/bench/command/torch_cache_diag" "PREWARM_DIAG_LOG=$OUT/logs/diag-rounds.jsonl" PREWARM_DIAG_OPENS=1)
+fi
 samples="$OUT/samples.jsonl"; touch "$samples"
 note() { echo "== $*" | tee -a "$OUT/summary.log" >&2; }
 die() { note "$*"; exit 1; }
 ORIG_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
-# shellcheck source=bench/command/gpu_carry.sh
-. "$repo/bench/command/gpu_carry.sh"
+bundle_modes=0
+for m in $MODES; do case $m in inductor|dynamo|dynpyc|anypath) bundle_modes=1 ;; esac; done
+if [ "$bundle_modes" = 1 ]; then
+  # shellcheck source=bench/command/gpu_carry.sh
+  . "$repo/bench/command/gpu_carry.sh"
+else # PyTorch's own modes only: no prewarm binaries needed
+  target=none
+  now() { date +%s.%N; }
+  elapsed() { "$PYTHON" -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 3))" "$1" "$(now)"; }
+fi
 model_args() { # ARCH: MODEL_ARGS, else that architecture's default dimensions
   if [ -n "${MODEL_ARGS:-}" ]; then echo "$MODEL_ARGS"; return; fi
   case $1 in
@@ -58,7 +75,7 @@ model_args() { # ARCH: MODEL_ARGS, else that architecture's default dimensions
   echo "target $target; runs $RUNS (cold $((COLD_RUNS + 1))); modes $MODES"
   for c in $CONFIGS; do echo "${c}: $(model_args "${c%%:*}")"; done; } >> "$OUT/env.txt" 2>&1
 tail -4 "$OUT/env.txt" >&2
-pw keygen --out "$work/test_only_gpu" > /dev/null 2>&1 || die "keygen failed"
+[ "$bundle_modes" = 0 ] || [ -e "$work/test_only_gpu.key" ] || pw keygen --out "$work/test_only_gpu" > /dev/null 2>&1 || die "keygen failed"
 export PREWARM_PYTHON="$PYTHON"
 fresh() { mkdir -p "$1/inductor" "$1/triton" "$1/cuda"
   echo "TORCHINDUCTOR_CACHE_DIR=$1/inductor TRITON_CACHE_DIR=$1/triton CUDA_CACHE_PATH=$1/cuda CUDA_CACHE_MAXSIZE=4294967296"; }
@@ -71,6 +88,8 @@ build_kind() { # KIND: prewarm build (a capture root), install, and a pristine c
   local capture=(--capture-root "$root")
   case $kind in dynpyc|anypath) kinds="triton, dynamo, cuda, pycache" ;; *) kinds="triton, $kind, cuda" ;; esac
   [ "$kind" = anypath ] && capture=()
+  local envs=""
+  [ "${DIAG:-0}" = 1 ] && envs="      env: {PYTHONPATH: \"$repo/bench/command/torch_cache_diag\", PREWARM_DIAG_LOG: \"$OUT/logs/diag-build-$kind-$arch-$p.jsonl\", PREWARM_DIAG_OPENS: \"1\"}"
   cat > "$work/$kind-$arch-$p.yaml" <<YAML
 version: 1
 models:
@@ -79,11 +98,13 @@ models:
       argv: [$PYTHON, $SCRIPT, $(printf '"%s", ' "${MODEL[@]}")--precision, "{precision}"]
       timeout: 30m
       kinds: [$kinds]
+$envs
 precisions: [$p]
 targets: [$target]
 YAML
   t=$(now)
   pw build "$work/$kind-$arch-$p.yaml" --key "$work/test_only_gpu.key" --out "$work/$kind-$arch-$p.bundle" "${capture[@]}" \
+    --json "$OUT/logs/build-$kind-$arch-$p.json" \
     > /dev/null 2> "$OUT/logs/build-$kind-$arch-$p.err" || { note "build $kind $arch $p failed: $(tail -5 "$OUT/logs/build-$kind-$arch-$p.err")"; return; }
   note "build $kind $arch $p: $(elapsed "$t") s; $(grep -o 'hit proof: [^;]*\|a Dynamo frame recorded.*' "$OUT/logs/build-$kind-$arch-$p.err" | sort -u | tr '\n' ' ')"
   pwr install "$work/$kind-$arch-$p.bundle" --trust "$work/test_only_gpu.pub" --root "$root" > /dev/null 2> "$OUT/logs/install-$kind-$arch-$p.err" \
@@ -118,13 +139,23 @@ rounds() { # SUFFIX [COMMAND PREFIX...]: RUNS rounds of MODES, recorded as MODE+
 for config in $CONFIGS; do
   arch=${config%%:*}; p=${config#*:}
   read -r -a MODEL <<< "$(model_args "$arch") --arch $arch"
+  if [ "$STAGE" = rounds ]; then
+    rounds "" "${diag_env[@]}"
+    continue
+  fi
   # The fill is a cold run too: recorded as cold round 0 (saving the Mega-Cache comes after its timings).
-  t=$(now); log="$OUT/logs/fill-$arch-$p"
-  # shellcheck disable=SC2046
-  if env $(fresh "$work/fill-$arch-$p") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" --save-megacache "$work/mega-$arch-$p.bin" \
-       > "$log.json" 2> "$log.err"; then
-    record cold 0 "$log.json" "$(elapsed "$t")"
-  else note "fill $arch $p failed: $(tail -3 "$log.err")"; continue; fi
+  # With STAGE=prepare it runs beside the builds (its time is then no figure).
+  fill() {
+    local t log="$OUT/logs/fill-$arch-$p"; t=$(now)
+    # shellcheck disable=SC2046
+    if env $(fresh "$work/fill-$arch-$p") "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" --save-megacache "$work/mega-$arch-$p.bin" \
+         > "$log.json" 2> "$log.err"; then
+      record cold 0 "$log.json" "$(elapsed "$t")"
+    else note "fill $arch $p failed: $(tail -3 "$log.err")"; return 1; fi
+  }
+  needs_fill=0
+  for m in $MODES; do case $m in cold|warm|megacache) needs_fill=1 ;; esac; done
+  if [ "$needs_fill" = 0 ]; then :; elif [ "$STAGE" = prepare ]; then fill & else fill || continue; fi
   # The builds run side by side (their times are not figures), then the eager baseline alone.
   for kind in inductor dynamo dynpyc anypath; do
     case " $MODES " in *" $kind "*) build_kind "$kind" & ;; esac
@@ -134,7 +165,8 @@ for config in $CONFIGS; do
   if "$PYTHON" "$SCRIPT" "${MODEL[@]}" --precision "$p" --eager-only > "$log.json" 2> "$log.err"; then
     record eager 1 "$log.json" "$(elapsed "$t")"
   else note "eager $arch $p failed: $(tail -3 "$log.err")"; fi
-  rounds ""
+  [ "$STAGE" = prepare ] && continue
+  rounds "" "${diag_env[@]}"
   if [ "${PYCACHE:-0}" = 1 ]; then
     # Every mode again with Python's bytecode cached: this image sets
     # PYTHONDONTWRITEBYTECODE=1 and ships no __pycache__, so each process

@@ -6,9 +6,21 @@ weights, so nothing is downloaded. One compiled forward pass (prefill) and a
 few decode steps on the GPU; the compiled logits are checked against eager
 mode, so a cache that yields wrong kernels fails the run.
 
-  python3 qwen2_compile_warmup.py --precision bf16 [--mode default|max-autotune-no-cudagraphs]
+  python3 qwen2_compile_warmup.py --precision bf16 [--mode default|max-autotune-no-cudagraphs|reduce-overhead|...]
         [--layers 4 --hidden 512 --heads 8 --kv-heads 2 --vocab 32000 --prompt 64 --decode 2]
+        [--dynamic false|true|mark] [--batches 2,4] [--graph-break] [--sampler]
         [--save-megacache FILE | --load-megacache FILE]
+
+Beyond one compiled model: --dynamic true compiles with dynamic=True, mark with
+torch._dynamo.mark_dynamic on the batch and sequence dimensions (one graph for
+every length); --batches adds a prefill at each further batch size; --graph-break
+compiles a step function that calls the model, breaks the graph
+(torch._dynamo.graph_break()) and takes the log-softmax in a second graph;
+--sampler compiles a second function (top-k of the last position's softmax)
+called on every step. Modes with CUDA graphs (reduce-overhead, max-autotune)
+mark each step begin and clone what a later replay would overwrite; the
+steady-state calls (three, of the prefill shape) are where graphs are recorded
+and replayed.
 
 Prints one JSON line: first_call_s (compile + first forward), compile_s (the
 torch.compile() call: where a precompiled Dynamo frame loads),
@@ -42,6 +54,13 @@ def main():
     p.add_argument("--prompt", type=int, default=64)
     p.add_argument("--decode", type=int, default=2)
     p.add_argument("--device", default="cuda")
+    p.add_argument("--dynamic", choices=("false", "true", "mark"), default="false",
+                   help="torch.compile(dynamic=...): false (a graph per shape), true, or mark: mark_dynamic on the"
+                        " inputs' batch and sequence dimensions")
+    p.add_argument("--batches", default="", help="further prefill batch sizes, comma separated (2,4)")
+    p.add_argument("--graph-break", action="store_true",
+                   help="compile a step function with a graph break between the model and its log-softmax")
+    p.add_argument("--sampler", action="store_true", help="a second compiled function: top-k of the softmax")
     # skip_guard_on_all_nn_modules_unsafe is not offered: with
     # TORCH_CACHING_PRECOMPILE=1, torch 2.11 fails rebuilding a saved frame's guards
     # ("'_Missing' object has no attribute '_modules'").
@@ -99,47 +118,96 @@ def main():
     options = None
     if args.guard_filter == "inbuilt-nn-modules":
         options = {"guard_filter_fn": torch.compiler.skip_guard_on_inbuilt_nn_modules_unsafe}
-    compiled = torch.compile(model, mode=None if args.mode == "default" else args.mode, dynamic=False, options=options)
-    compile_call = time.perf_counter() - t0
+    mode = None if args.mode == "default" else args.mode
+    dynamic = {"false": False, "true": True, "mark": None}[args.dynamic]
 
-    def forward(fn, tokens):
+    def step(tokens):
+        logits = model(input_ids=tokens).logits
+        # Dynamo ends the graph here and starts another after it: two graphs
+        # and a resume function for one frame.
+        torch._dynamo.graph_break()
+        return torch.log_softmax(logits.float(), dim=-1)
+
+    def sample(logits):
+        return torch.topk(torch.softmax(logits[:, -1].float(), dim=-1), 8)
+
+    def direct(fn):
+        return lambda tokens: fn(input_ids=tokens).logits
+
+    compiled = torch.compile(step if args.graph_break else model, mode=mode, dynamic=dynamic, options=options)
+    compiled_sampler = torch.compile(sample, mode=mode, dynamic=dynamic) if args.sampler else None
+    compile_call = time.perf_counter() - t0
+    graphs = mode in ("reduce-overhead", "max-autotune")  # the modes that record CUDA graphs
+    compiled_fn = compiled if args.graph_break else direct(compiled)
+
+    def eager_step(tokens):
+        logits = model(input_ids=tokens).logits
+        return torch.log_softmax(logits.float(), dim=-1) if args.graph_break else logits
+
+    def forward(fn, tokens, sampler=None):
+        if args.dynamic == "mark" and fn is compiled_fn:
+            torch._dynamo.mark_dynamic(tokens, 0)
+            torch._dynamo.mark_dynamic(tokens, 1)
+        if graphs and fn is compiled_fn:
+            torch.compiler.cudagraph_mark_step_begin()
         with torch.no_grad():
-            out = fn(input_ids=tokens).logits
+            out = fn(tokens)
+            picked = sampler(out) if sampler is not None else None
+            if graphs and fn is compiled_fn:
+                out = out.clone()
+                picked = None if picked is None else (picked[0].clone(), picked[1].clone())
         if args.device == "cuda":
             torch.cuda.synchronize()
-        return out
+        return out, picked
 
     t0 = time.perf_counter()
-    logits = forward(compiled, ids)
+    logits, picked = forward(compiled_fn, ids, compiled_sampler)
     first_call = time.perf_counter() - t0
     first_result = time.perf_counter() - STARTED
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(f"{args.diag}/first_compiled_call.prof")
         write_diag(args.diag, torch, counters)
-    reference = forward(model, ids)
-    scale = reference.float().abs().max().item() or 1.0
-    error = (logits.float() - reference.float()).abs().max().item() / scale
+    reference, ref_picked = forward(eager_step, ids, sample if args.sampler else None)
+    error = relative_error(logits, reference)
+    if picked is not None:
+        error = max(error, relative_error(picked[0], ref_picked[0]))
     if not error <= TOLERANCE[args.dtype]:
         sys.exit(f"qwen2_compile_warmup: compiled logits differ from eager: {error:.3g} > {TOLERANCE[args.dtype]}")
     # Greedy decode without a KV cache: each step a new sequence length, so
     # (dynamic=False) a new graph: what a server's first requests compile.
+    # Then a prefill at each further batch size (--batches): a new graph each
+    # unless the shapes are dynamic. Every one is checked against eager.
     t0 = time.perf_counter()
     tokens = ids
     for _ in range(args.decode):
-        nxt = forward(compiled, tokens)[:, -1:].argmax(-1)
+        out, _picked = forward(compiled_fn, tokens, compiled_sampler)
+        nxt = out[:, -1:].argmax(-1)
         tokens = torch.cat([tokens, nxt], dim=1)
+    batch_outputs = []
+    for batch in [int(b) for b in args.batches.split(",") if b]:
+        more = torch.randint(0, args.vocab, (batch, args.prompt + 1), device=args.device)
+        batch_outputs.append((more, forward(compiled_fn, more, compiled_sampler)[0]))
     decode = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    forward(compiled, ids)
-    steady = time.perf_counter() - t0
+    for more, out in batch_outputs:
+        error = max(error, relative_error(out, forward(eager_step, more)[0]))
+    if not error <= TOLERANCE[args.dtype]:
+        sys.exit(f"qwen2_compile_warmup: compiled outputs differ from eager: {error:.3g} > {TOLERANCE[args.dtype]}")
+    # Steady state: the prefill shape three more times (CUDA graphs record on
+    # a later call and replay after): the fastest.
+    steady = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        forward(compiled_fn, ids, compiled_sampler)
+        steady = min(steady, time.perf_counter() - t0)
     if args.save_megacache:
         artifacts = torch.compiler.save_cache_artifacts()
         if artifacts is None:
             sys.exit("qwen2_compile_warmup: torch.compiler.save_cache_artifacts() returned nothing")
         with open(args.save_megacache, "wb") as f:
             f.write(artifacts[0])
-    print(json.dumps({"model": type(model).__name__, "precision": args.dtype, "compile_mode": args.mode, "guard_filter": args.guard_filter, "layers": args.layers,
+    print(json.dumps({"model": type(model).__name__, "precision": args.dtype, "compile_mode": args.mode, "dynamic": args.dynamic,
+                      "graph_break": args.graph_break, "sampler": args.sampler, "batches": args.batches, "guard_filter": args.guard_filter, "layers": args.layers,
                       "hidden": args.hidden, "first_call_s": round(first_call, 4), "decode_s": round(decode, 4),
                       "compile_s": round(compile_call, 4), "first_compiled_call_s": round(compile_call + first_call, 4),
                       "first_result_s": round(first_result, 4),
@@ -157,6 +225,12 @@ def main():
 
 
 ARCHS = ("gpt2", "llama", "qwen2")
+
+
+def relative_error(value, reference):
+    """Max |value - reference| / max |reference|."""
+    scale = reference.float().abs().max().item() or 1.0
+    return (value.float() - reference.float()).abs().max().item() / scale
 
 
 def build_model(transformers, args):

@@ -51,7 +51,8 @@ make_proof_copy(const ProofCache& cache)
 }
 
 Result<audit::UsageReport>
-rerun_on_copies(const std::vector<ProofCache>& caches, const ProofRerun& rerun)
+rerun_on_copies(const std::vector<ProofCache>& caches, const ProofRerun& rerun,
+                const std::function<void(const ProofCopies&)>& before_watch)
 {
   ProofCopies copies;
   // Every file hashed: a file the re-run opened for writing is new only when
@@ -62,6 +63,9 @@ rerun_on_copies(const std::vector<ProofCache>& caches, const ProofRerun& rerun)
     PW_ASSIGN(states[cache.kind], audit::snapshot_files(cache.copy, std::numeric_limits<std::uint64_t>::max()));
     PW_ASSIGN(copies.before[cache.kind], audit::list_files(cache.copy));
     copies.dirs[cache.kind] = cache.copy;
+  }
+  if (before_watch) {
+    before_watch(copies);
   }
   PW_ASSIGN(auto watch, audit::AccessWatch::start(copies.dirs));
   auto ran = rerun(copies);

@@ -58,7 +58,11 @@ using ProofRerun = std::function<Status(const ProofCopies& copies)>;
 // and counts what it reused and wrote anew; a cache that neither held nor
 // gained a file is left out of the report. An error: a copy, the watch or
 // `rerun` itself failed (a re-run that ran and failed is the caller's result).
-Result<audit::UsageReport> rerun_on_copies(const std::vector<ProofCache>& caches, const ProofRerun& rerun);
+// `before_watch` runs on the copies before their files are watched: what the
+// builder itself reads of them (the captured kernels' names) must not count
+// as the re-run reusing them.
+Result<audit::UsageReport> rerun_on_copies(const std::vector<ProofCache>& caches, const ProofRerun& rerun,
+                                           const std::function<void(const ProofCopies&)>& before_watch = {});
 
 // The entries of `kind` the re-run wrote anew; 0 for a kind not in `usage`.
 std::size_t new_entries(const audit::UsageReport& usage, std::string_view kind);

@@ -8,6 +8,14 @@ namespace prewarm::bundle {
 
 namespace {
 
+constexpr std::string_view k_coordesc_again =
+  "a known case: torch.compile's max-autotune modes tune a kernel again by coordinate descent when its "
+  ".best_config result loses its tuned mark, compiling configurations no cache holds and rewriting "
+  ".best_config: Inductor's compile workers return kernels unpickled, and Triton 3.6's Config drops the "
+  "mark. Where the dynamo kind is installed (and in this proof) prewarm sets TORCHINDUCTOR_COMPILE_THREADS=1 "
+  "so that the kernels load in the application's process; an application that sets "
+  "TORCHINDUCTOR_COMPILE_THREADS or TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER itself brings the retuning back";
+
 constexpr std::array k_app_hints = {
   AppHint{
     .app = "JAX",
@@ -76,6 +84,7 @@ constexpr std::array k_app_hints = {
     .variable = "",
     .subdir = "",
     .kind = "triton",
+    .alongside = "inductor",
     // The inductor kind built without --capture-root, proved at another path
     // on the H100 (torch 2.11, Triton 3.6): "triton: 178 reused, 40 new", the
     // new entries' .llir naming the kernels' source under the copy's path.
@@ -86,6 +95,27 @@ constexpr std::array k_app_hints = {
                  "with torch 2.8 or later use kinds [triton, dynamo, cuda], which hit at any path; else build with "
                  "--capture-root ROOT, install at ROOT and export with --paths root",
     .source = "torch 2.11 and Triton 3.6 on an H100",
+  },
+  // torch.compile with the dynamo kind: Triton kernels compiled again and
+  // .best_config rewritten, where Inductor tuned again by coordinate descent
+  // (mode max-autotune*). Seen warm in place and at another path until the
+  // installed kinds loaded kernels in-process (installed_environment.hpp).
+  AppHint{
+    .app = "torch.compile",
+    .variable = "",
+    .subdir = "",
+    .kind = "triton",
+    .alongside = "dynamo",
+    .miss_hint = k_coordesc_again,
+    .source = "torch 2.11 and Triton 3.6 on an H200, mode max-autotune-no-cudagraphs",
+  },
+  AppHint{
+    .app = "torch.compile",
+    .variable = "",
+    .subdir = "",
+    .kind = "dynamo",
+    .miss_hint = k_coordesc_again,
+    .source = "torch 2.11 and Triton 3.6 on an H200, mode max-autotune-no-cudagraphs",
   },
   AppHint{
     .app = "tinygrad",
@@ -166,9 +196,12 @@ names_a_file(std::string_view variable)
 }
 
 const AppHint*
-app_hint_for_kind(std::string_view kind)
+app_hint_for_kind(std::string_view kind, std::span<const std::string> selected)
 {
-  const auto it = std::ranges::find_if(k_app_hints, [&](const AppHint& h) { return !h.kind.empty() && h.kind == kind; });
+  const auto it = std::ranges::find_if(k_app_hints, [&](const AppHint& h) {
+    return !h.kind.empty() && h.kind == kind &&
+           (h.alongside.empty() || std::ranges::find(selected, h.alongside) != selected.end());
+  });
   return it == k_app_hints.end() ? nullptr : &*it;
 }
 

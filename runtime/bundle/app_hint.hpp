@@ -20,6 +20,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace prewarm::bundle {
@@ -44,6 +45,10 @@ struct AppHint
   std::string_view variable; // the cache variable that identifies it; empty: by `kind`
   std::string_view subdir;   // with `variable`: the custom cache's subdir that identifies it; empty: any
   std::string_view kind;     // the built-in kind whose misses it explains ("pocl"); empty: by `variable`
+  // With `kind`: a kind the job must have selected too for the row to apply
+  // (torch.compile's Triton misses have one cause and fix under the inductor
+  // kind and another under the dynamo kind); empty: any selection.
+  std::string_view alongside = {};
   // Said beside the evidence of a miss: "a known case: ...".
   std::string_view miss_hint = {};
   // A file name suffix it rewrites on every use (SQLite's "-shm").
@@ -74,8 +79,9 @@ const AppHint* app_hint_for_cache(std::string_view variable, std::string_view su
 // The declaration to use when a custom cache's `variable` names a file;
 // empty: it is not known to.
 std::string_view names_a_file(std::string_view variable);
-// The row of an application that fills the built-in `kind`; null: none.
-const AppHint* app_hint_for_kind(std::string_view kind);
+// The row of an application that fills the built-in `kind` when the job
+// selected `selected` (kind names); null: none.
+const AppHint* app_hint_for_kind(std::string_view kind, std::span<const std::string> selected);
 // Whether a file of a custom cache named `file_name` is rewritten on every
 // use by some application (bookkeeping).
 bool rewritten_on_every_use(std::string_view file_name);

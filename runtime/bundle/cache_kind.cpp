@@ -2,6 +2,7 @@
 #include "bundle/cache_kind.hpp"
 
 #include "base/encoding.hpp"
+#include "bundle/installed_environment.hpp"
 
 #include <fmt/format.h>
 
@@ -404,6 +405,24 @@ std::vector<EnvSetting>
 cache_environment(CacheKind kind, const std::filesystem::path& dir, std::uint64_t /*size_hint*/)
 {
   return rules_of(kind).environment(dir.string());
+}
+
+std::vector<EnvSetting>
+installed_environment(CacheKind kind)
+{
+  // Inductor's kernels load in the application's process, not in its pool of
+  // compile workers. A kernel that comes back from a worker is unpickled, and
+  // Triton 3.6's Config.__setstate__ keeps only its own fields: the
+  // found_by_coordesc mark of a result read from .best_config is lost, so
+  // with coordinate descent on (mode max-autotune*) Inductor tunes every such
+  // kernel again in every process, compiling configurations no cache holds
+  // and rewriting .best_config (H200, torch 2.11: warm in place too). Loaded
+  // in the process, the mark stays and nothing is tuned. Not at the capture,
+  // where the workers compile in parallel what is not cached yet.
+  if (kind == CacheKind::inductor || kind == CacheKind::dynamo) {
+    return {{"TORCHINDUCTOR_COMPILE_THREADS", "1"}};
+  }
+  return {};
 }
 
 } // namespace prewarm::bundle

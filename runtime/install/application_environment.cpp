@@ -7,6 +7,7 @@
 #include "base/log.hpp"
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/custom_cache.hpp"
+#include "bundle/installed_environment.hpp"
 #include "bundle/runtime_variable.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"
@@ -270,6 +271,11 @@ struct VersionExport
       }
       auto vars = bundle::cache_environment(kind, *dir, installed.bytes);
       out.settings.insert(out.settings.end(), vars.begin(), vars.end());
+      for (auto& setting : bundle::installed_environment(kind)) {
+        if (std::ranges::none_of(out.settings, [&](const bundle::EnvSetting& s) { return s == setting; })) {
+          out.settings.push_back(std::move(setting));
+        }
+      }
       if (rules.served_by_opencl_layer) {
         auto layer = opencl_layer_environment(*dir);
         out.settings.insert(out.settings.end(), layer.begin(), layer.end());

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace prewarm::bundle {
 namespace {
@@ -75,12 +76,31 @@ TEST(AppHint, ACustomCacheRequiresTheOpenClDeviceOnlyWhenItHoldsCodeForIt)
 
 TEST(AppHint, KnownMissesAreFoundByKindOrVariable)
 {
-  ASSERT_NE(app_hint_for_kind("pocl"), nullptr);
-  EXPECT_NE(app_hint_for_kind("pocl")->miss_hint.find("PYOPENCL_NO_CACHE=1"), std::string_view::npos);
+  const std::vector<std::string> pocl = {"pocl"};
+  ASSERT_NE(app_hint_for_kind("pocl", pocl), nullptr);
+  EXPECT_NE(app_hint_for_kind("pocl", pocl)->miss_hint.find("PYOPENCL_NO_CACHE=1"), std::string_view::npos);
   ASSERT_NE(app_hint_for_cache("JAX_COMPILATION_CACHE_DIR", ""), nullptr);
-  ASSERT_NE(app_hint_for_kind("triton"), nullptr);
-  EXPECT_NE(app_hint_for_kind("triton")->miss_hint.find("--capture-root"), std::string_view::npos);
-  EXPECT_EQ(app_hint_for_kind("cuda"), nullptr);
+  const std::vector<std::string> inductor = {"cuda", "inductor", "triton"};
+  ASSERT_NE(app_hint_for_kind("triton", inductor), nullptr);
+  EXPECT_NE(app_hint_for_kind("triton", inductor)->miss_hint.find("--capture-root"), std::string_view::npos);
+  EXPECT_EQ(app_hint_for_kind("cuda", inductor), nullptr);
+}
+
+// A Triton miss beside the dynamo kind is not the inductor kind's known
+// case: neither that kind nor --capture-root (which the dynamo kind does not
+// need) may be offered as its explanation.
+TEST(AppHint, TorchCompileRowsFollowTheSelectedKinds)
+{
+  const std::vector<std::string> dynamo = {"cuda", "dynamo", "pycache", "triton"};
+  for (const auto* kind : {"triton", "dynamo"}) {
+    const auto* hint = app_hint_for_kind(kind, dynamo);
+    ASSERT_NE(hint, nullptr) << kind;
+    EXPECT_EQ(hint->miss_hint.find("inductor kind"), std::string_view::npos) << hint->miss_hint;
+    EXPECT_EQ(hint->miss_hint.find("--capture-root"), std::string_view::npos) << hint->miss_hint;
+    EXPECT_NE(hint->miss_hint.find("TORCHINDUCTOR_COMPILE_THREADS"), std::string_view::npos) << hint->miss_hint;
+  }
+  const std::vector<std::string> triton_only = {"triton"};
+  EXPECT_EQ(app_hint_for_kind("triton", triton_only), nullptr) << "no torch.compile kind: no torch.compile case";
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bundle/cache_kind.hpp"
+#include "bundle/installed_environment.hpp"
 
 #include <gtest/gtest.h>
 
@@ -66,6 +67,28 @@ TEST(CacheKind, EnvironmentPerKind)
                                           {"TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "0"}}));
   // pycache: Python's bytecode tree, one variable.
   EXPECT_EQ(env_map(CacheKind::pycache), (std::map<std::string, std::string>{{"PYTHONPYCACHEPREFIX", "/cache/x"}}));
+}
+
+// Where a torch kind is installed (never at its capture) Inductor loads the
+// cached kernels in the application's process: from its compile workers they
+// come back without the coordinate-descent mark of their .best_config and
+// are tuned again. No other kind adds a variable, and none of these is also a
+// capture variable (the capture keeps Inductor's parallel compile).
+TEST(CacheKind, InstalledEnvironmentPerKind)
+{
+  for (const auto kind : all_cache_kinds()) {
+    const auto added = installed_environment(kind);
+    if (kind == CacheKind::inductor || kind == CacheKind::dynamo) {
+      ASSERT_EQ(added.size(), 1u) << to_string(kind);
+      EXPECT_EQ(added.front().name, "TORCHINDUCTOR_COMPILE_THREADS");
+      EXPECT_EQ(added.front().value, "1");
+    } else {
+      EXPECT_TRUE(added.empty()) << to_string(kind);
+    }
+    for (const auto& setting : added) {
+      EXPECT_FALSE(env_map(kind).contains(setting.name)) << setting.name << " is set at the capture too";
+    }
+  }
 }
 
 // One row per kind, found by kind and by name; the rules the builder's

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -36,9 +37,19 @@ write(const fs::path& p, const std::string& text)
   std::ofstream(p) << text;
 }
 
+HitProof prove_kinds(const Scratch& s, const std::string& script, std::vector<CacheKind> kinds,
+                     std::vector<std::string> capture_paths = {});
+
 HitProof
 prove(const Scratch& s, const std::string& script, std::vector<std::string> capture_paths = {},
       CacheKind kind = CacheKind::pocl)
+{
+  return prove_kinds(s, script, {kind}, std::move(capture_paths));
+}
+
+HitProof
+prove_kinds(const Scratch& s, const std::string& script, std::vector<CacheKind> kinds,
+            std::vector<std::string> capture_paths)
 {
   HitProofRequest request;
   request.job_id = "test_only/proof";
@@ -46,7 +57,7 @@ prove(const Scratch& s, const std::string& script, std::vector<std::string> capt
   request.run.shell = ShellMode::via_shell;
   request.base_environment = inherited_environment();
   request.captured_root = s.dir / "captured";
-  request.kinds = {kind};
+  request.kinds = std::move(kinds);
   request.work_dir = s.dir / "proof";
   request.capture_paths = std::move(capture_paths);
   fs::create_directories(request.work_dir);
@@ -122,6 +133,55 @@ TEST(HitProof, ALongLineShowsWhereItDiffers)
   EXPECT_NE(proof.causes[0].find("k.llir line 2: was \"..."), std::string::npos) << proof.causes[0];
   EXPECT_NE(proof.causes[0].find("/tmp/prewarm-build-A"), std::string::npos) << proof.causes[0];
   EXPECT_NE(proof.causes[0].find("/var/cache/prewarm/elsewhere"), std::string::npos) << proof.causes[0];
+}
+
+// A Triton kernel compiled again under a new key: torch.compile's known case
+// is the one of the kind the manifest selected beside triton. The inductor
+// kind's (its fix: the dynamo kind or --capture-root) must not be offered
+// where the manifest already has the dynamo kind.
+TEST(HitProof, TheKnownTritonCaseIsTheSelectedKinds)
+{
+  const std::string recompile =
+    "mkdir -p \"$TRITON_CACHE_DIR\"/KEYB && echo ELF > \"$TRITON_CACHE_DIR\"/KEYB/k.cubin && "
+    "echo '{\"name\": \"k\", \"hash\": \"KEYB\", \"num_warps\": 8}' > "
+    "\"$TRITON_CACHE_DIR\"/KEYB/k.json";
+  const auto captured = [](const Scratch& s, const char* torch_kind) {
+    write(s.dir / "captured/triton/KEYA/k.json", R"({"name": "k", "hash": "KEYA", "num_warps": 4})");
+    write(s.dir / "captured/triton/KEYA/k.cubin", "ELF");
+    write(s.dir / "captured" / torch_kind / "fx.bin", "");
+  };
+  const auto triton_cause = [](const HitProof& proof) {
+    const auto it = std::ranges::find_if(proof.causes, [](const std::string& c) { return c.starts_with("triton: "); });
+    return it == proof.causes.end() ? std::string() : *it;
+  };
+  {
+    Scratch s;
+    captured(s, "dynamo");
+    const auto cause = triton_cause(prove_kinds(s, recompile, {CacheKind::triton, CacheKind::dynamo}));
+    EXPECT_NE(cause.find("kernel k: k.json"), std::string::npos) << cause;
+    EXPECT_EQ(cause.find("inductor kind"), std::string::npos) << cause;
+    EXPECT_EQ(cause.find("--capture-root"), std::string::npos) << cause;
+  }
+  {
+    Scratch s;
+    captured(s, "inductor");
+    const auto cause = triton_cause(prove_kinds(s, recompile, {CacheKind::triton, CacheKind::inductor}));
+    EXPECT_NE(cause.find("torch.compile's inductor kind"), std::string::npos) << cause;
+  }
+}
+
+// The proof reads every captured Triton entry's metadata for its kernel names
+// (the evidence of a miss); done while the copies were watched, it counted as
+// the application reusing entries it never opened: 18-32 Triton files more
+// than the same run under exec --audit on an H200. One entry read, one not.
+TEST(HitProof, TheBuildersOwnReadsAreNotReuse)
+{
+  Scratch s;
+  write(s.dir / "captured/triton/KEYA/k.json", R"({"name": "k", "hash": "KEYA"})");
+  write(s.dir / "captured/triton/KEYB/other.json", R"({"name": "other", "hash": "KEYB"})");
+  const auto proof = prove(s, "cat \"$TRITON_CACHE_DIR\"/KEYA/k.json > /dev/null", {}, CacheKind::triton);
+  EXPECT_TRUE(proof.hit()) << proof.line();
+  EXPECT_EQ(proof.line(), "triton: 1 reused, 0 new");
 }
 
 TEST(HitProof, ATritonMetadataFieldIsTheEvidence)
