@@ -74,9 +74,12 @@ configure_and_build() {
   [ "${CI:-}" = "true" ] && werror=ON
   # ccache where the machine has it: a second clone (or CI run) on one machine
   # compiles only what changed. Paths under the clone are hashed relative to
-  # it, so clones in other folders share the cache.
+  # it, so clones in other folders share the cache. ccache also hashes the
+  # build directory of every -g compile by default, so no other clone would
+  # ever hit: NOHASHDIR leaves it out (the price: a hit's debug info names the
+  # directory of the clone that compiled it first).
   if command -v ccache >/dev/null 2>&1; then
-    export CCACHE_BASEDIR="$PWD"
+    export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
     launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
   run cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
