@@ -21,6 +21,10 @@ source "$(dirname "$0")/../lib.sh"
 require_opencl_device # the build's cpu target runs where PoCL is
 make_scratch rebuilt-entry
 "$PREWARM" keygen --out "$SCRATCH/test_only_rebuilt" > /dev/null 2>&1 || fail "keygen failed"
+# The application's own variable is no vetted cache-locating name: the
+# operator's policy allows it (docs/reference/trust-policy.md).
+printf 'version: 1\nkeys:\n  - file: test_only_rebuilt.pub\ninstall:\n  environment: [MY_APP_CACHE]\n' \
+  > "$SCRATCH/policy.yaml"
 
 cat > "$SCRATCH/app.sh" <<'APP'
 #!/bin/sh
@@ -95,7 +99,7 @@ PY
 
   step "$mode: exec --audit and status --audit say what the proof said"
   root="$SCRATCH/root-$mode"
-  "$PREWARM_RUNTIME" install "$SCRATCH/b-$mode" --trust "$SCRATCH/test_only_rebuilt.pub" --root "$root" \
+  "$PREWARM_RUNTIME" install "$SCRATCH/b-$mode" --trust "$SCRATCH/policy.yaml" --root "$root" \
     > /dev/null 2> "$SCRATCH/install-$mode.err" || { cat "$SCRATCH/install-$mode.err" >&2; fail "$mode: install failed"; }
   MODE=$mode "$PREWARM_RUNTIME" exec --root "$root" --audit "$SCRATCH/a-$mode.json" -- "$SCRATCH/app.sh" \
     > /dev/null 2> "$SCRATCH/exec-$mode.err" || { cat "$SCRATCH/exec-$mode.err" >&2; fail "$mode: exec failed"; }
@@ -129,7 +133,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && [ -d /etc/OpenCL/vend
     mount -t tmpfs none /etc/OpenCL/vendors || exit 90
     MODE=reads "$0" install "$1" --trust "$2" --root "$3" > /dev/null 2> "$4" || exit 91
     MODE=reads "$0" exec --root "$3" --audit "$5" -- "$6"' \
-    "$PREWARM_RUNTIME" "$SCRATCH/b-reads" "$SCRATCH/test_only_rebuilt.pub" "$SCRATCH/root-nopocl" \
+    "$PREWARM_RUNTIME" "$SCRATCH/b-reads" "$SCRATCH/policy.yaml" "$SCRATCH/root-nopocl" \
     "$SCRATCH/nopocl-install.err" "$SCRATCH/a-nopocl.json" "$SCRATCH/app.sh" 2> "$SCRATCH/nopocl.err") || {
     rc=$?
     [ "$rc" = 90 ] && skip "cannot mount over /etc/OpenCL/vendors here"
