@@ -7,7 +7,7 @@
 # --allow names it (PATH:NAME, PATH relative to the current directory, for a
 # function whose cut is under way elsewhere; an allowed one that is no longer
 # too long is only noted).
-# Usage: long_functions.py [--over N] [--max N] [--allow PATH:NAME]... [--files-over N] DIR...
+# Usage: long_functions.py [--over N] [--max N] [--max-file N] [--allow PATH:NAME]... [--files-over N] DIR...
 import argparse
 import os
 import re
@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--over", type=int, default=60)
     ap.add_argument("--max", type=int)
     ap.add_argument("--files-over", type=int, default=700)
+    ap.add_argument("--max-file", type=int, help="fail on a file over N lines with its header")
     ap.add_argument("--allow", action="append", default=[])
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
@@ -83,9 +84,9 @@ def main():
         print(f"file {names} {together}")
     print(f"lines {total_lines}; functions over {a.over}: {len(over)}; files over {a.files_over} "
           f"(with their headers): {len(long_files)}")
-    if a.max is None:
+    if a.max is None and a.max_file is None:
         return 0
-    too_long = [(length, where, name) for length, where, name in rows if length > a.max]
+    too_long = [(length, where, name) for length, where, name in rows if a.max is not None and length > a.max]
     allowed = set(a.allow)
     failing = []
     for length, where, name in too_long:
@@ -96,6 +97,9 @@ def main():
             failing.append(f"{where} {name}: {length} lines (at most {a.max})")
     for key in sorted(allowed):
         print(f"note: {key} is allowed but no longer over {a.max} lines: drop it from --allow")
+    if a.max_file is not None:
+        failing += [f"file {names}: {together} lines (at most {a.max_file})"
+                    for together, names in long_files if together > a.max_file]
     for line in failing:
         print(line)
     return 1 if failing else 0

@@ -395,8 +395,9 @@ prove_capture(const CommandJobRequest& request, const SubprocessSpec& spec, cons
   return {};
 }
 
-Result<CommandJobResult>
-run_command_job_timed(const CommandJobRequest& request)
+// A command this job can run: some argv, and a shell command as one string.
+Status
+check_argv(const CommandJobRequest& request)
 {
   const auto& workload = request.workload;
   if (workload.argv.empty()) {
@@ -407,6 +408,36 @@ run_command_job_timed(const CommandJobRequest& request)
     return fail(Errc::usage, fmt::format("job {}: a shell command is one string, got {} argv elements", request.job_id,
                                          workload.argv.size()));
   }
+  return {};
+}
+
+// The frameworks the capture's identity names, when its kinds or its custom
+// caches need them and the command is a Python program started directly.
+IdentityFacts
+frameworks_before_run(const CommandWorkload& workload, const CacheCapture& capture, const Environment& child_env,
+                      const std::filesystem::path& working_directory, CommandJobResult& result)
+{
+  IdentityFacts facts;
+  const bool wants_frameworks = needs(facts_needed(capture.kinds()), HostFacts::frameworks);
+  // A custom cache made on the CPU requires its framework's version.
+  const bool custom_wants_frameworks = !workload.custom_caches.empty();
+  if ((wants_frameworks || custom_wants_frameworks) && workload.shell == ShellMode::direct &&
+      looks_like_python(result.argv)) {
+    // Before the run: the probe imports the frameworks but compiles nothing,
+    // and anything it might write lands in staging before it is measured.
+    auto probed = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);
+    facts.frameworks = std::move(probed.versions);
+    result.frameworks = facts.frameworks;
+    result.site_packages = std::move(probed.site_packages);
+  }
+  return facts;
+}
+
+Result<CommandJobResult>
+run_command_job_timed(const CommandJobRequest& request)
+{
+  const auto& workload = request.workload;
+  PW_TRY(check_argv(request));
   CommandJobResult result;
   result.job_id = request.job_id;
   result.timeout = workload.timeout;
@@ -442,19 +473,7 @@ run_command_job_timed(const CommandJobRequest& request)
       ? std::filesystem::path()
       : std::filesystem::path(expand_template(workload.working_directory.string(), request.precision));
 
-  IdentityFacts facts;
-  const bool wants_frameworks = needs(facts_needed(capture.kinds()), HostFacts::frameworks);
-  // A custom cache made on the CPU requires its framework's version.
-  const bool custom_wants_frameworks = !workload.custom_caches.empty();
-  if ((wants_frameworks || custom_wants_frameworks) && workload.shell == ShellMode::direct &&
-      looks_like_python(result.argv)) {
-    // Before the run: the probe imports the frameworks but compiles nothing,
-    // and anything it might write lands in staging before it is measured.
-    auto probed = probe_frameworks(result.argv.front(), child_env, working_directory, result.warnings);
-    facts.frameworks = std::move(probed.versions);
-    result.frameworks = facts.frameworks;
-    result.site_packages = std::move(probed.site_packages);
-  }
+  IdentityFacts facts = frameworks_before_run(workload, capture, child_env, working_directory, result);
 
   SubprocessSpec spec;
   spec.argv = result.argv;

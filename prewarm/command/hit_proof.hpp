@@ -12,7 +12,7 @@
 // caller keeps the original capture out of the proof's reach meanwhile
 // (command_job.cpp), so absolute paths into it lead nowhere, as at the
 // destination. A bundle that cannot hit is then reported at build time, each
-// miss with its evidence or "cause unknown" (diagnose_misses below):
+// miss with its evidence or "cause unknown" (miss_diagnosis.hpp):
 //   - kernels of the same names under new keys: the first differing field
 //     of their metadata or line of a text file of the two entries;
 //   - a build-time path or the host name inside a text file of the cache
@@ -40,6 +40,7 @@
 #include "bundle/cache_kind.hpp"
 #include "command/cache_capture.hpp"
 #include "command/custom_capture.hpp"
+#include "command/miss_diagnosis.hpp"
 #include "command/subprocess.hpp"
 
 #include <filesystem>
@@ -79,16 +80,6 @@ struct HitProofRequest
   std::vector<std::string> capture_paths;
 };
 
-// Files the re-run wrote at the capture's own paths (the capture was out of
-// reach meanwhile, command_job.cpp): a cache that names its files by the
-// absolute path they had at the capture. `kind`: the kind whose directory
-// they lie in ("inductor", "custom/NAME"), or "home" (the private home).
-struct WrittenIntoCapture
-{
-  std::string kind;
-  std::vector<std::string> files; // absolute paths
-};
-
 struct HitProof
 {
   SubprocessResult run;
@@ -107,37 +98,8 @@ struct HitProof
   std::vector<std::string> misses() const;
 };
 
-// Why a kind's re-run wrote at the capture's path, with the fix.
-std::string written_into_capture_cause(const WrittenIntoCapture& written);
-
 // Runs the proof. An error: it could not be set up (copy, watch); a re-run
 // that fails is a result with run.succeeded() == false.
 Result<HitProof> prove_hits(const HitProofRequest& request);
-
-// Kind -> kernel name -> the captured entry that holds it.
-using CapturedKernels = std::map<std::string, std::map<std::string, std::string>>;
-
-// The causes of the misses in `usage` (separate for tests), each with its
-// evidence or said to be unknown, never guessed: kernels that came back under
-// new keys with what differs between the captured entry and the new one
-// (entry_difference), a capture path or the host name inside a text file of
-// a kind that missed (a path inside a compiled binary is no evidence:
-// compilers embed temporary file names), else "cause unknown". An untouched
-// kind gets a note; a known case of a cache (located by `custom_caches`)
-// whose keys cannot survive the move is named beside its evidence.
-std::vector<std::string> diagnose_misses(const audit::UsageReport& usage,
-                                         const CapturedKernels& captured_kernels,
-                                         const std::vector<std::string>& capture_paths,
-                                         const std::vector<CustomCacheRequest>& custom_caches = {});
-
-// What differs between two entries of one kind under `kind_dir`: the first
-// text file present in both whose bytes differ, as "FILE: FIELD was X, is Y"
-// (JSON metadata such as Triton's <kernel>.json; its "hash" is skipped) or
-// "FILE line N: was X, is Y"; bookkeeping files (cache_entries.hpp) are not
-// compared. nullopt: no text file differs.
-std::optional<std::string> entry_difference(std::string_view kind,
-                                            const std::filesystem::path& kind_dir,
-                                            const std::string& old_entry,
-                                            const std::string& new_entry);
 
 } // namespace prewarm::command

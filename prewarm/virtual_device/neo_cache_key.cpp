@@ -237,27 +237,31 @@ decode_dotted_bytes(std::string_view text)
   return out;
 }
 
-} // namespace
-
-Result<TracedEntry>
-read_traced_entry(const fs::path& trace_file, IpVersion ip_version)
+// The fields of NEO's key trace, by section title and key; a field that is
+// missing or unreadable is an error naming the trace file.
+class TraceFields
 {
-  PW_ASSIGN(const auto text, read_file(trace_file.string(), 64 << 20));
-  const auto where = trace_file.string();
-  const auto bad = [&](std::string_view field) {
+public:
+  TraceFields(std::string where, std::string_view text) : m_where(std::move(where)), m_sections(split_sections(text)) {}
+
+  std::unexpected<Error> bad(std::string_view field) const
+  {
     return fail(Errc::failed,
                 fmt::format("{}: NEO's key trace: {} missing or unreadable (a NEO whose trace format this prewarm "
                             "does not know)",
-                            where, field),
+                            m_where, field),
                 "E_NEO_TRACE");
-  };
-  const auto sections = split_sections(text);
-  const auto section = [&](std::string_view title) -> const std::vector<std::string>* {
-    const auto it = sections.find(title);
-    return it == sections.end() ? nullptr : &it->second;
-  };
+  }
+
+  const std::vector<std::string>* section(std::string_view title) const
+  {
+    const auto it = m_sections.find(title);
+    return it == m_sections.end() ? nullptr : &it->second;
+  }
+
   // The fields of a section: "  key=value" lines.
-  const auto field = [&](std::string_view title, std::string_view key) -> std::optional<std::string> {
+  std::optional<std::string> field(std::string_view title, std::string_view key) const
+  {
     if (const auto* lines = section(title)) {
       for (const auto& line : *lines) {
         const auto trimmed = std::string_view(line).substr(std::min(line.find_first_not_of(' '), line.size()));
@@ -267,9 +271,11 @@ read_traced_entry(const fs::path& trace_file, IpVersion ip_version)
       }
     }
     return std::nullopt;
-  };
+  }
+
   // The text of a one-value section: its lines joined (an option string may hold a newline).
-  const auto body = [&](std::string_view title) -> std::optional<std::string> {
+  std::optional<std::string> body(std::string_view title) const
+  {
     const auto* lines = section(title);
     if (lines == nullptr || lines->empty()) {
       return std::nullopt;
@@ -279,57 +285,76 @@ read_traced_entry(const fs::path& trace_file, IpVersion ip_version)
       joined += (i == 0 ? "" : "\n") + (*lines)[i];
     }
     return joined;
-  };
-  const auto integer = [&]<typename T>(std::string_view title, std::string_view key, T& out) -> bool {
+  }
+
+  template<typename T>
+  bool integer(std::string_view title, std::string_view key, T& out) const
+  {
     const auto value = field(title, key);
-    return value && std::from_chars(value->data(), value->data() + value->size(), out).ptr ==
-                        value->data() + value->size();
-  };
+    return value &&
+           std::from_chars(value->data(), value->data() + value->size(), out).ptr == value->data() + value->size();
+  }
+
+private:
+  std::string m_where;
+  Sections m_sections;
+};
+
+} // namespace
+
+Result<TracedEntry>
+read_traced_entry(const fs::path& trace_file, IpVersion ip_version)
+{
+  PW_ASSIGN(const auto text, read_file(trace_file.string(), 64 << 20));
+  const auto where = trace_file.string();
+  const TraceFields trace(where, text);
 
   TracedEntry entry;
   entry.name = trace_file.stem().string();
   auto& in = entry.inputs;
   in.ip_version = ip_version;
-  const auto* revision = section("igcRevision");
+  const auto* revision = trace.section("igcRevision");
   if (revision == nullptr || revision->empty()) {
-    return bad("igcRevision");
+    return trace.bad("igcRevision");
   }
   in.igc_revision = revision->front() == "(null)" ? "" : revision->front();
-  if (!integer("igcRevision", "libSize", in.igc_lib_size) || !integer("igcRevision", "libMTime", in.igc_lib_mtime)) {
-    return bad("libSize/libMTime");
+  if (!trace.integer("igcRevision", "libSize", in.igc_lib_size) ||
+      !trace.integer("igcRevision", "libMTime", in.igc_lib_mtime)) {
+    return trace.bad("libSize/libMTime");
   }
-  const auto options = body("options");
-  const auto internal = body("internal options");
+  const auto options = trace.body("options");
+  const auto internal = trace.body("internal options");
   if (!options || !internal) {
-    return bad(options ? "internal options" : "options");
+    return trace.bad(options ? "internal options" : "options");
   }
   in.options = *options;
   in.internal_options = *internal;
-  const auto ids = field("specialization constants", "specIds");
-  const auto values = field("specialization constants", "specValues");
+  const auto ids = trace.field("specialization constants", "specIds");
+  const auto values = trace.field("specialization constants", "specValues");
   const auto decoded_ids = ids ? decode_signed_hex(*ids) : std::nullopt;
   const auto decoded_values = values ? decode_signed_hex(*values) : std::nullopt;
   if (!decoded_ids || !decoded_values) {
-    return bad("specIds/specValues");
+    return trace.bad("specIds/specValues");
   }
   in.spec_ids = *decoded_ids;
   in.spec_values = *decoded_values;
   auto& p = in.platform;
-  if (!integer("platform", "eProductFamily", p.product_family) ||
-      !integer("platform", "ePCHProductFamily", p.pch_product_family) ||
-      !integer("platform", "eDisplayCoreFamily", p.display_core_family) ||
-      !integer("platform", "eRenderCoreFamily", p.render_core_family) ||
-      !integer("platform", "ePlatformType", p.platform_type) || !integer("platform", "usDeviceID", p.device_id) ||
-      !integer("platform", "usRevId", p.revision) || !integer("platform", "usDeviceID_PCH", p.device_id_pch) ||
-      !integer("platform", "usRevId_PCH", p.revision_pch) || !integer("platform", "eGTType", p.gt_type)) {
-    return bad("platform");
+  if (!trace.integer("platform", "eProductFamily", p.product_family) ||
+      !trace.integer("platform", "ePCHProductFamily", p.pch_product_family) ||
+      !trace.integer("platform", "eDisplayCoreFamily", p.display_core_family) ||
+      !trace.integer("platform", "eRenderCoreFamily", p.render_core_family) ||
+      !trace.integer("platform", "ePlatformType", p.platform_type) ||
+      !trace.integer("platform", "usDeviceID", p.device_id) || !trace.integer("platform", "usRevId", p.revision) ||
+      !trace.integer("platform", "usDeviceID_PCH", p.device_id_pch) ||
+      !trace.integer("platform", "usRevId_PCH", p.revision_pch) || !trace.integer("platform", "eGTType", p.gt_type)) {
+    return trace.bad("platform");
   }
-  const auto features = body("feature table");
-  const auto workarounds = body("workaround table");
+  const auto features = trace.body("feature table");
+  const auto workarounds = trace.body("workaround table");
   const auto feature_bytes = features ? decode_dotted_bytes<8>(*features) : std::nullopt;
   const auto workaround_bytes = workarounds ? decode_dotted_bytes<4>(*workarounds) : std::nullopt;
   if (!feature_bytes || !workaround_bytes) {
-    return bad(feature_bytes ? "workaround table" : "feature table");
+    return trace.bad(feature_bytes ? "workaround table" : "feature table");
   }
   in.feature_table = *feature_bytes;
   in.workaround_table = *workaround_bytes;

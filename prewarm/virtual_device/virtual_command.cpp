@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "virtual_device/virtual_command.hpp"
 
-#include "jobs/slice_identity.hpp"
-
 #include "base/directory_tree.hpp"
-#include "base/files.hpp"
 
 #include "base/log.hpp"
 #include "command/custom_capture.hpp"
 #include "command/proof_rerun.hpp"
-#include "jobs/staged_kind.hpp"
 #include "manifest/plan.hpp"
 #include "process/run.hpp"
-#include "virtual_device/neo_card_slice.hpp"
+#include "virtual_device/filled_caches.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,12 +28,6 @@ namespace prewarm::virtual_device {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool
-names_kind(const manifest::ModelSpec& model, bundle::CacheKind kind)
-{
-  return model.command && std::ranges::find(model.command->kinds, kind) != model.command->kinds.end();
-}
 
 // Ours would steer the run elsewhere (another driver, cache, adapter or
 // preloaded layer); the workload's own environment is added after.
@@ -243,35 +233,6 @@ VirtualCommandExecutor::VirtualCommandExecutor(unsigned compile_jobs) : m_compil
 
 namespace {
 
-// What the warm-up left in staging, after each kind's hygiene.
-struct FilledCaches
-{
-  std::filesystem::path neo;
-  std::filesystem::path sycl;
-  std::filesystem::path custom_root; // custom/<name> below it (command/custom_capture.hpp)
-  std::vector<std::string> neo_entries;
-  std::vector<std::string> sycl_items;
-  struct Custom
-  {
-    command::CustomCacheRequest request;
-    std::uint64_t files = 0;
-    std::uint64_t bytes = 0;
-    std::string name() const { return request.name; }
-  };
-  std::vector<Custom> custom; // the ones that filled
-  std::size_t sycl_interrupted = 0;
-  // The NEO recording (no trace without a NEO entry): its traced key and the
-  // entries a card looks up (neo_card_slice.hpp), staged after the proof.
-  std::optional<NeoRecording> recording;
-
-  bool empty() const { return neo_entries.empty() && sycl_items.empty() && custom.empty(); }
-  std::string counts() const
-  {
-    return fmt::format("NEO {} entries, SYCL {} items{}", neo_entries.size(), sycl_items.size(),
-                       custom.empty() ? std::string() : fmt::format(", {} custom caches", custom.size()));
-  }
-};
-
 std::vector<command::CustomCacheRequest>
 custom_requests(const manifest::CommandWorkload& workload)
 {
@@ -292,57 +253,6 @@ point_custom_caches(std::map<std::string, std::string>& environment, const fs::p
   }
 }
 
-// What the card's entries are made with (neo_card_slice.hpp).
-struct CardSynthesis
-{
-  const IntelRoot& root;
-  const IntelTarget& target;
-  fs::path scratch;
-  unsigned jobs; // parallel compiles (--jobs)
-  // The virtual device's properties (its CL_DEVICE_EXTENSIONS: what the recorded lists were made of).
-  const std::function<Result<ReplayResult>()>& probe;
-};
-
-Result<FilledCaches>
-collect_filled(const std::string& job_id, const CommandRun& fill, const fs::path& custom_root,
-               const std::vector<command::CustomCacheRequest>& custom, const CardSynthesis& synthesis,
-               std::vector<std::string>& warnings)
-{
-  FilledCaches filled;
-  filled.neo = fill.neo_cache;
-  filled.sycl = fill.sycl_cache;
-  filled.custom_root = custom_root;
-  filled.sycl_interrupted = drop_interrupted_sycl_items(fill.sycl_cache);
-  filled.neo_entries = neo_cache_entries(fill.neo_cache);
-  filled.sycl_items = sycl_cache_items(fill.sycl_cache);
-  std::vector<std::string> refusals;
-  PW_ASSIGN(auto captures, command::collect_custom_caches(custom_root, custom, warnings, refusals));
-  if (!refusals.empty()) {
-    return fail(Errc::failed, fmt::format("{}: the custom caches cannot be packed: {}", job_id,
-                                          fmt::join(refusals, "; ")),
-                "E_VIRTUAL_DEVICE");
-  }
-  for (const auto& capture : captures) {
-    const auto request = std::ranges::find(custom, capture.name, &command::CustomCacheRequest::name);
-    if (capture.files > 0 && request != custom.end()) {
-      filled.custom.push_back({*request, capture.files, capture.bytes});
-    } else {
-      // Empty (collect_custom_caches warned): not part of the slice.
-      PW_TRY(remove_tree(command::custom_staging_dir(custom_root, capture.name)));
-    }
-  }
-  if (!filled.neo_entries.empty()) {
-    PW_ASSIGN(const auto probed, synthesis.probe());
-    PW_ASSIGN(auto recording, NeoRecording::take({synthesis.root, synthesis.target, probed.extensions, fill.neo_cache,
-                                                  synthesis.scratch, synthesis.jobs}));
-    filled.recording.emplace(std::move(recording));
-  } else {
-    PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::neo, fill.neo_cache));
-  }
-  PW_TRY(jobs::clean_staged_kind(bundle::CacheKind::sycl, fill.sycl_cache));
-  return filled;
-}
-
 // A warm-up the deadline stopped is a verdict, not a success: NEO hits on
 // what it built prove nothing about what it never reached (OpenVINO's GPU
 // plugin spins in the driver after its 2 constant-folding kernels, and the
@@ -356,57 +266,6 @@ cut_off_verdict(const FilledCaches& filled, const CommandRun& fill, double secon
                      "before the first wait, or skip the wait when PREWARM_VIRTUAL_DEVICE is set); no hit proof "
                      "(it would stop at the same point and pay the deadline again)",
                      fill.deadline.count(), k_deadline_variable, seconds, filled.counts());
-}
-
-// The slices: NEO's, SYCL's and the custom caches', each with what the
-// target's card must match.
-// `probe`: the virtual device's IP version and extensions, which NEO's trace
-// does not print (replay_programs with no program).
-Result<std::vector<jobs::JobOutput>>
-slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const VirtualDevice& device,
-          const std::string& driver, const std::function<Result<ReplayResult>()>& probe)
-{
-  std::vector<jobs::JobOutput> outputs;
-  if (names_kind(model, bundle::CacheKind::neo) && filled.recording) {
-    jobs::JobOutput neo;
-    neo.staging_dir = filled.neo.parent_path();
-    PW_ASSIGN(const auto probed, probe());
-    const bool opencl =
-      std::ranges::any_of(filled.neo_entries, [](const auto& e) { return e.ends_with(".cl_cache"); });
-    PW_ASSIGN(neo.requirements,
-              filled.recording->requirements(driver, probed, opencl ? OpenclEntries::present : OpenclEntries::absent));
-    outputs.push_back(std::move(neo));
-  }
-  // SYCL's own key holds the device name and the driver version: the device
-  // name is what a host's probe reports (opencl.device).
-  std::vector<bundle::Requirement> device_requirements = {
-    jobs::intel_driver_requirement(driver),
-    {"pci-id", "==", device.pci_id},
-    {"vendor", "==", "intel"},
-  };
-  if (!device.device_name.empty()) {
-    device_requirements.push_back({"opencl.device", "==", device.device_name});
-  }
-  std::ranges::sort(device_requirements);
-  if (names_kind(model, bundle::CacheKind::sycl) && !filled.sycl_items.empty()) {
-    outputs.push_back({filled.sycl.parent_path(), device_requirements});
-  }
-  if (!filled.custom.empty()) {
-    // A custom cache's format is the program's own: what it compiled there
-    // was for this device and driver (custom_capture.hpp), as SYCL's items,
-    // unless its application's row says it holds nothing for the device.
-    jobs::JobOutput custom{filled.custom_root, {}};
-    std::vector<command::CustomCacheRequest> requests;
-    for (const auto& c : filled.custom) {
-      custom.caches.push_back(bundle::CustomCache{c.request.name, c.request.variable});
-      requests.push_back(c.request);
-    }
-    if (command::custom_caches_need_opencl_device(requests)) {
-      custom.requirements = device_requirements;
-    }
-    outputs.push_back(std::move(custom));
-  }
-  return outputs;
 }
 
 // What the fill amounts to: a warm-up cut off by the deadline, else the hit

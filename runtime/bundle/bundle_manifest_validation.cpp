@@ -120,6 +120,68 @@ validate_links(const Slice& slice, std::set<std::string, std::less<>>& folded, c
   return {};
 }
 
+// Dir lines: each a new name whose parent is a dir line before it (a bare
+// kind has none). `directories` receives them for the files and links.
+Status
+validate_directories(const Slice& slice, std::set<std::string, std::less<>>& folded,
+                     std::set<std::string_view>& directories)
+{
+  const auto where = [&](std::string_view what) { return fmt::format("slice {}: {}", in_quotes(slice.id), what); };
+  for (std::size_t i = 0; i < slice.directories.size(); ++i) {
+    const auto& dir = slice.directories[i];
+    PW_TRY_CTX(where("dir"), validate_entry_path(dir, KindOnlyPath::allowed));
+    if (i > 0 && !(slice.directories[i - 1] < dir)) {
+      return format_error(where(fmt::format("dir {} is duplicated or out of order", in_quotes(dir))));
+    }
+    if (!folded.insert(ascii_lower(dir)).second) {
+      return format_error(where(fmt::format("dir {} collides with another entry after ASCII case-fold", in_quotes(dir))));
+    }
+    const auto parent = parent_of(dir);
+    if (!parent.empty() && !directories.contains(parent)) {
+      return format_error(where(fmt::format("dir {} has no dir line for its parent {}", in_quotes(dir), in_quotes(parent))));
+    }
+    directories.insert(dir);
+  }
+  return {};
+}
+
+// File lines: each a new name in a listed directory, with a digest and a
+// plain mode; their sizes add up to the slice's uncompressed size.
+Status
+validate_files(const Slice& slice, std::set<std::string, std::less<>>& folded,
+               const std::set<std::string_view>& directories)
+{
+  const auto where = [&](std::string_view what) { return fmt::format("slice {}: {}", in_quotes(slice.id), what); };
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < slice.files.size(); ++i) {
+    const auto& file = slice.files[i];
+    PW_TRY_CTX(where("file"), validate_entry_path(file.path, KindOnlyPath::refused));
+    if (i > 0 && !(slice.files[i - 1].path < file.path)) {
+      return format_error(where(fmt::format("file {} is duplicated or out of order", in_quotes(file.path))));
+    }
+    if (!is_sha256(file.sha256)) {
+      return format_error(where(fmt::format("file {}: digest {} is not 64 lowercase hex digits", in_quotes(file.path), in_quotes(file.sha256))));
+    }
+    if (file.mode != 0644 && file.mode != 0755) {
+      return format_error(where(fmt::format("file {}: mode {:04o} (only 0644 and 0755)", in_quotes(file.path), file.mode)));
+    }
+    if (!folded.insert(ascii_lower(file.path)).second) {
+      return format_error(where(fmt::format("file {} collides with another entry after ASCII case-fold", in_quotes(file.path))));
+    }
+    if (!directories.contains(parent_of(file.path))) {
+      return format_error(where(fmt::format("file {} has no dir line for its parent {}", in_quotes(file.path), in_quotes(parent_of(file.path)))));
+    }
+    if (file.size > std::numeric_limits<std::uint64_t>::max() - total) {
+      return format_error(where("file sizes overflow 64 bits"));
+    }
+    total += file.size;
+  }
+  if (total != slice.uncompressed_size) {
+    return format_error(where(fmt::format("uncompressed size {} differs from the sum of file sizes {}", slice.uncompressed_size, total)));
+  }
+  return {};
+}
+
 
 Status
 validate_slice(const Slice& slice)
@@ -186,48 +248,8 @@ validate_slice(const Slice& slice)
   // system "A" and "a" are the same file (node-tar CVE-2021-37701 class).
   std::set<std::string, std::less<>> folded;
   std::set<std::string_view> directories;
-  for (std::size_t i = 0; i < slice.directories.size(); ++i) {
-    const auto& dir = slice.directories[i];
-    PW_TRY_CTX(where("dir"), validate_entry_path(dir, KindOnlyPath::allowed));
-    if (i > 0 && !(slice.directories[i - 1] < dir)) {
-      return format_error(where(fmt::format("dir {} is duplicated or out of order", in_quotes(dir))));
-    }
-    if (!folded.insert(ascii_lower(dir)).second) {
-      return format_error(where(fmt::format("dir {} collides with another entry after ASCII case-fold", in_quotes(dir))));
-    }
-    const auto parent = parent_of(dir);
-    if (!parent.empty() && !directories.contains(parent)) {
-      return format_error(where(fmt::format("dir {} has no dir line for its parent {}", in_quotes(dir), in_quotes(parent))));
-    }
-    directories.insert(dir);
-  }
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < slice.files.size(); ++i) {
-    const auto& file = slice.files[i];
-    PW_TRY_CTX(where("file"), validate_entry_path(file.path, KindOnlyPath::refused));
-    if (i > 0 && !(slice.files[i - 1].path < file.path)) {
-      return format_error(where(fmt::format("file {} is duplicated or out of order", in_quotes(file.path))));
-    }
-    if (!is_sha256(file.sha256)) {
-      return format_error(where(fmt::format("file {}: digest {} is not 64 lowercase hex digits", in_quotes(file.path), in_quotes(file.sha256))));
-    }
-    if (file.mode != 0644 && file.mode != 0755) {
-      return format_error(where(fmt::format("file {}: mode {:04o} (only 0644 and 0755)", in_quotes(file.path), file.mode)));
-    }
-    if (!folded.insert(ascii_lower(file.path)).second) {
-      return format_error(where(fmt::format("file {} collides with another entry after ASCII case-fold", in_quotes(file.path))));
-    }
-    if (!directories.contains(parent_of(file.path))) {
-      return format_error(where(fmt::format("file {} has no dir line for its parent {}", in_quotes(file.path), in_quotes(parent_of(file.path)))));
-    }
-    if (file.size > std::numeric_limits<std::uint64_t>::max() - total) {
-      return format_error(where("file sizes overflow 64 bits"));
-    }
-    total += file.size;
-  }
-  if (total != slice.uncompressed_size) {
-    return format_error(where(fmt::format("uncompressed size {} differs from the sum of file sizes {}", slice.uncompressed_size, total)));
-  }
+  PW_TRY(validate_directories(slice, folded, directories));
+  PW_TRY(validate_files(slice, folded, directories));
   return validate_links(slice, folded, directories);
 }
 

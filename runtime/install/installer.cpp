@@ -3,14 +3,12 @@
 
 #include "audit/file_inventory.hpp"
 
-#include "base/device_properties.hpp"
 #include "base/digest.hpp"
 #include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_files.hpp"
 #include "bundle/signature.hpp"
-#include "host/host_fingerprint.hpp"
 #include "host/probe_host.hpp"
 #include "install/application_environment.hpp"
 #include "install/install_layout.hpp"
@@ -18,6 +16,7 @@
 #include "install/install_records.hpp"
 #include "install/installed_state.hpp"
 #include "install/recorded_install.hpp"
+#include "install/rollback_guard.hpp"
 #include "install/space_margin.hpp"
 #include "install/start_record.hpp"
 #include "install/version_switch.hpp"
@@ -30,9 +29,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <memory>
 #include <optional>
 #include <set>
 
@@ -129,36 +126,6 @@ remove_stale_staging(const fs::path& root)
       }
     }
   }
-}
-
-
-Status
-check_rollback(const ChannelState& state, const VerifiedBundle& verified)
-{
-  const auto& m = verified.manifest;
-  const auto it = state.find(m.channel);
-  if (it == state.end()) {
-    return {};
-  }
-  const auto& high = it->second;
-  if (m.serial < high.serial) {
-    return fail(Errc::verify,
-                fmt::format("channel {}: the bundle has serial {}, but serial {} was already installed here "
-                            "(an older bundle; refusing to roll back) (rebuild with --serial {} or higher, or install into a "
-                            "fresh --root)",
-                            m.channel, m.serial, high.serial, high.serial + 1),
-                "E_ROLLBACK");
-  }
-  if (m.serial == high.serial && verified.manifest_sha256 != high.manifest_sha256) {
-    return fail(Errc::verify,
-                fmt::format("channel {}: serial {} was installed here with manifest sha256 {}, this bundle has the "
-                            "same serial with manifest sha256 {} (two different bundles signed with one serial) (rebuild "
-                            "with --serial {} or higher: the default serial is the build time, SOURCE_DATE_EPOCH when "
-                            "set, so a rebuild with the same SOURCE_DATE_EPOCH keeps the serial)",
-                            m.channel, m.serial, high.manifest_sha256, verified.manifest_sha256, high.serial + 1),
-                "E_ROLLBACK_EQUIVOCATION");
-  }
-  return {};
 }
 
 // Removes the staging directory on every path out of install_bundle().
@@ -330,6 +297,127 @@ record_start(const fs::path& root, const VerifiedBundle& verified, const bundle:
   }
 }
 
+// A version found in place keeps its start record; one missing or made
+// under another policy is written again.
+void
+record_start_unless_recorded(const fs::path& root, const std::string& version, const VerifiedBundle& verified,
+                             const bundle::ManifestPolicy& policy)
+{
+  if (!start_recorded(versions_dir(root) / version, verified.manifest_sha256, policy)) {
+    record_start(root, verified, policy);
+  }
+}
+
+// The report's times: each phase from the end of the one before it, the
+// whole install from its start.
+class PhaseTimer
+{
+public:
+  PhaseTimer(InstallReport& report, std::chrono::steady_clock::time_point started)
+    : m_report(report), m_started(started), m_phase_start(started)
+  {
+  }
+  void end_phase(std::string name)
+  {
+    const auto t = std::chrono::steady_clock::now();
+    m_report.phases.push_back({std::move(name), std::chrono::duration<double>(t - m_phase_start).count()});
+    m_phase_start = t;
+  }
+  InstallReport finish()
+  {
+    m_report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    return m_report;
+  }
+
+private:
+  InstallReport& m_report;
+  std::chrono::steady_clock::time_point m_started;
+  std::chrono::steady_clock::time_point m_phase_start;
+};
+
+// The version installed for this bundle on this very host, when it is whole
+// (its environment recorded under this policy, its kind links in place):
+// then reported in place, with the variables the policy refuses, and the
+// host is not probed.
+std::optional<InstalledMarker>
+in_place_for_unchanged_host(const fs::path& root, const VerifiedBundle& verified, const std::string& fingerprint,
+                            const std::set<std::string, std::less<>>& allowed_environment, InstallReport& report)
+{
+  auto installed = unchanged_host_install(root, verified.manifest_sha256, fingerprint);
+  if (!installed || !environment_recorded(versions_dir(root) / installed->version, allowed_environment) ||
+      !kind_links_point_at(root, installed->version, kind_names(*installed))) {
+    return std::nullopt;
+  }
+  std::vector<std::string> refused;
+  for (const auto& slice : verified.manifest.slices) {
+    if (std::ranges::find(installed->slice_ids, slice.id) != installed->slice_ids.end()) {
+      auto more = refused_variables(slice, allowed_environment);
+      refused.insert(refused.end(), more.begin(), more.end());
+    }
+  }
+  report_in_place(root, *installed, std::move(refused), report);
+  return installed;
+}
+
+// The marker of the version this install makes, but for its kinds and its
+// id: known once it is staged.
+InstalledMarker
+marker_for_new_version(const VerifiedBundle& verified, SysSeconds now, const std::string& fingerprint,
+                       const std::vector<std::string>& selected_ids)
+{
+  InstalledMarker new_marker;
+  new_marker.manifest_sha256 = verified.manifest_sha256;
+  new_marker.channel = verified.manifest.channel;
+  new_marker.serial = verified.manifest.serial;
+  new_marker.installed_at = now;
+  new_marker.host_fingerprint = fingerprint;
+  new_marker.slice_ids = selected_ids;
+  return new_marker;
+}
+
+// Under the lock, with the checks passed: the selected slices extracted into
+// a staging directory and made ready there, published as the new version
+// and switched to (commit_and_record), earlier versions retired, the start
+// record written. The staging directory is removed on every path out.
+Status
+install_new_version(const fs::path& bundle_dir, const VerifiedBundle& verified, const fs::path& root,
+                    const SliceSelection& selection, InstalledMarker new_marker, const InstallOptions& options,
+                    ChannelState state, const std::vector<std::string>& previous_kinds, InstallReport& report,
+                    PhaseTimer& timer)
+{
+  PW_ASSIGN(const auto staging, make_private_directory(meta_dir(root), k_staging_prefix));
+  StagingGuard staging_guard(staging);
+  UniqueFd staging_fd(::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!staging_fd) {
+    return fail(io_error("cannot open", staging, errno));
+  }
+
+  PW_TRY(extract_selected_slices(bundle_dir, selection, staging_fd.get(), options.limits));
+  timer.end_phase("extract");
+
+  // The version's name is known before it is published: Triton's group files
+  // name the version's own directories.
+  const auto id = new_version_id(verified.manifest_sha256, staging);
+  PW_ASSIGN(auto staged, prepare_staged_version(staging_fd.get(), staging, selection, versions_dir(root) / id,
+                                                options.verify.policy.install_owner, options.sync));
+  const auto& kinds = staged.kinds;
+  timer.end_phase("sync");
+
+  new_marker.kinds = std::move(staged.counts);
+  new_marker.version = id;
+  PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker,
+                           audit::serialize(staged.inventory, &staged.states), options.verify.policy.allowed_environment,
+                           std::move(state), report.commits));
+  report.version = id;
+  timer.end_phase("commit");
+  staging_fd.reset();
+  staging_guard.remove();
+  retire_earlier_versions(root, id, kinds, previous_kinds);
+  record_start(root, verified, options.verify.policy);
+  timer.end_phase("cleanup");
+  return {};
+}
+
 } // namespace
 
 bool
@@ -369,43 +457,21 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
   const fs::path root = fs::absolute(root_in, ec).lexically_normal();
 
   InstallReport report;
-  auto phase_start = started;
-  const auto end_phase = [&](std::string name) {
-    const auto t = std::chrono::steady_clock::now();
-    report.phases.push_back({std::move(name), std::chrono::duration<double>(t - phase_start).count()});
-    phase_start = t;
-  };
-
+  PhaseTimer timer(report, started);
   report.root = root;
   report.manifest_sha256 = verified.manifest_sha256;
   report.channel = verified.manifest.channel;
   report.serial = verified.manifest.serial;
   report.signer_key_ids = verified.signer_key_ids;
   report.warnings = verified.warnings;
-  const auto finish = [&] {
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
-  };
 
   // The cheap check first: with nothing to do, the host probe is the whole cost.
   const std::string fingerprint = host.fingerprint ? host.fingerprint(framework_search(verified.manifest)) : "";
-  if (const auto installed = unchanged_host_install(root, verified.manifest_sha256, fingerprint);
-      installed &&
-      environment_recorded(versions_dir(root) / installed->version, options.verify.policy.allowed_environment) &&
-      kind_links_point_at(root, installed->version, kind_names(*installed))) {
-    std::vector<std::string> refused;
-    for (const auto& slice : verified.manifest.slices) {
-      if (std::ranges::find(installed->slice_ids, slice.id) != installed->slice_ids.end()) {
-        auto more = refused_variables(slice, options.verify.policy.allowed_environment);
-        refused.insert(refused.end(), more.begin(), more.end());
-      }
-    }
-    report_in_place(root, *installed, std::move(refused), report);
-    end_phase("verify");
-    if (!start_recorded(versions_dir(root) / installed->version, verified.manifest_sha256, options.verify.policy)) {
-      record_start(root, verified, options.verify.policy);
-    }
-    return finish();
+  if (const auto installed =
+        in_place_for_unchanged_host(root, verified, fingerprint, options.verify.policy.allowed_environment, report)) {
+    timer.end_phase("verify");
+    record_start_unless_recorded(root, installed->version, verified, options.verify.policy);
+    return timer.finish();
   }
   if (!fingerprint.empty()) {
     log::verbose("host fingerprint {} not the install's: probing the host", fingerprint);
@@ -416,7 +482,7 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     PW_ASSIGN(selection, select_slices(verified.manifest, host_devices, options.waived_requirements));
   }
 
-  end_phase("verify");
+  timer.end_phase("verify");
   const auto [selected_ids, needed] = report_selection(*selection, options, report);
 
   PW_ASSIGN(UniqueFd root_fd, prepare_root(root));
@@ -427,13 +493,13 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     // replaced atomically, so reading it unlocked is sound.
     if (installed_already(root_fd.get(), root, verified.manifest_sha256, selected_ids, Announce::quiet)) {
       report.outcome = InstallOutcome::already_installed;
-      return finish();
+      return timer.finish();
     }
     return fail(std::move(locked).error());
   }
   auto lock = std::move(*locked);
   remove_stale_staging(root);
-  end_phase("lock");
+  timer.end_phase("lock");
 
   // Another channel's caches are never replaced silently (channel_guard.hpp).
   // A marker that does not parse holds nothing, as for installed_already().
@@ -443,115 +509,18 @@ install_verified_bundle(const fs::path& bundle_dir, VerifiedBundle verified, con
     report.outcome = InstallOutcome::already_installed;
     if (marker && *marker) {
       tend_current_version(root, **marker, fingerprint, options.verify.policy.allowed_environment, report);
-      if (!start_recorded(versions_dir(root) / (*marker)->version, verified.manifest_sha256, options.verify.policy)) {
-        record_start(root, verified, options.verify.policy);
-      }
+      record_start_unless_recorded(root, (*marker)->version, verified, options.verify.policy);
     }
-    return finish();
+    return timer.finish();
   }
 
   PW_ASSIGN(auto state, read_state(root));
   PW_TRY(check_rollback(state, verified));
   PW_TRY(check_free_space(root_fd.get(), root, needed, options.space_margin));
-
-  PW_ASSIGN(const auto staging, make_private_directory(meta_dir(root), k_staging_prefix));
-  StagingGuard staging_guard(staging);
-  UniqueFd staging_fd(::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!staging_fd) {
-    return fail(io_error("cannot open", staging, errno));
-  }
-
-  PW_TRY(extract_selected_slices(bundle_dir, *selection, staging_fd.get(), options.limits));
-  end_phase("extract");
-
-  // The version's name is known before it is published: Triton's group files
-  // name the version's own directories.
-  const auto id = new_version_id(verified.manifest_sha256, staging);
-  PW_ASSIGN(auto staged, prepare_staged_version(staging_fd.get(), staging, *selection, versions_dir(root) / id,
-                                                options.verify.policy.install_owner, options.sync));
-  const auto& kinds = staged.kinds;
-  end_phase("sync");
-
-  InstalledMarker new_marker;
-  new_marker.manifest_sha256 = verified.manifest_sha256;
-  new_marker.channel = verified.manifest.channel;
-  new_marker.serial = verified.manifest.serial;
-  new_marker.installed_at = now;
-  new_marker.host_fingerprint = fingerprint;
-  new_marker.slice_ids = selected_ids;
-  new_marker.kinds = std::move(staged.counts);
-  new_marker.version = id;
-  PW_TRY(commit_and_record(root, staging, staging_fd.get(), id, kinds, verified, new_marker,
-                           audit::serialize(staged.inventory, &staged.states), options.verify.policy.allowed_environment,
-                           std::move(state), report.commits));
-  report.version = id;
-  end_phase("commit");
-  staging_fd.reset();
-  staging_guard.remove();
-  retire_earlier_versions(root, id, kinds, marker && *marker ? kind_names(**marker) : std::vector<std::string>{});
-  record_start(root, verified, options.verify.policy);
-  end_phase("cleanup");
-  return finish();
-}
-
-host::FrameworkSearch
-framework_search(const bundle::BundleManifest& manifest)
-{
-  host::FrameworkSearch search;
-  search.wanted = false;
-  for (const auto& slice : manifest.slices) {
-    const bool requires_frameworks = std::any_of(slice.requirements.begin(), slice.requirements.end(), [](const auto& r) {
-      return r.key.starts_with(prop::framework_prefix);
-    });
-    if (!requires_frameworks) {
-      continue;
-    }
-    search.wanted = true;
-    for (const auto& dir : slice.site_packages) {
-      if (std::find(search.site_packages.begin(), search.site_packages.end(), dir) == search.site_packages.end()) {
-        search.site_packages.emplace_back(dir);
-      }
-    }
-  }
-  return search;
-}
-
-HostSource
-probed_host()
-{
-  const auto options_for = [](const host::FrameworkSearch& search) {
-    host::HostProbeOptions options;
-    options.frameworks = search;
-    return options;
-  };
-  return {[options_for](const host::FrameworkSearch& search) { return host::probe_host(options_for(search)); },
-          [options_for](const host::FrameworkSearch& search) { return host::host_fingerprint(options_for(search)); }};
-}
-
-HostSource
-asked_once(HostSource host)
-{
-  auto probed = std::make_shared<std::optional<Result<std::vector<host::HostDevice>>>>();
-  // One bundle per install or pull: the search is the same each time.
-  auto probe = [probe = std::move(host.probe), probed](const host::FrameworkSearch& search)
-    -> Result<std::vector<host::HostDevice>> {
-    if (!*probed) {
-      *probed = probe(search);
-    }
-    return **probed;
-  };
-  if (!host.fingerprint) {
-    return {std::move(probe), {}};
-  }
-  auto fingerprints = std::make_shared<std::array<std::optional<std::string>, 2>>(); // without, with frameworks
-  auto fingerprint = [fingerprint = std::move(host.fingerprint), fingerprints](const host::FrameworkSearch& search) {
-    auto& known = (*fingerprints)[search.wanted ? 1 : 0];
-    if (!known) {
-      known = fingerprint(search);
-    }
-    return *known;
-  };
-  return {std::move(probe), std::move(fingerprint)};
+  PW_TRY(install_new_version(bundle_dir, verified, root, *selection,
+                             marker_for_new_version(verified, now, fingerprint, selected_ids), options, std::move(state),
+                             marker && *marker ? kind_names(**marker) : std::vector<std::string>{}, report, timer));
+  return timer.finish();
 }
 
 Result<InstallReport>

@@ -15,8 +15,9 @@
 //      unless --replace-channel (channel_guard.hpp) -> marker == this manifest and its slices,
 //      and every installed kind directory still there: done (versions no
 //      application holds any more are removed, ROOT/<kind> links repaired)
-//   -> rollback guard: serial < high-water of the channel (E_ROLLBACK), same
-//      serial with another manifest (E_ROLLBACK_EQUIVOCATION)
+//   -> rollback guard (rollback_guard.hpp): serial < high-water of the
+//      channel (E_ROLLBACK), same serial with another manifest
+//      (E_ROLLBACK_EQUIVOCATION)
 //   -> statvfs: free >= uncompressed size + a block per entry + margin
 //      (space_margin.hpp; E_NOSPC says what would fit)
 //   -> staging dir -> extract every selected slice (payload digest first)
@@ -33,10 +34,10 @@
 #include "base/time_format.hpp"
 #include "bundle/slice_reader.hpp"
 #include "bundle/trust.hpp"
-#include "host/framework_probe.hpp"
 #include "host/host_device.hpp"
 #include "install/bundle_verification.hpp"
 #include "install/channel_guard.hpp"
+#include "install/host_source.hpp"
 #include "install/slice_selection.hpp"
 #include "install/tree_commit.hpp"
 #include "install/space_margin.hpp"
@@ -45,7 +46,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,34 +104,6 @@ struct InstallReport
   };
   std::vector<Phase> phases;
 };
-
-// The host, probed only when the install needs its devices: a repeated
-// install on an unchanged host (the marker holds this fingerprint) is done
-// without the probe, which is most of its time.
-// Both are asked with what the bundle needs of the application's frameworks
-// (framework_search(): whether any slice requires framework.*, and where the
-// build found them).
-struct HostSource
-{
-  std::function<Result<std::vector<host::HostDevice>>(const host::FrameworkSearch&)> probe;
-  // The fingerprint of this host; empty function: none (always probe, and
-  // the marker records none).
-  std::function<std::string(const host::FrameworkSearch&)> fingerprint;
-};
-
-// What the slices of this bundle need of the application's frameworks: wanted
-// when one requires a framework.* key, and the site-packages directories
-// those slices recorded (host/framework_probe.hpp).
-host::FrameworkSearch framework_search(const bundle::BundleManifest& manifest);
-
-// The host probe (host/probe_host.hpp) behind its fingerprint.
-HostSource probed_host();
-
-// The same host source, probing at most once and computing each fingerprint
-// at most once however often it is asked (a registry pull checks the root and
-// selects slices, then the install does both again; a fingerprint with
-// frameworks costs a Python start).
-HostSource asked_once(HostSource host);
 
 // Whether ROOT already holds this verified bundle's selection (the check
 // install_bundle() makes under its lock, made here without it: the marker is
