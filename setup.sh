@@ -31,11 +31,13 @@ BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
 # Every Debian package the project needs: build, tests, integration (PoCL, ocloc, Level Zero loader,
-# pyopencl, buildah), benchmarks (plots).
+# pyopencl, buildah; libva2: a build host where NEO could list VA media sharing, which the virtual
+# device's record must not depend on, and NEO's own lists with it to compare against), benchmarks
+# (plots).
 PACKAGES=(
   cmake ninja-build g++ pkg-config git ca-certificates
   libssl-dev libarchive-dev libzstd-dev zstd libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers clinfo pocl-opencl-icd
+  ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers clinfo pocl-opencl-icd libva2
   intel-opencl-icd libze-dev libze1
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-dev
