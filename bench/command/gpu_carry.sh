@@ -51,9 +51,9 @@ mkdir -p "$work/ldlib"
 for lib in "$carry"/lib/*; do
   [ -e "$lib" ] || continue
   name=$(basename "$lib")
-  ldconfig -p | grep -q "^[[:space:]]*$name " || ln -s "$lib" "$work/ldlib/$name"
+  ldconfig -p | grep -c "^[[:space:]]*$name " > /dev/null || ln -s "$lib" "$work/ldlib/$name"
 done
-ldconfig -p | grep -q "libOpenCL.so.1 " || ln -s "$carry/opencl/libOpenCL.so.1" "$work/ldlib/libOpenCL.so.1"
+ldconfig -p | grep -c "libOpenCL.so.1 " > /dev/null || ln -s "$carry/opencl/libOpenCL.so.1" "$work/ldlib/libOpenCL.so.1"
 PW_LD="$work/ldlib${ORIG_LD_LIBRARY_PATH:+:$ORIG_LD_LIBRARY_PATH}"
 pw() { LD_LIBRARY_PATH="$PW_LD" "$carry/bin/prewarm" "$@"; }
 pwr() { LD_LIBRARY_PATH="$PW_LD" "$carry/bin/prewarm-runtime" "$@"; }

@@ -68,14 +68,14 @@ mkdir -p "$work/ldlib"
 for lib in "$carry"/lib/*; do
   [ -e "$lib" ] || continue
   name=$(basename "$lib")
-  ldconfig -p | grep -q "^[[:space:]]*$name " || ln -s "$lib" "$work/ldlib/$name"
+  ldconfig -p | grep -c "^[[:space:]]*$name " > /dev/null || ln -s "$lib" "$work/ldlib/$name"
 done
-if ! ldconfig -p | grep -q "libOpenCL.so.1 "; then
+if ! ldconfig -p | grep -c "libOpenCL.so.1 " > /dev/null; then
   ln -s "$carry/opencl/libOpenCL.so.1" "$work/ldlib/libOpenCL.so.1"
 fi
 # ocl-icd finds vendor ICDs in /etc/OpenCL/vendors; containers with the NVIDIA
 # driver mounted sometimes lack the .icd file.
-if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd 2>/dev/null && ldconfig -p | grep -q libnvidia-opencl.so.1; then
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd 2>/dev/null && ldconfig -p | grep -c libnvidia-opencl.so.1 > /dev/null; then
   mkdir -p "$work/vendors"
   echo "libnvidia-opencl.so.1" > "$work/vendors/nvidia.icd"
   export OCL_ICD_VENDORS="$work/vendors"

@@ -53,7 +53,7 @@ done | sort -u | while read -r soname path; do
   fi
 done
 if [ ! -e "$out/opencl/libOpenCL.so.1" ]; then
-  cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 / { print $NF; exit }')" "$out/opencl/libOpenCL.so.1"
+  cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 / && !found { print $NF; found = 1 }')" "$out/opencl/libOpenCL.so.1"
 fi
 du -sh "$out" "$out"/*
 echo "carry: .carry/gpu"

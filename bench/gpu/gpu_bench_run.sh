@@ -51,7 +51,7 @@ mkdir -p "$work/ldlib"
 for lib in "$carry"/lib/*; do
   [ -e "$lib" ] || continue
   name=$(basename "$lib")
-  ldconfig -p | grep -q "^[[:space:]]*$name " || ln -s "$lib" "$work/ldlib/$name"
+  ldconfig -p | grep -c "^[[:space:]]*$name " > /dev/null || ln -s "$lib" "$work/ldlib/$name"
 done
 # An ICD loader that reads OPENCL_LAYERS: the system's ocl-icd, else Debian's
 # carried one (a CUDA toolkit's libOpenCL.so.1 found first loads no layer).
@@ -61,11 +61,11 @@ for system_ocl in /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 /lib/x86_64-linux-gnu
     break
   fi
 done
-ldconfig -p | grep -q "libxml2.so.2 " || note "this host has no libxml2.so.2: the carried one needs ICU 72, which the carry leaves out"
+ldconfig -p | grep -c "libxml2.so.2 " > /dev/null || note "this host has no libxml2.so.2: the carried one needs ICU 72, which the carry leaves out"
 [ -e "$work/ldlib/libOpenCL.so.1" ] || ln -s "$carry/opencl/libOpenCL.so.1" "$work/ldlib/libOpenCL.so.1"
 export LD_LIBRARY_PATH="$work/ldlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # Containers with the NVIDIA driver mounted sometimes lack its .icd file.
-if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd && ldconfig -p | grep -q libnvidia-opencl.so.1; then
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd && ldconfig -p | grep -c libnvidia-opencl.so.1 > /dev/null; then
   mkdir -p "$work/vendors"
   cp /etc/OpenCL/vendors/*.icd "$work/vendors/" 2> /dev/null || true
   echo "libnvidia-opencl.so.1" > "$work/vendors/nvidia.icd"

@@ -63,6 +63,6 @@ done | sort -u | while read -r soname path; do
   if [ "$soname" = "libOpenCL.so.1" ]; then cp -L "$path" "$out/opencl/$soname"; else cp -L "$path" "$out/lib/$soname"; fi
 done
 [ -e "$out/opencl/libOpenCL.so.1" ] ||
-  cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 / { print $NF; exit }')" "$out/opencl/libOpenCL.so.1"
+  cp -L "$(ldconfig -p | awk '/libOpenCL.so.1 / && !found { print $NF; found = 1 }')" "$out/opencl/libOpenCL.so.1"
 du -sh "$out" "$out"/*
 echo "carry: .carry/bench (then on the GPU machine: bash bench/gpu/gpu_bench_run.sh)"

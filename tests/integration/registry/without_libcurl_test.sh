@@ -10,7 +10,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
 
-libcurl=$(ldconfig -p | awk '/libcurl\.so\.4 / { print $NF; exit }')
+# awk reads to the end: an early exit would end ldconfig with SIGPIPE once its
+# output outgrows a pipe buffer, and pipefail would end this script silently.
+libcurl=$(ldconfig -p | awk '/libcurl\.so\.4 / && !found { print $NF; found = 1 }')
 [ -n "$libcurl" ] || skip "no libcurl.so.4 on this host to hide"
 libcurl=$(readlink -f "$libcurl")
 unshare -m true 2> /dev/null || skip "unshare -m is not permitted here (needs root)"
