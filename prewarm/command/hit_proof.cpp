@@ -7,7 +7,7 @@
 #include "audit/file_inventory.hpp"
 #include "audit/layer_audit_log.hpp"
 #include "bundle/app_hint.hpp"
-#include "bundle/installed_environment.hpp"
+#include "bundle/cache_kind.hpp"
 #include "install/opencl_layer_environment.hpp"
 #include "jobs/staged_output.hpp"
 

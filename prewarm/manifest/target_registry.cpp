@@ -7,8 +7,10 @@
 #include "manifest/yaml_reader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <utility>
 
@@ -56,6 +58,83 @@ read_vendor(const yaml::Source& source, const YAML::Node& node, const std::strin
                                          did_you_mean(text, names))));
 }
 
+Result<std::string>
+read_matching(const yaml::Map& map, std::string_view key, const std::regex& pattern, std::string_view expected)
+{
+  const auto node = map.get(key);
+  if (!node) {
+    return std::string();
+  }
+  PW_ASSIGN(auto text, yaml::read_string(map.source(), *node, map.path_of(key)));
+  if (!std::regex_match(text, pattern)) {
+    return fail(yaml::error_at(map.source(), node->Mark(), map.path_of(key),
+                               fmt::format("{}, got '{}'", expected, text)));
+  }
+  return text;
+}
+
+Result<std::vector<std::string>>
+read_pci_ids(const yaml::Map& map)
+{
+  const auto node = map.get("pci_ids");
+  if (!node) {
+    return std::vector<std::string>{};
+  }
+  PW_ASSIGN(auto ids, yaml::read_unique_strings(map.source(), *node, map.path_of("pci_ids")));
+  static const std::regex pci("0x[0-9a-f]{4}");
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (!std::regex_match(ids[i], pci)) {
+      return fail(yaml::error_at(map.source(), std::as_const(*node)[i].Mark(), yaml::index_path(map.path_of("pci_ids"), i),
+                                 fmt::format("a PCI id is \"0x\" and 4 lowercase hex digits, got '{}'", ids[i])));
+    }
+  }
+  return ids;
+}
+
+// device_names: {PCI id: name}: each id one of the target's pci_ids, so a
+// name cannot outlive the id it was recorded for.
+Result<std::map<std::string, std::string>>
+read_device_names(const yaml::Map& map, const std::vector<std::string>& pci_ids)
+{
+  std::map<std::string, std::string> names;
+  const auto node = map.get("device_names");
+  if (!node) {
+    return names;
+  }
+  PW_ASSIGN(auto by_id, yaml::Map::read_any_keys(map.source(), *node, map.path_of("device_names")));
+  for (const auto& entry : by_id.entries()) {
+    if (std::ranges::find(pci_ids, entry.key) == pci_ids.end()) {
+      return fail(yaml::error_at(map.source(), entry.key_node.Mark(), by_id.path_of(entry.key),
+                                 fmt::format("'{}' is not one of this target's pci_ids ({})", entry.key,
+                                             fmt::join(pci_ids, ", "))));
+    }
+    PW_ASSIGN(names[entry.key], yaml::read_string(map.source(), entry.value, by_id.path_of(entry.key)));
+  }
+  return names;
+}
+
+Status
+read_intel_fields(const yaml::Map& map, Target& target)
+{
+  PW_ASSIGN(auto ocloc_node, map.required("ocloc_device"));
+  PW_ASSIGN(target.ocloc_device, yaml::read_string(map.source(), ocloc_node, map.path_of("ocloc_device")));
+  static const std::regex pci_id_like("0[xX][0-9a-fA-F]+");
+  if (std::regex_match(target.ocloc_device, pci_id_like)) {
+    return fail(yaml::error_at(map.source(), ocloc_node.Mark(), map.path_of("ocloc_device"),
+                               fmt::format("'{}' is a PCI id: ocloc compiles a bare PCI id for the A0 stepping "
+                                           "(0x56a5 -> dg2-g11-a0); name the acronym with its stepping "
+                                           "(acm-g11 = dg2-g11-b1)",
+                                           target.ocloc_device)));
+  }
+  static const std::regex revision("0x[0-9a-f]{2}");
+  PW_ASSIGN(target.pci_revision,
+            read_matching(map, "pci_revision", revision, "a PCI revision is \"0x\" and 2 lowercase hex digits"));
+  static const std::regex version("[0-9]+\\.[0-9]+\\.[0-9]+");
+  PW_ASSIGN(target.ip_version, read_matching(map, "ip_version", version, "expected MAJOR.MINOR.REVISION"));
+  PW_ASSIGN(target.device_names, read_device_names(map, target.pci_ids));
+  return {};
+}
+
 Result<Target>
 read_target(const yaml::Source& source, const yaml::Map::Entry& entry, const std::string& path)
 {
@@ -67,7 +146,7 @@ read_target(const yaml::Source& source, const yaml::Map::Entry& entry, const std
   }
   PW_ASSIGN(auto map, yaml::Map::read(source, entry.value, path,
                                       {"vendor", "description", "sm", "ocloc_device", "ip_version", "pci_ids",
-                                       "pci_revision"}));
+                                       "pci_revision", "device_names"}));
   PW_ASSIGN(auto vendor_node, map.required("vendor"));
   PW_ASSIGN(target.vendor, read_vendor(source, vendor_node, map.path_of("vendor")));
   PW_ASSIGN(auto description_node, map.required("description"));
@@ -84,57 +163,20 @@ read_target(const yaml::Source& source, const yaml::Map::Entry& entry, const std
     return {};
   };
   PW_TRY(only_for("sm", Vendor::nvidia));
-  PW_TRY(only_for("ocloc_device", Vendor::intel));
-  PW_TRY(only_for("ip_version", Vendor::intel));
-  PW_TRY(only_for("pci_revision", Vendor::intel));
+  for (const auto* key : {"ocloc_device", "ip_version", "pci_revision", "device_names"}) {
+    PW_TRY(only_for(key, Vendor::intel));
+  }
   if (auto node = map.get("pci_ids"); node && target.vendor == Vendor::cpu) {
     return fail(yaml::error_at(source, node->Mark(), map.path_of("pci_ids"), "a cpu target has no PCI ids"));
   }
-
+  PW_ASSIGN(target.pci_ids, read_pci_ids(map));
   if (target.vendor == Vendor::nvidia) {
     PW_ASSIGN(auto sm_node, map.required("sm"));
     PW_ASSIGN(auto sm, yaml::read_integer(source, sm_node, map.path_of("sm"), 10, 999));
     target.sm = static_cast<int>(sm);
   }
   if (target.vendor == Vendor::intel) {
-    PW_ASSIGN(auto ocloc_node, map.required("ocloc_device"));
-    PW_ASSIGN(target.ocloc_device, yaml::read_string(source, ocloc_node, map.path_of("ocloc_device")));
-    static const std::regex pci_id_like("0[xX][0-9a-fA-F]+");
-    if (std::regex_match(target.ocloc_device, pci_id_like)) {
-      return fail(yaml::error_at(source, ocloc_node.Mark(), map.path_of("ocloc_device"),
-                                 fmt::format("'{}' is a PCI id: ocloc compiles a bare PCI id for the A0 stepping "
-                                             "(0x56a5 -> dg2-g11-a0); name the acronym with its stepping "
-                                             "(acm-g11 = dg2-g11-b1)",
-                                             target.ocloc_device)));
-    }
-    if (auto node = map.get("pci_revision")) {
-      PW_ASSIGN(target.pci_revision, yaml::read_string(source, *node, map.path_of("pci_revision")));
-      static const std::regex revision("0x[0-9a-f]{2}");
-      if (!std::regex_match(target.pci_revision, revision)) {
-        return fail(yaml::error_at(source, node->Mark(), map.path_of("pci_revision"),
-                                   fmt::format("a PCI revision is \"0x\" and 2 lowercase hex digits, got '{}'",
-                                               target.pci_revision)));
-      }
-    }
-    if (auto node = map.get("ip_version")) {
-      PW_ASSIGN(target.ip_version, yaml::read_string(source, *node, map.path_of("ip_version")));
-      static const std::regex version("[0-9]+\\.[0-9]+\\.[0-9]+");
-      if (!std::regex_match(target.ip_version, version)) {
-        return fail(yaml::error_at(source, node->Mark(), map.path_of("ip_version"),
-                                   fmt::format("expected MAJOR.MINOR.REVISION, got '{}'", target.ip_version)));
-      }
-    }
-  }
-  if (auto node = map.get("pci_ids")) {
-    PW_ASSIGN(target.pci_ids, yaml::read_unique_strings(source, *node, map.path_of("pci_ids")));
-    static const std::regex pci("0x[0-9a-f]{4}");
-    for (std::size_t i = 0; i < target.pci_ids.size(); ++i) {
-      if (!std::regex_match(target.pci_ids[i], pci)) {
-        return fail(yaml::error_at(source, std::as_const(*node)[i].Mark(), yaml::index_path(map.path_of("pci_ids"), i),
-                                   fmt::format("a PCI id is \"0x\" and 4 lowercase hex digits, got '{}'",
-                                               target.pci_ids[i])));
-      }
-    }
+    PW_TRY(read_intel_fields(map, target));
   }
   return target;
 }

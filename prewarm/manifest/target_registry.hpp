@@ -18,11 +18,15 @@
 //       pci_revision: "0xNN"     intel only, optional: the PCI revision id of the
 //                                stepping ocloc_device builds for (lowercase, 2 hex digits)
 //       pci_ids: ["0xabcd", ...] nvidia/intel, optional, lowercase, unique
+//       device_names: {"0xabcd": TEXT}  intel only, optional: the name the
+//                                driver reports for that PCI id (NEO's device
+//                                table); each key one of pci_ids
 #pragma once
 
 #include "base/error.hpp"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +46,7 @@ struct Target
   std::string ip_version;           // intel: "12.56.5", empty when not recorded
   std::string pci_revision;         // intel: "0x05" (DG2-G11 B1), empty when not recorded
   int sm = 0;                       // nvidia: 90
+  std::map<std::string, std::string> device_names; // intel: PCI id -> the driver's name for it
 };
 
 class TargetRegistry

@@ -30,27 +30,6 @@ VirtualDevice::describe() const
   return fmt::format("{} {}", product, pci_id);
 }
 
-std::string
-real_device_name(std::string_view pci_id)
-{
-  // NEO's device table (the names its libze_intel_gpu.so.1 26.27 carries);
-  // a real card reports these, the virtual one "Intel(R) Graphics [0x....]".
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> k_device_names = {{
-    {"0xe20b", "Intel(R) Arc(TM) B580 Graphics"},
-    {"0xe20c", "Intel(R) Arc(TM) B570 Graphics"},
-    {"0x56a0", "Intel(R) Arc(TM) A770 Graphics"},
-    {"0x56a1", "Intel(R) Arc(TM) A750 Graphics"},
-    {"0x56a2", "Intel(R) Arc(TM) A580 Graphics"},
-    {"0x56a5", "Intel(R) Arc(TM) A380 Graphics"},
-  }};
-  for (const auto& [id, name] : k_device_names) {
-    if (id == pci_id) {
-      return std::string(name);
-    }
-  }
-  return {};
-}
-
 Result<VirtualDevice>
 virtual_device_for(const manifest::Target& target, const manifest::IntelProfile* named)
 {
@@ -67,7 +46,10 @@ virtual_device_for(const manifest::Target& target, const manifest::IntelProfile*
     device.device_name = named->device_name.value;
   } else {
     PW_ASSIGN(const auto carried, manifest::embedded_intel_profile(target.name));
-    device.device_name = carried ? carried->device_name.value : real_device_name(device.pci_id);
+    const auto named_by_driver = target.device_names.find(device.pci_id);
+    device.device_name = carried                                    ? carried->device_name.value
+                         : named_by_driver != target.device_names.end() ? named_by_driver->second
+                                                                        : std::string();
   }
   return device;
 }

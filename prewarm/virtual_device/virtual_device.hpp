@@ -56,13 +56,10 @@ struct VirtualDevice
 // no PCI id (NEO's key hashes it: no id, no cache a host could use). Its
 // device name is the key profile's (manifest/intel_profile.hpp): `named` (the
 // manifest's), else the one prewarm carries for the target, else NEO's name
-// for the PCI id where real_device_name() knows it.
+// for the PCI id where the registry's `device_names` (manifests/targets.yaml)
+// lists it.
 Result<VirtualDevice> virtual_device_for(const manifest::Target& target,
                                          const manifest::IntelProfile* named = nullptr);
-
-// NEO's marketing name for a PCI id on a real card (NEO's device table), for
-// OverrideDeviceName; empty when not known here.
-std::string real_device_name(std::string_view pci_id);
 
 
 // The debug keys above (NEO_CACHE_DIR and the trace are the caller's).

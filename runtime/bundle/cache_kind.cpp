@@ -2,7 +2,6 @@
 #include "bundle/cache_kind.hpp"
 
 #include "base/encoding.hpp"
-#include "bundle/installed_environment.hpp"
 
 #include <fmt/format.h>
 
@@ -134,6 +133,21 @@ dynamo_environment(const std::string& dir)
 
 // Why each variable and each bookkeeping name: the source of each row
 // (kernel-caches.md, research notes; §17: install hygiene).
+// Inductor's kernels load in the application's process, not in its pool of
+// compile workers. A kernel that comes back from a worker is unpickled, and
+// Triton 3.6's Config.__setstate__ keeps only its own fields: the
+// found_by_coordesc mark of a result read from .best_config is lost, so with
+// coordinate descent on (mode max-autotune*) Inductor tunes every such kernel
+// again in every process, compiling configurations no cache holds and
+// rewriting .best_config (H200, torch 2.11: warm in place too). Loaded in the
+// process, the mark stays and nothing is tuned. Not at the capture, where the
+// workers compile in parallel what is not cached yet.
+std::vector<EnvSetting>
+compile_in_the_process()
+{
+  return {{"TORCHINDUCTOR_COMPILE_THREADS", "1"}};
+}
+
 constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
   {
     .kind = CacheKind::programs,
@@ -244,6 +258,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
     .entry_layout = EntryLayout::inductor_tree,
     .audit_bookkeeping = is_torch_rewritten,
     .relocates_triton_groups = true,
+    .installed_environment = compile_in_the_process,
   },
   // Dynamo's work: with TORCH_CACHING_PRECOMPILE=1 PyTorch (2.8 and later)
   // loads a frame's traced bytecode, guards and compiled graphs from
@@ -277,6 +292,7 @@ constexpr std::array<CacheKindRules, cache_kind_count> k_rules = {{
     .entry_layout = EntryLayout::inductor_tree,
     .audit_bookkeeping = is_torch_rewritten,
     .traced_graph_entries = "aotautograd/",
+    .installed_environment = compile_in_the_process,
   },
   // Python's compiled modules. Images often set PYTHONDONTWRITEBYTECODE=1 and
   // ship no __pycache__, so every process compiles the source of all it
@@ -410,19 +426,8 @@ cache_environment(CacheKind kind, const std::filesystem::path& dir, std::uint64_
 std::vector<EnvSetting>
 installed_environment(CacheKind kind)
 {
-  // Inductor's kernels load in the application's process, not in its pool of
-  // compile workers. A kernel that comes back from a worker is unpickled, and
-  // Triton 3.6's Config.__setstate__ keeps only its own fields: the
-  // found_by_coordesc mark of a result read from .best_config is lost, so
-  // with coordinate descent on (mode max-autotune*) Inductor tunes every such
-  // kernel again in every process, compiling configurations no cache holds
-  // and rewriting .best_config (H200, torch 2.11: warm in place too). Loaded
-  // in the process, the mark stays and nothing is tuned. Not at the capture,
-  // where the workers compile in parallel what is not cached yet.
-  if (kind == CacheKind::inductor || kind == CacheKind::dynamo) {
-    return {{"TORCHINDUCTOR_COMPILE_THREADS", "1"}};
-  }
-  return {};
+  auto* const settings = rules_of(kind).installed_environment;
+  return settings == nullptr ? std::vector<EnvSetting>{} : settings();
 }
 
 } // namespace prewarm::bundle

@@ -136,6 +136,11 @@ struct CacheKindRules
   // (changed source, another torch) or guards that failed. Empty: the kind
   // has no such entries.
   std::string_view traced_graph_entries = {};
+  // Variables the kind adds where it is installed, beside `environment`:
+  // set by prewarm-runtime env/exec and by the builder's hit proof (which
+  // stands for them), never at the capture. They say how an application
+  // should use a cache that already holds its work. Null: none.
+  std::vector<EnvSetting> (*installed_environment)() = nullptr;
   // Served by prewarm's OpenCL layer, which exec points the loader at: the
   // layer's audit events are this kind's, and its environment is worked out
   // at every exec (opencl_layer_environment.hpp), never recorded. Such a
@@ -152,6 +157,8 @@ struct CacheKindRules
 };
 
 const CacheKindRules& rules_of(CacheKind kind);
+// The kind's installed_environment column's settings; empty for most kinds.
+std::vector<EnvSetting> installed_environment(CacheKind kind);
 // The rules of the kind named `name` (a slice's top-level directory); null
 // for a directory that is no kind ("custom").
 const CacheKindRules* find_kind_rules(std::string_view name);

@@ -7,7 +7,7 @@
 #include "base/log.hpp"
 #include "bundle/bundle_manifest.hpp"
 #include "bundle/custom_cache.hpp"
-#include "bundle/installed_environment.hpp"
+#include "bundle/cache_kind.hpp"
 #include "bundle/runtime_variable.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"

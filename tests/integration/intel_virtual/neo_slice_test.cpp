@@ -11,6 +11,9 @@
 #include "host/intel_compiler_identity.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/presets.hpp"
+#include "manifest/intel_profile.hpp"
+#include "manifest/target_registry.hpp"
+#include "virtual_device/intel_root.hpp"
 #include "virtual_device/virtual_command.hpp"
 #include "virtual_device/virtual_device.hpp"
 #include "virtual_device/virtual_device_executor.hpp"
@@ -215,7 +218,7 @@ TEST(NeoCacheStats, HitsThenMisses)
 
 TEST(VirtualDevice, PosesAsTheRegistrysFirstIdWithOclocsAcronym)
 {
-  manifest::Target target{"arc-a380", manifest::Vendor::intel, "A380", {"0x56a5", "0x56a6"}, "acm-g11", "", "", 0};
+  manifest::Target target{"arc-a380", manifest::Vendor::intel, "A380", {"0x56a5", "0x56a6"}, "acm-g11", "", "", 0, {}};
   auto device = virtual_device::virtual_device_for(target);
   ASSERT_TRUE(device);
   const auto variables = virtual_device::virtual_device_variables(*device);
@@ -248,14 +251,57 @@ TEST(VirtualCommand, ASyclItemCutOffByTheDeadlineIsDroppedWhole)
   EXPECT_TRUE(fs::exists(item / "0.src"));
 }
 
-TEST(VirtualCommand, TheDeviceNameIsNeosForTheRealCardWhereKnown)
+TEST(VirtualCommand, TheDeviceNameIsTheRegistrysOrTheProfilesOrNone)
 {
-  EXPECT_EQ(virtual_device::real_device_name("0xe20b"), "Intel(R) Arc(TM) B580 Graphics");
-  EXPECT_EQ(virtual_device::real_device_name("0x56a0"), "Intel(R) Arc(TM) A770 Graphics");
-  EXPECT_EQ(virtual_device::real_device_name("0x7d55"), ""); // not known here: the virtual name stays
+  const auto registry = manifest::TargetRegistry::embedded();
+  ASSERT_TRUE(registry) << registry.error().message();
+  const auto device_of = [&](std::string_view name) {
+    const auto* target = registry->find(name);
+    EXPECT_NE(target, nullptr) << name;
+    auto device = virtual_device::virtual_device_for(*target);
+    EXPECT_TRUE(device) << device.error().message();
+    return device ? device->device_name : std::string("?");
+  };
+  // No key profile is carried for the A750: the name is the registry's.
+  EXPECT_EQ(device_of("arc-a750"), "Intel(R) Arc(TM) A750 Graphics");
+  // Neither a profile nor a registry name: NEO's own virtual name stays.
+  EXPECT_EQ(device_of("lnl-igpu"), "");
+  // Where a carried profile names the card too, the two agree.
+  for (const auto& target : registry->targets()) {
+    const auto profile = manifest::embedded_intel_profile(target.name);
+    ASSERT_TRUE(profile) << profile.error().message();
+    const auto listed = target.device_names.find(target.pci_ids.empty() ? "" : target.pci_ids.front());
+    if (*profile && listed != target.device_names.end()) {
+      EXPECT_EQ((*profile)->device_name.value, listed->second) << target.name;
+    }
+  }
   const auto driver = jobs::intel_driver_requirement("26.27.039122");
   EXPECT_EQ(driver.op, "in");
   EXPECT_EQ(driver.value, "26.27.039122,26.27.39122,1.3.39122");
+}
+
+// The names are checked against the driver itself, not against our copy of
+// its table: each registry name is a C string in the Intel root's Level Zero
+// driver (where NEO's device table is compiled in).
+TEST(VirtualCommand, EveryRegistryDeviceNameIsOneTheDriverCarries)
+{
+  const auto root = virtual_device::IntelRoot::locate();
+  if (!root) {
+    GTEST_SKIP() << root.error().message();
+  }
+  const auto driver = read_file(root->level_zero_driver().string(), 256 << 20);
+  ASSERT_TRUE(driver) << driver.error().message();
+  const auto registry = manifest::TargetRegistry::embedded();
+  ASSERT_TRUE(registry) << registry.error().message();
+  int names = 0;
+  for (const auto& target : registry->targets()) {
+    for (const auto& [id, name] : target.device_names) {
+      const auto c_string = std::string(1, '\0') + name + '\0';
+      EXPECT_NE(driver->find(c_string), std::string::npos) << target.name << " " << id << ": " << name;
+      ++names;
+    }
+  }
+  EXPECT_GE(names, 5);
 }
 
 } // namespace

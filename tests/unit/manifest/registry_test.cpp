@@ -139,6 +139,20 @@ TEST(TargetRegistry, StrictAboutVendorFieldsAndIds)
   ASSERT_FALSE(vendor);
   EXPECT_THAT(vendor.error().message(), HasSubstr("did you mean 'intel'"));
 
+  // A driver's name is recorded for one of the target's ids, on Intel only.
+  const std::string intel = "  i:\n    vendor: intel\n    description: x\n    ocloc_device: bmg\n    pci_ids: [\"0xe20b\"]\n";
+  auto named = parse_registry(intel + "    device_names: {\"0xe20b\": \"Intel(R) Arc(TM) B580 Graphics\"}\n");
+  ASSERT_TRUE(named) << named.error().message();
+  EXPECT_EQ(named->find("i")->device_names.at("0xe20b"), "Intel(R) Arc(TM) B580 Graphics");
+  auto other_id = parse_registry(intel + "    device_names: {\"0xe20c\": \"Intel(R) Arc(TM) B570 Graphics\"}\n");
+  ASSERT_FALSE(other_id);
+  EXPECT_THAT(other_id.error().message(),
+              HasSubstr("targets.i.device_names.0xe20c: '0xe20c' is not one of this target's pci_ids (0xe20b)"));
+  auto names_on_nvidia = parse_registry("  n:\n    vendor: nvidia\n    description: x\n    sm: 90\n"
+                                        "    pci_ids: [\"0x2335\"]\n    device_names: {\"0x2335\": \"H200\"}\n");
+  ASSERT_FALSE(names_on_nvidia);
+  EXPECT_THAT(names_on_nvidia.error().message(), HasSubstr("'device_names' applies to vendor intel only"));
+
   auto duplicate = parse_registry("  c:\n    vendor: cpu\n    description: x\n  c:\n    vendor: cpu\n    description: y\n");
   ASSERT_FALSE(duplicate);
   EXPECT_THAT(duplicate.error().message(), StartsWith("reg.yaml:6:3: targets.c: duplicate key 'c'"));
