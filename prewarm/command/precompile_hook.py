@@ -1,4 +1,4 @@
-# Written by prewarm for the capture of a dynamo cache; not shipped.
+# Written by prewarm for the capture of a dynamo or inductor cache; not shipped.
 #
 # PyTorch (2.8 to at least 2.11) loads Dynamo's precompiled frames by itself
 # when TORCH_CACHING_PRECOMPILE=1, but writes them only when the program calls
@@ -135,9 +135,11 @@ class TritonPtxasPin(importlib.abc.MetaPathFinder):
     the bundle is installed the kernels load in the program's process
     (TORCHINDUCTOR_COMPILE_THREADS=1), with torch's ptxas: every tuned
     configuration the capture compiled in its own process came back under a
-    new key (H200: "triton: 181 reused, 128 new", the .ptx's .version 8.7
-    captured, 9.0 installed). Pinned, both compile alike. Only where torch
-    is imported: other programs of the warm-up are left as they are."""
+    new key (H200: "triton: 181 reused, 128 new"; one kernel compiled both
+    ways on a CPU host: .version 8.7 and 9.0, two keys). Pinned, both
+    compile alike. Set when torch is imported, before anything asks Triton
+    for the ptxas version, which it keeps for the life of the process. Only
+    where torch is imported: other programs of the warm-up are left alone."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch":
