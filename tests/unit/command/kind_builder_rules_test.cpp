@@ -51,9 +51,9 @@ TEST(KindBuilderRules, WhatTheCaptureSetsUpBesideTheVariables)
   EXPECT_TRUE(sets_up(std::vector{CacheKind::dynamo}, CaptureSets::torch_capture_hook));
   EXPECT_TRUE(sets_up(std::vector{CacheKind::inductor}, CaptureSets::torch_capture_hook));
   EXPECT_TRUE(sets_up(std::vector{CacheKind::programs}, CaptureSets::opencl_layer_recording));
-  EXPECT_FALSE(sets_up(std::vector{CacheKind::triton, CacheKind::pocl, CacheKind::cuda, CacheKind::neo,
-                                   CacheKind::sycl},
-                       CaptureSets::torch_capture_hook));
+  EXPECT_FALSE(
+    sets_up(std::vector{CacheKind::triton, CacheKind::pocl, CacheKind::cuda, CacheKind::neo, CacheKind::sycl},
+            CaptureSets::torch_capture_hook));
   int set_up = 0;
   for (const auto what :
        {CaptureSets::bytecode_writing, CaptureSets::torch_capture_hook, CaptureSets::opencl_layer_recording}) {
