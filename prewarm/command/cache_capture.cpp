@@ -185,7 +185,7 @@ CacheCapture::prepare(const fs::path& work_dir, std::vector<CacheKind> kinds, Ca
   }
   PW_TRY(jobs::create_staged_kinds(staging_root, kinds, jobs::ExistingKindDirectory::refuse));
   PW_TRY(prepare_custom_staging(staging_root, options.custom_caches));
-  if (sets_up(kinds, CaptureSets::dynamo_precompile_hook) && options.dynamo_save == DynamoSave::at_exit) {
+  if (sets_up(kinds, CaptureSets::torch_capture_hook) && options.dynamo_save == DynamoSave::at_exit) {
     PW_TRY(write_precompile_hook(home.parent_path() / k_precompile_hook_dir));
   }
   return CacheCapture(staging_root, home, std::move(kinds), std::move(options));
@@ -261,7 +261,7 @@ CacheCapture::child_environment(const Environment& base) const
     // capture would stay empty; only the capture's run drops it.
     env.erase("PYTHONDONTWRITEBYTECODE");
   }
-  if (sets_up(m_kinds, CaptureSets::dynamo_precompile_hook) && m_options.dynamo_save == DynamoSave::at_exit) {
+  if (sets_up(m_kinds, CaptureSets::torch_capture_hook) && m_options.dynamo_save == DynamoSave::at_exit) {
     add_precompile_hook(env, m_home.parent_path() / k_precompile_hook_dir);
   }
   if (sets_up(m_kinds, CaptureSets::opencl_layer_recording)) {

@@ -141,7 +141,7 @@ HitProof::misses() const
 
 namespace {
 
-// Which captured entry holds each kernel, per kind, read from the copies
+// Which captured entries hold each kernel, per kind, read from the copies
 // before the re-run.
 CapturedKernels
 captured_kernels_of(const ProofCopies& copies, const std::vector<CacheKind>& kinds)
@@ -155,7 +155,7 @@ captured_kernels_of(const ProofCopies& copies, const std::vector<CacheKind>& kin
     }
     for (const auto& entry : entries) {
       for (const auto& kernel : audit::entry_kernel_names(name, copies.dirs.at(name), entry)) {
-        captured[name].emplace(kernel, entry);
+        captured[name][kernel].push_back(entry);
       }
     }
   }

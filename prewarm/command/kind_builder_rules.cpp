@@ -333,7 +333,9 @@ constexpr std::array<KindBuilderRules, bundle::cache_kind_count> k_builder_rules
     .source = "kernel-caches.md §8: Inductor's key (torch, Triton, device)",
     .needs = HostFacts::nvidia_gpus | HostFacts::frameworks,
     .default_capture = DefaultCapture::included,
-    .capture_sets = CaptureSets::variables_only,
+    // For the ptxas pin: its .best_config results are compiled in the
+    // program's process (no precompile: nothing saved at exit).
+    .capture_sets = CaptureSets::torch_capture_hook,
     .require = require_torch,
     .traps = inductor_traps,
   },
@@ -344,7 +346,7 @@ constexpr std::array<KindBuilderRules, bundle::cache_kind_count> k_builder_rules
     .source = "kernel-caches.md §8; torch 2.8-2.11: entries saved by save_cache_artifacts() only",
     .needs = HostFacts::nvidia_gpus | HostFacts::frameworks,
     .default_capture = DefaultCapture::opt_in,
-    .capture_sets = CaptureSets::dynamo_precompile_hook,
+    .capture_sets = CaptureSets::torch_capture_hook,
     .require = require_torch,
     .traps = inductor_traps,
   },

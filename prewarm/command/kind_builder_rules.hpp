@@ -45,9 +45,10 @@ enum class CaptureSets {
   // Drops PYTHONDONTWRITEBYTECODE: set to anything it stops Python writing
   // bytecode, so the capture would stay empty.
   bytecode_writing,
-  // Adds the hook that saves Dynamo's precompiled frames at exit
-  // (precompile_hook.hpp).
-  dynamo_precompile_hook,
+  // Adds the Python hook of torch captures (precompile_hook.hpp): it
+  // saves Dynamo's precompiled frames at exit where precompile is on, and
+  // has the program's own Triton compiles use torch's ptxas.
+  torch_capture_hook,
   // Loads prewarm's OpenCL layer in record mode (runtime/layer).
   opencl_layer_recording,
 };

@@ -104,33 +104,48 @@ clipped_around_difference(const std::string& old_text, const std::string& new_te
   return {window(old_text), window(new_text)};
 }
 
+// What differs between two entries, and whether in their metadata (a JSON
+// object: the inputs of the compile, such as Triton's num_warps) or in what
+// the compile made of them (a source, an .llir, a .ptx).
+struct Difference
+{
+  std::string text;
+  bool in_metadata = false;
+};
+
 // What differs between two text files: for JSON objects the first top-level
 // field (other than the entry's own hash), else the first differing line.
 std::string
+json_difference(const std::string& name, const nlohmann::json& old_json, const nlohmann::json& new_json)
+{
+  for (const auto& [field, value] : new_json.items()) {
+    if (field == "hash") {
+      continue;
+    }
+    const auto old_value = old_json.find(field);
+    if (old_value == old_json.end()) {
+      return fmt::format("{}: {} is new ({})", name, in_quotes(field), clipped(value.dump()));
+    }
+    if (*old_value != value) {
+      const auto [was, is] = clipped_around_difference(old_value->dump(), value.dump());
+      return fmt::format("{}: {} was {}, is {}", name, in_quotes(field), was, is);
+    }
+  }
+  for (const auto& [field, value] : old_json.items()) {
+    if (field != "hash" && !new_json.contains(field)) {
+      return fmt::format("{}: {} is gone (was {})", name, in_quotes(field), clipped(value.dump()));
+    }
+  }
+  return {};
+}
+
+Difference
 text_difference(const std::string& name, const std::string& old_text, const std::string& new_text)
 {
   const auto old_json = nlohmann::json::parse(old_text, nullptr, false);
   const auto new_json = nlohmann::json::parse(new_text, nullptr, false);
   if (old_json.is_object() && new_json.is_object()) {
-    for (const auto& [field, value] : new_json.items()) {
-      if (field == "hash") {
-        continue;
-      }
-      const auto old_value = old_json.find(field);
-      if (old_value == old_json.end()) {
-        return fmt::format("{}: {} is new ({})", name, in_quotes(field), clipped(value.dump()));
-      }
-      if (*old_value != value) {
-        const auto [was, is] = clipped_around_difference(old_value->dump(), value.dump());
-        return fmt::format("{}: {} was {}, is {}", name, in_quotes(field), was, is);
-      }
-    }
-    for (const auto& [field, value] : old_json.items()) {
-      if (field != "hash" && !new_json.contains(field)) {
-        return fmt::format("{}: {} is gone (was {})", name, in_quotes(field), clipped(value.dump()));
-      }
-    }
-    return {};
+    return {json_difference(name, old_json, new_json), true};
   }
   std::size_t line = 1;
   std::size_t a = 0;
@@ -142,7 +157,7 @@ text_difference(const std::string& name, const std::string& old_text, const std:
     const auto new_line = new_text.substr(std::min(b, new_text.size()), b_end - std::min(b, b_end));
     if (old_line != new_line) {
       const auto [was, is] = clipped_around_difference(old_line, new_line);
-      return fmt::format("{} line {}: was {}, is {}", name, line, was, is);
+      return {fmt::format("{} line {}: was {}, is {}", name, line, was, is)};
     }
     a = a_end + 1;
     b = b_end + 1;
@@ -151,10 +166,8 @@ text_difference(const std::string& name, const std::string& old_text, const std:
   return {};
 }
 
-} // namespace
-
-std::optional<std::string>
-entry_difference(std::string_view kind, const fs::path& kind_dir, const std::string& old_entry,
+std::optional<Difference>
+first_difference(std::string_view kind, const fs::path& kind_dir, const std::string& old_entry,
                  const std::string& new_entry)
 {
   const auto old_dir = kind_dir / old_entry;
@@ -181,11 +194,59 @@ entry_difference(std::string_view kind, const fs::path& kind_dir, const std::str
         !looks_like_text(*new_text)) {
       continue;
     }
-    if (auto difference = text_difference(file, *old_text, *new_text); !difference.empty()) {
+    if (auto difference = text_difference(file, *old_text, *new_text); !difference.text.empty()) {
       return difference;
     }
   }
   return std::nullopt;
+}
+
+// Of the captured entries of a kernel name, the difference to the one that
+// compiled the same configuration (metadata alike but for the hash), where
+// there is one: against another configuration of a tuned kernel the first
+// difference is only which configuration it is (num_warps 8 captured, 4 now,
+// while the capture held a 4 under another key).
+std::optional<std::string>
+nearest_difference(std::string_view kind, const fs::path& kind_dir, const std::vector<std::string>& old_entries,
+                   const std::string& new_entry)
+{
+  std::optional<std::string> first;
+  for (const auto& old_entry : old_entries) {
+    auto difference = first_difference(kind, kind_dir, old_entry, new_entry);
+    if (difference && !difference->in_metadata) {
+      return std::move(difference->text);
+    }
+    if (difference && !first) {
+      first = std::move(difference->text);
+    }
+  }
+  return first;
+}
+
+// Triton derives a kernel's PTX version from the version of the ptxas that
+// compiles it, and keys the kernel with that version: a .ptx whose .version
+// line differs was compiled by another ptxas.
+std::string
+ptxas_note(const std::string& difference)
+{
+  if (difference.find(".ptx line ") == std::string::npos || difference.find(".version") == std::string::npos) {
+    return {};
+  }
+  return " (another ptxas compiled it: Triton keys a kernel with its ptxas's version. PyTorch's compile workers "
+         "and its compiles in the program's process use torch's bundled ptxas, torch/bin/ptxas; the program's own "
+         "compiles beside workers, such as coordinate descent in mode max-autotune*, use Triton's unless "
+         "TRITON_PTXAS_PATH is set. prewarm's capture of the dynamo and inductor kinds sets it to torch's; "
+         "elsewhere set TRITON_PTXAS_PATH=<site-packages>/torch/bin/ptxas in the warm-up's environment)";
+}
+
+} // namespace
+
+std::optional<std::string>
+entry_difference(std::string_view kind, const fs::path& kind_dir, const std::string& old_entry,
+                 const std::string& new_entry)
+{
+  auto difference = first_difference(kind, kind_dir, old_entry, new_entry);
+  return difference ? std::optional<std::string>(std::move(difference->text)) : std::nullopt;
 }
 
 namespace {
@@ -289,13 +350,14 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
     if (const auto it = captured_kernels.find(k.kind); it != captured_kernels.end()) {
       for (const auto& entry : k.new_entries) {
         for (const auto& kernel : entry.kernels) {
-          const auto old_entry = it->second.find(kernel);
-          if (old_entry == it->second.end() || old_entry->second == entry.entry) {
+          const auto old_entries = it->second.find(kernel);
+          if (old_entries == it->second.end() ||
+              std::ranges::find(old_entries->second, entry.entry) != old_entries->second.end()) {
             continue;
           }
           again.insert(kernel);
-          if (auto difference = entry_difference(k.kind, k.dir, old_entry->second, entry.entry); difference) {
-            differences.push_back(fmt::format("kernel {}: {}", kernel, *difference));
+          if (auto difference = nearest_difference(k.kind, k.dir, old_entries->second, entry.entry); difference) {
+            differences.push_back(fmt::format("kernel {}: {}{}", kernel, *difference, ptxas_note(*difference)));
           }
         }
       }

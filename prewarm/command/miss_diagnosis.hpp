@@ -40,13 +40,16 @@ std::string written_into_capture_cause(const WrittenIntoCapture& written);
 // messages; "its variable" when it has none.
 std::string cache_variable(bundle::CacheKind kind);
 
-// Kind -> kernel name -> the captured entry that holds it.
-using CapturedKernels = std::map<std::string, std::map<std::string, std::string>>;
+// Kind -> kernel name -> the captured entries that hold it (a tuned kernel
+// is compiled in several configurations, each its own entry).
+using CapturedKernels = std::map<std::string, std::map<std::string, std::vector<std::string>>>;
 
 // The causes of the misses in `usage` (separate for tests), each with its
 // evidence or said to be unknown, never guessed: kernels that came back under
-// new keys with what differs between the captured entry and the new one
-// (entry_difference), a capture path or the host name inside a text file of
+// new keys with what differs between a captured entry and the new one
+// (entry_difference; of several captured entries of that name, one whose
+// metadata agrees where there is one: the same configuration compiled
+// otherwise, not another one), a capture path or the host name inside a text file of
 // a kind that missed (a path inside a compiled binary is no evidence:
 // compilers embed temporary file names), else "cause unknown". An untouched
 // kind gets a note; a known case of a cache (located by `custom_caches`)

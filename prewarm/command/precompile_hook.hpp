@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The capture side of the dynamo kind. PyTorch (2.8 to at least 2.11) loads
+// The capture side of the dynamo kind (and of the inductor kind: the ptxas
+// pin below). PyTorch (2.8 to at least 2.11) loads
 // Dynamo's precompiled frames by itself when TORCH_CACHING_PRECOMPILE=1, but
 // writes them only when the program calls torch.compiler.save_cache_artifacts().
 // So that an unmodified warm-up still leaves them behind, the capture puts a
@@ -8,7 +9,11 @@
 // mends two things torch 2.11 gets wrong: the module it records for decorated
 // frames (else the loaded guards fail and Dynamo traces again), and the names
 // of the globals it installs (numbered apart, else tracing a loaded frame
-// whose guards fail stops on a name clash). Its source is precompile_hook.py
+// whose guards fail stops on a name clash). Where the program imports torch
+// it sets TRITON_PTXAS_PATH to torch's bundled ptxas, as torch's compile
+// workers do, so that what the program's own process compiles (coordinate
+// descent in mode max-autotune*) is keyed as where the bundle is installed,
+// where kernels load in the process. Its source is precompile_hook.py
 // beside this file, compiled in. The hook is for the capture only: the
 // runtime environment (env/exec) sets no PYTHONPATH, and an application that
 // compiles something new at its destination simply compiles it.

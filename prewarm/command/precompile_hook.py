@@ -1,4 +1,4 @@
-# Written by prewarm for the capture of a dynamo cache; not shipped.
+# Written by prewarm for the capture of a dynamo or inductor cache; not shipped.
 #
 # PyTorch (2.8 to at least 2.11) loads Dynamo's precompiled frames by itself
 # when TORCH_CACHING_PRECOMPILE=1, but writes them only when the program calls
@@ -7,7 +7,9 @@
 # leaves them behind: at exit it mends what PyTorch records wrongly (below),
 # saves, and it runs the sitecustomize it shadows, as coverage and tracers do.
 # It also numbers the capture's Dynamo globals apart from any other process's
-# (UniqueIdOffset), so that a loaded frame whose guards fail compiles again.
+# (UniqueIdOffset), so that a loaded frame whose guards fail compiles again,
+# and has the program's own Triton compiles use the ptxas PyTorch's do
+# (TritonPtxasPin).
 import atexit
 import importlib.abc
 import importlib.util
@@ -118,6 +120,51 @@ class UniqueIdOffset(importlib.abc.MetaPathFinder):
         return spec
 
 
+class TritonPtxasPin(importlib.abc.MetaPathFinder):
+    """Sets TRITON_PTXAS_PATH to torch's bundled ptxas (torch/bin/ptxas) when
+    the program imports torch, unless it is set already: the rule of torch
+    2.11's _set_triton_ptxas_path(), which torch applies in its compile
+    workers and before a compile in its own process, but not in a process
+    that hands its compiles to workers.
+
+    Triton keys a kernel with the version of the ptxas that compiles it (and
+    derives the PTX version from it). At the capture, Inductor's workers
+    compile with torch's ptxas (CUDA 13.0 in torch 2.11+cu130) while the
+    program's own process compiles what coordinate descent and autotuning
+    try (mode max-autotune*) with Triton's bundled one (CUDA 12.8). Where
+    the bundle is installed the kernels load in the program's process
+    (TORCHINDUCTOR_COMPILE_THREADS=1), with torch's ptxas: every tuned
+    configuration the capture compiled in its own process came back under a
+    new key (H200: "triton: 181 reused, 128 new"; one kernel compiled both
+    ways on a CPU host: .version 8.7 and 9.0, two keys). Pinned, both
+    compile alike. Set when torch is imported, before anything asks Triton
+    for the ptxas version, which it keeps for the life of the process. Only
+    where torch is imported: other programs of the warm-up are left alone."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # once; and the lookup below must not find this finder
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None:
+            pin_triton_ptxas(spec, os.environ)
+        return spec
+
+
+def pin_triton_ptxas(torch_spec, environ):
+    """Sets environ's TRITON_PTXAS_PATH to torch's bin/ptxas if it is unset
+    and that file is executable; returns the value it set, else None."""
+    if environ.get("TRITON_PTXAS_PATH") is not None:
+        return None
+    for location in torch_spec.submodule_search_locations or ():
+        ptxas = os.path.join(os.path.abspath(location), "bin", "ptxas")
+        if os.path.isfile(ptxas) and os.access(ptxas, os.X_OK):
+            environ["TRITON_PTXAS_PATH"] = ptxas
+            return ptxas
+    return None
+
+
 def chain(here, path):
     """Runs the sitecustomize this one shadows (the first on `path` outside
     `here`), as if it were first; returns it or None."""
@@ -141,5 +188,7 @@ def chain(here, path):
 if __name__ == "sitecustomize":
     if os.environ.get("TORCH_CACHING_PRECOMPILE") == "1":
         sys.meta_path.insert(0, UniqueIdOffset())
+    if os.environ.get("TRITON_PTXAS_PATH") is None:
+        sys.meta_path.insert(0, TritonPtxasPin())
     atexit.register(save_dynamo_entries)
     chain(os.path.dirname(os.path.abspath(__file__)), list(sys.path))

@@ -111,6 +111,47 @@ class UniqueIdOffset(unittest.TestCase):
         self.assertEqual(done.stdout.split(), ["__builtins_dict___0", "x_1"])
 
 
+class TritonPtxasPin(unittest.TestCase):
+    """A program that imports torch gets TRITON_PTXAS_PATH = torch/bin/ptxas
+    (torch's own rule for its compile workers) unless it set one; others and
+    a torch without ptxas are left alone. With a stand-in torch package; the
+    keys themselves: tests/integration/torch/ptxas_pin_test.py."""
+
+    def child(self, code, ptxas=True, preset=None):
+        with tempfile.TemporaryDirectory() as tmp:
+            hook_dir = os.path.join(tmp, "hook")
+            torch_dir = os.path.join(tmp, "site", "torch")
+            os.makedirs(hook_dir)
+            os.makedirs(os.path.join(torch_dir, "bin"))
+            with open(HOOK) as src, open(os.path.join(hook_dir, "sitecustomize.py"), "w") as dst:
+                dst.write(src.read())
+            open(os.path.join(torch_dir, "__init__.py"), "w").close()
+            if ptxas:
+                with open(os.path.join(torch_dir, "bin", "ptxas"), "w") as f:
+                    f.write("#!/bin/sh\n")
+                os.chmod(os.path.join(torch_dir, "bin", "ptxas"), 0o755)
+            env = dict(os.environ, PYTHONPATH=hook_dir + os.pathsep + os.path.join(tmp, "site"))
+            env.pop("TRITON_PTXAS_PATH", None)
+            if preset is not None:
+                env["TRITON_PTXAS_PATH"] = preset
+            done = subprocess.run([sys.executable, "-c", code + "\nimport os; print(os.environ.get('TRITON_PTXAS_PATH'))"],
+                                  env=env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            return done.stdout.split()[-1].replace(os.path.realpath(tmp), "TMP").replace(tmp, "TMP")
+
+    def test_importing_torch_pins_its_ptxas(self):
+        self.assertEqual(self.child("import torch"), os.path.join("TMP", "site", "torch", "bin", "ptxas"))
+
+    def test_a_path_the_program_set_is_kept(self):
+        self.assertEqual(self.child("import torch", preset="/opt/cuda/bin/ptxas"), "/opt/cuda/bin/ptxas")
+
+    def test_a_torch_without_ptxas_leaves_it_unset(self):
+        self.assertEqual(self.child("import torch", ptxas=False), "None")
+
+    def test_a_program_without_torch_is_left_alone(self):
+        self.assertEqual(self.child("import json"), "None")
+
+
 class AsSitecustomize(unittest.TestCase):
     """The hook as the child's sitecustomize: it chains to the one it shadows
     and does nothing at exit for a program that never imported torch."""

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 namespace fs = std::filesystem;
 using namespace prewarm;
@@ -64,6 +65,13 @@ prove_kinds(const Scratch& s, const std::string& script, std::vector<CacheKind> 
   auto proof = prove_hits(request);
   EXPECT_TRUE(proof.has_value()) << proof.error().describe();
   return *proof;
+}
+
+// A Triton kernel's metadata as its .json holds it (the fields compared here).
+std::string
+triton_metadata(const std::string& key, int num_warps)
+{
+  return R"({"name": "k", "hash": ")" + key + R"(", "num_warps": )" + std::to_string(num_warps) + "}";
 }
 
 } // namespace
@@ -198,6 +206,40 @@ TEST(HitProof, ATritonMetadataFieldIsTheEvidence)
   ASSERT_FALSE(proof.causes.empty());
   EXPECT_NE(proof.causes[0].find("kernel k: k.json: \"num_warps\" was \"4\", is \"8\""), std::string::npos)
     << proof.causes[0];
+}
+
+// A tuned kernel lies in the capture in several configurations. The kernel
+// compiled again in one of them is compared with the captured entry of that
+// configuration, not with another (H200, max-autotune: the proof said
+// "num_warps was 8, is 4" while the capture held the 4-warp configuration
+// under another key, compiled by another ptxas: its .ptx's .version).
+TEST(HitProof, ATunedKernelIsComparedWithItsOwnConfiguration)
+{
+  Scratch s;
+  const auto entry = [](const std::string& key, int warps, const std::string& version) {
+    return std::pair{triton_metadata(key, warps), "//\n.version " + version + "\n.target sm_90a\n"};
+  };
+  for (const auto& [key, warps, version] :
+       std::vector<std::tuple<std::string, int, std::string>>{{"KEYA", 8, "9.0"}, {"KEYC", 4, "8.7"}}) {
+    const auto [json, ptx] = entry(key, warps, version);
+    write(s.dir / "captured/triton" / key / "k.json", json);
+    write(s.dir / "captured/triton" / key / "k.ptx", ptx);
+  }
+  const auto [json, ptx] = entry("KEYB", 4, "9.0");
+  write(s.dir / "new.json", json);
+  write(s.dir / "new.ptx", ptx);
+  const auto proof = prove(s,
+                           "mkdir -p \"$TRITON_CACHE_DIR\"/KEYB && cp " + (s.dir / "new.json").string() +
+                             " \"$TRITON_CACHE_DIR\"/KEYB/k.json && cp " + (s.dir / "new.ptx").string() +
+                             " \"$TRITON_CACHE_DIR\"/KEYB/k.ptx",
+                           {}, CacheKind::triton);
+  EXPECT_FALSE(proof.hit());
+  ASSERT_FALSE(proof.causes.empty());
+  EXPECT_NE(proof.causes[0].find("kernel k: k.ptx line 2: was \".version 8.7\", is \".version 9.0\""),
+            std::string::npos)
+    << proof.causes[0];
+  EXPECT_NE(proof.causes[0].find("another ptxas compiled it"), std::string::npos) << proof.causes[0];
+  EXPECT_NE(proof.causes[0].find("TRITON_PTXAS_PATH"), std::string::npos) << proof.causes[0];
 }
 
 TEST(HitProof, APathInsideABinaryIsNoEvidence)

@@ -46,14 +46,17 @@ TEST(KindBuilderRules, WhatTheCaptureSetsUpBesideTheVariables)
 {
   const std::vector<CacheKind> all(bundle::all_cache_kinds().begin(), bundle::all_cache_kinds().end());
   EXPECT_TRUE(sets_up(std::vector{CacheKind::pycache}, CaptureSets::bytecode_writing));
-  EXPECT_TRUE(sets_up(std::vector{CacheKind::dynamo}, CaptureSets::dynamo_precompile_hook));
+  // Both torch.compile kinds: the hook pins Triton's ptxas for either (it
+  // saves Dynamo's frames only where precompile is on, the dynamo kind's).
+  EXPECT_TRUE(sets_up(std::vector{CacheKind::dynamo}, CaptureSets::torch_capture_hook));
+  EXPECT_TRUE(sets_up(std::vector{CacheKind::inductor}, CaptureSets::torch_capture_hook));
   EXPECT_TRUE(sets_up(std::vector{CacheKind::programs}, CaptureSets::opencl_layer_recording));
-  EXPECT_FALSE(sets_up(std::vector{CacheKind::inductor, CacheKind::triton, CacheKind::pocl, CacheKind::cuda,
-                                   CacheKind::neo, CacheKind::sycl},
-                       CaptureSets::dynamo_precompile_hook));
+  EXPECT_FALSE(
+    sets_up(std::vector{CacheKind::triton, CacheKind::pocl, CacheKind::cuda, CacheKind::neo, CacheKind::sycl},
+            CaptureSets::torch_capture_hook));
   int set_up = 0;
   for (const auto what :
-       {CaptureSets::bytecode_writing, CaptureSets::dynamo_precompile_hook, CaptureSets::opencl_layer_recording}) {
+       {CaptureSets::bytecode_writing, CaptureSets::torch_capture_hook, CaptureSets::opencl_layer_recording}) {
     set_up += sets_up(all, what) ? 1 : 0;
   }
   EXPECT_EQ(set_up, 3);
