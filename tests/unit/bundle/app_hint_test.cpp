@@ -44,6 +44,10 @@ TEST(AppHint, TinygradsSqliteIndexIsRewrittenOnEveryUse)
   EXPECT_FALSE(rewritten_on_every_use("cache.db")) << "the database is the cache";
   EXPECT_FALSE(rewritten_on_every_use("cache.db-wal")) << "the write-ahead log holds entries not yet checkpointed";
   EXPECT_FALSE(rewritten_on_every_use("-shm"));
+  // PyTensor touches cutils_ext/__init__.py at every import; a module's own
+  // __init__.py is an entry.
+  EXPECT_TRUE(rewritten_on_every_use("compiledir_Linux-6.1-x86_64--3.11.7-64/cutils_ext/__init__.py"));
+  EXPECT_FALSE(rewritten_on_every_use("compiledir_Linux-6.1-x86_64--3.11.7-64/tmpa1b2c3/__init__.py"));
 }
 
 TEST(AppHint, AFileVariableGetsTheDeclarationThatWorks)
