@@ -29,9 +29,12 @@ TEST(AppHint, EveryRowSaysWhatItIsAndWhereItWasSeen)
                                 hint.device != CacheDevice::job_device || !hint.frameworks.empty() ||
                                 hint.keys_on_kernel_release;
     EXPECT_TRUE(says_something) << "a row that changes nothing is not a row";
-    // The cache variable of a row is one a bundle may export (runtime_variable.hpp).
+    // The cache variable of a row is one a bundle may export (runtime_variable.hpp),
+    // as the directory or as a vetted flag inside it (PYTENSOR_FLAGS).
     if (!hint.variable.empty()) {
-      EXPECT_TRUE(std::ranges::any_of(cache_locations(), [&](const VettedVariable& v) { return v.name == hint.variable; }))
+      EXPECT_TRUE(
+        std::ranges::any_of(cache_locations(), [&](const VettedVariable& v) { return v.name == hint.variable; }) ||
+        std::ranges::any_of(cache_flags(), [&](const VettedFlag& f) { return f.variable == hint.variable; }))
         << hint.variable << " is not a vetted cache location";
     }
   }
