@@ -134,6 +134,39 @@ python_test_env() {
   fi
 }
 
+# The CPU application tests' environment (tests/python/cpu-apps-requirements.txt: PyTensor, ~150 MB
+# with numba and scipy), made as the torch one is, in PYTHON_ENV_ROOT/venv-cpu-apps-KEY from the same
+# wheel directory. Without PyPI those tests skip and say why. Sets CPU_APPS_PYTHON (empty: none).
+CPU_APPS_PYTHON=""
+cpu_apps_test_env() {
+  local requirements=tests/python/cpu-apps-requirements.txt key venv
+  if [ "${SETUP_DRY_RUN:-}" = 1 ]; then
+    echo "+ CPU application test environment: python3 -m venv $PYTHON_ENV_ROOT/venv-cpu-apps-KEY; pip install -r $requirements"
+    return
+  fi
+  key=$({ python3 -VV; cat "$requirements"; } | sha256sum | cut -c1-16)
+  venv="$PYTHON_ENV_ROOT/venv-cpu-apps-$key"
+  if [ -f "$venv/.complete" ] && [ -x "$venv/bin/python" ]; then
+    echo "setup: CPU application test environment $venv (reused)"
+    CPU_APPS_PYTHON="$venv/bin/python"
+    return
+  fi
+  echo "setup: creating the CPU application test environment $venv (pinned: $requirements)"
+  if rm -rf "$venv" && mkdir -p "$PYTHON_ENV_ROOT/wheels" && python3 -m venv "$venv" &&
+     "$venv/bin/python" -m pip download --no-input --quiet --no-deps --only-binary=:all: \
+           -d "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
+     "$venv/bin/python" -m pip install --no-input --quiet --no-index --no-deps \
+           --find-links "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
+     "$venv/bin/python" -c 'import pytensor'; then
+    touch "$venv/.complete"
+    CPU_APPS_PYTHON="$venv/bin/python"
+  else
+    echo "setup: warning: the CPU application test environment could not be made (PyPI unreachable?): the" \
+         "PyTensor tests skip" >&2
+    rm -rf "$venv"
+  fi
+}
+
 # What the main job runs: the two programs and their libraries (tests and benchmarks are about
 # a third of a full build).
 main_build_options=(-DPREWARM_BUILD_TESTS=OFF -DPREWARM_BUILD_BENCH=OFF)
@@ -333,7 +366,9 @@ case "${1:-all}" in
       [ "${PREWARM_INTEL_SYCL:-1}" = 0 ] || [ "$1" = test ] || make_intel_openvino || true
     fi
     python_test_env
-    configure_and_build "${test_build_options[@]}" ${TORCH_PYTHON:+-DPREWARM_TORCH_PYTHON="$TORCH_PYTHON"}
+    cpu_apps_test_env
+    configure_and_build "${test_build_options[@]}" ${TORCH_PYTHON:+-DPREWARM_TORCH_PYTHON="$TORCH_PYTHON"} \
+      ${CPU_APPS_PYTHON:+-DPREWARM_CPU_APPS_PYTHON="$CPU_APPS_PYTHON"}
     exclude=()
     [ "$1" = test ] && exclude=(-LE slow)
     run ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 900 "${exclude[@]}"

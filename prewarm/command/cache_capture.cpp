@@ -279,7 +279,9 @@ CacheCapture::child_environment(const Environment& base) const
     }
   }
   // Last: a custom cache may be located by XDG_CACHE_HOME itself.
-  point_custom_variables(env, m_staging_root, m_options.custom_caches);
+  for (const auto& problem : point_custom_variables(env, m_staging_root, m_options.custom_caches)) {
+    log::warn("{}", problem);
+  }
   return env;
 }
 

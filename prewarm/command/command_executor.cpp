@@ -89,7 +89,7 @@ to_command_workload(const manifest::CommandWorkload& workload)
   out.kinds = workload.kinds;
   out.no_builtin_kinds = workload.no_builtin_kinds;
   for (const auto& cache : workload.caches) {
-    out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir});
+    out.custom_caches.push_back(CustomCacheRequest{cache.name, cache.variable, cache.subdir, cache.flag});
   }
   switch (workload.verify) {
   case manifest::VerifyMode::off:
@@ -122,7 +122,12 @@ unexported_variables(const manifest::CommandWorkload& command)
       what, name, name, allowed.error().message()));
   };
   for (const auto& cache : command.caches) {
-    check(cache.variable, "", bundle::VariableRole::cache_location, fmt::format("custom cache {}:", cache.name));
+    if (cache.flag) {
+      check(cache.variable, cache.flag->key, bundle::VariableRole::cache_flag,
+            fmt::format("custom cache {} (flag {}):", cache.name, cache.flag->key));
+    } else {
+      check(cache.variable, "", bundle::VariableRole::cache_location, fmt::format("custom cache {}:", cache.name));
+    }
   }
   for (const auto& [name, value] : command.runtime_env) {
     check(name, value, bundle::VariableRole::runtime_env, "runtime_env");
@@ -262,7 +267,7 @@ add_outputs(const jobs::JobContext& context, const CommandJobResult& result, job
         moved.push_back(fmt::format("{}/{}", bundle::k_custom_kind, name));
         const auto& spec = *std::find_if(context.model.command->caches.begin(), context.model.command->caches.end(),
                                          [&](const auto& c) { return c.name == name; });
-        output.caches.push_back(bundle::CustomCache{name, spec.variable});
+        output.caches.push_back(bundle::CustomCache{name, spec.variable, spec.flag});
       }
     }
     for (const auto& relative : moved) {

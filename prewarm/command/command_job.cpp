@@ -463,7 +463,11 @@ run_command_job_timed(const CommandJobRequest& request)
   for (const auto& [name, value] : workload.environment) {
     base[name] = expand_template(value, request.precision);
   }
-  for (auto& trap : environment_traps(base, capture.kinds())) {
+  auto traps = environment_traps(base, capture.kinds());
+  for (auto& replaced : replaced_cache_flags(base, workload.custom_caches)) {
+    traps.push_back(std::move(replaced));
+  }
+  for (auto& trap : traps) {
     log::warn("job {}: {}", request.job_id, trap);
     result.warnings.push_back(std::move(trap));
   }

@@ -43,12 +43,44 @@ prepare_custom_staging(const fs::path& staging_root, const std::vector<CustomCac
   return {};
 }
 
-void
+std::vector<std::string>
 point_custom_variables(Environment& env, const fs::path& staging_root, const std::vector<CustomCacheRequest>& caches)
 {
+  std::vector<std::string> problems;
   for (const auto& cache : caches) {
-    env[cache.variable] = custom_staging_dir(staging_root, cache.name).string();
+    const auto dir = custom_staging_dir(staging_root, cache.name).string();
+    if (!cache.flag) {
+      env[cache.variable] = dir;
+      continue;
+    }
+    const auto existing = env.find(cache.variable);
+    auto merged = bundle::merge_cache_flag(existing == env.end() ? "" : existing->second, *cache.flag, dir);
+    if (!merged) {
+      problems.push_back(
+        fmt::format("custom cache {}: {} left as it was: {}", cache.name, cache.variable, merged.error().message()));
+      continue;
+    }
+    env[cache.variable] = std::move(merged->value);
   }
+  return problems;
+}
+
+std::vector<std::string>
+replaced_cache_flags(const Environment& env, const std::vector<CustomCacheRequest>& caches)
+{
+  std::vector<std::string> warnings;
+  for (const auto& cache : caches) {
+    const auto existing = env.find(cache.variable);
+    if (!cache.flag || existing == env.end()) {
+      continue;
+    }
+    for (const auto& own : bundle::conflicting_flags(existing->second, *cache.flag)) {
+      warnings.push_back(fmt::format("custom cache {}: {} holds {}; the warm-up and the hit proof run with {}={} "
+                                     "instead (the cache's flag wins, as at prewarm-runtime exec)",
+                                     cache.name, cache.variable, own, cache.flag->key, "<the cache's directory>"));
+    }
+  }
+  return warnings;
 }
 
 namespace {

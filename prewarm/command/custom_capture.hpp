@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,8 @@ struct CustomCacheRequest
 {
   std::string name;
   std::string variable;
-  std::filesystem::path subdir; // empty: the whole directory
+  std::filesystem::path subdir;               // empty: the whole directory
+  std::optional<bundle::CacheFlag> flag = {}; // the directory is KEY=DIR among the variable's flags
 };
 
 struct CustomCapture
@@ -60,10 +62,16 @@ std::filesystem::path custom_staging_dir(const std::filesystem::path& staging_ro
 // Creates every custom staging directory.
 Status prepare_custom_staging(const std::filesystem::path& staging_root, const std::vector<CustomCacheRequest>& caches);
 
-// Points each variable at its staging directory.
-void point_custom_variables(Environment& env,
-                            const std::filesystem::path& staging_root,
-                            const std::vector<CustomCacheRequest>& caches);
+// Points each variable at its staging directory: the variable's value, or
+// for a cache with a flag, KEY=DIR merged into the value `env` already has
+// (bundle::merge_cache_flag(): the application's own KEY=... replaced). What
+// could not be merged is returned, one line each, and the variable is left.
+std::vector<std::string> point_custom_variables(Environment& env, const std::filesystem::path& staging_root,
+                                                const std::vector<CustomCacheRequest>& caches);
+
+// What `env` (the warm-up's environment before the caches are pointed)
+// sets that a cache's flag replaces, one warning each.
+std::vector<std::string> replaced_cache_flags(const Environment& env, const std::vector<CustomCacheRequest>& caches);
 
 // After the run: subdir kept, cleaned as jobs::clean_staged_tree() says
 // (links that leave the cache and special files removed with a warning;

@@ -136,6 +136,14 @@ read_command(const yaml::Source& source, const YAML::Node& node, const std::stri
   if (auto caches = map.get("caches")) {
     PW_ASSIGN(command.caches, read_custom_caches(source, *caches, map.path_of("caches"), command.runtime_env));
   }
+  if (auto env = map.get("env")) {
+    // A flag a custom cache carries its directory in is the cache's to set.
+    for (const auto& [name, value] : command.env) {
+      if (const auto conflict = env_flag_conflict(command.caches, name, value); !conflict.empty()) {
+        return fail(yaml::error_at(source, (*env)[name].Mark(), yaml::join_path(map.path_of("env"), name), conflict));
+      }
+    }
+  }
   if (empty_kinds && command.caches.empty()) {
     return fail(yaml::error_at(source, *empty_kinds, map.path_of("kinds"),
                                "an empty list captures nothing: name the built-in kinds, or declare the program's "

@@ -20,6 +20,11 @@
 //         kinds: [pocl, cuda, ...]        cache kinds to collect (default: all)
 //         runtime_env: {NAME: VALUE}      exported at run time (runtime_needs.hpp)
 //         caches: [{name, variable, subdir}]  custom caches (runtime_needs.hpp)
+//                 [{name, variable, flag: "KEY={dir}", separator: "," | " "}]
+//                                         a directory carried as a flag inside the
+//                                         variable's value (PYTENSOR_FLAGS's
+//                                         base_compiledir), merged into the
+//                                         application's own value
 //         verify: warn                    hit proof after the capture: require | warn | off
 //                                         (command/hit_proof.hpp; default warn)
 //   precisions: [fp32, fp16, bf16, int8]  non-empty, unique

@@ -24,7 +24,56 @@ is_subdir_component(std::string_view c)
          });
 }
 
+// `flag: KEY={dir}` and `separator: "," | " "` of one cache entry.
+Result<std::optional<bundle::CacheFlag>>
+read_cache_flag(const yaml::Source& source, const yaml::Map& map)
+{
+  const auto flag = map.get("flag");
+  const auto separator = map.get("separator");
+  if (!flag && !separator) {
+    return std::optional<bundle::CacheFlag>();
+  }
+  if (!flag) {
+    return fail(yaml::error_at(source, separator->Mark(), map.path_of("separator"),
+                               "separator without flag: it says what separates the flags of a variable that carries "
+                               "the directory as KEY={dir}"));
+  }
+  if (!separator) {
+    return fail(yaml::error_at(source, flag->Mark(), map.path_of("flag"),
+                               "flag needs separator: what separates the variable's flags (\",\" for "
+                               "PYTENSOR_FLAGS and THEANO_FLAGS, \" \" for XLA_FLAGS and NEURON_CC_FLAGS)"));
+  }
+  PW_ASSIGN(const auto separator_text, yaml::read_string(source, *separator, map.path_of("separator")));
+  const auto separator_kind = bundle::parse_separator_char(separator_text);
+  if (!separator_kind) {
+    return fail(yaml::error_at(source, separator->Mark(), map.path_of("separator"),
+                               fmt::format("expected \",\" or \" \", got \"{}\"", separator_text)));
+  }
+  PW_ASSIGN(const auto text, yaml::read_string(source, *flag, map.path_of("flag")));
+  auto parsed = bundle::parse_flag_template(text, *separator_kind);
+  if (!parsed) {
+    return fail(yaml::error_at(source, flag->Mark(), map.path_of("flag"), parsed.error().message()));
+  }
+  return std::optional<bundle::CacheFlag>(std::move(*parsed));
+}
+
 } // namespace
+
+std::string
+env_flag_conflict(const std::vector<CustomCacheSpec>& caches, const std::string& variable, const std::string& value)
+{
+  for (const auto& cache : caches) {
+    if (cache.variable != variable || !cache.flag) {
+      continue;
+    }
+    if (const auto own = bundle::conflicting_flags(value, *cache.flag); !own.empty()) {
+      return fmt::format("{} sets {}, the flag custom cache {} (at {}) carries its directory in: leave it out (the "
+                         "build and prewarm-runtime set it to the cache's directory)",
+                         variable, own.front(), cache.name, cache.position);
+    }
+  }
+  return {};
+}
 
 Result<std::map<std::string, std::string>>
 read_runtime_env(const yaml::Source& source, const YAML::Node& node, const std::string& path)
@@ -58,7 +107,8 @@ read_custom_caches(const yaml::Source& source, const YAML::Node& node, const std
   std::vector<CustomCacheSpec> caches;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto item_path = yaml::index_path(path, i);
-    PW_ASSIGN(auto map, yaml::Map::read(source, items[i], item_path, {"name", "variable", "subdir"}));
+    PW_ASSIGN(auto map,
+              yaml::Map::read(source, items[i], item_path, {"name", "variable", "subdir", "flag", "separator"}));
     CustomCacheSpec cache;
     cache.position = yaml::position(source, items[i].Mark());
     PW_ASSIGN(auto name_node, map.required("name"));
@@ -71,6 +121,7 @@ read_custom_caches(const yaml::Source& source, const YAML::Node& node, const std
     if (auto allowed = bundle::check_exported_variable(cache.variable); !allowed) {
       return fail(yaml::error_at(source, variable_node.Mark(), map.path_of("variable"), allowed.error().message()));
     }
+    PW_ASSIGN(cache.flag, read_cache_flag(source, map));
     if (const auto instead = bundle::names_a_file(cache.variable); !instead.empty()) {
       // The application would fail on a directory with an error of its own
       // (tinygrad: sqlite3 "unable to open database file"), after the build ran.

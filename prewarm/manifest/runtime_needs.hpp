@@ -11,6 +11,11 @@
 //         subdir: hashcat           optional: only $XDG_CACHE_HOME/hashcat is
 //                                   captured (the rest of the directory is
 //                                   another program's business)
+//       - name: pytensor            a directory carried inside another
+//         variable: PYTENSOR_FLAGS  variable's value: `flag` is KEY={dir},
+//         flag: base_compiledir={dir}   merged into the value the
+//         separator: ","            application has ("," or " " between its
+//                                   flags; bundle/custom_cache.hpp)
 //
 // The builder points each variable into staging for the warm-up, captures
 // the directory, and signs it into the slice as a custom cache
@@ -22,9 +27,11 @@
 #pragma once
 
 #include "base/error.hpp"
+#include "bundle/custom_cache.hpp"
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +49,9 @@ struct CustomCacheSpec
 {
   std::string name;
   std::string variable;
-  std::filesystem::path subdir; // relative, no "..": empty = the whole directory
-  std::string position;         // "FILE:LINE:COL" of the entry
+  std::filesystem::path subdir;               // relative, no "..": empty = the whole directory
+  std::optional<bundle::CacheFlag> flag = {}; // the directory is KEY=DIR among the variable's flags
+  std::string position;                       // "FILE:LINE:COL" of the entry
 };
 
 // `runtime_env:` (a map of NAME: "value").
@@ -52,10 +60,16 @@ Result<std::map<std::string, std::string>> read_runtime_env(const yaml::Source& 
                                                             const std::string& path);
 
 // `caches:` (a non-empty list); names and variables unique; no variable that
-// `runtime_env` also sets.
+// `runtime_env` also sets; `flag` and `separator` together or neither.
 Result<std::vector<CustomCacheSpec>> read_custom_caches(const yaml::Source& source,
                                                         const YAML::Node& node,
                                                         const std::string& path,
                                                         const std::map<std::string, std::string>& runtime_env);
+
+// A command's `env` value that sets a flag a custom cache carries its
+// directory in (PYTENSOR_FLAGS: "base_compiledir=/x" beside a cache with
+// flag base_compiledir={dir}): the message, naming the cache; empty: none.
+std::string env_flag_conflict(const std::vector<CustomCacheSpec>& caches, const std::string& variable,
+                              const std::string& value);
 
 } // namespace prewarm::manifest

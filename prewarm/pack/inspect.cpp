@@ -96,7 +96,10 @@ needs_install_environment(const bundle::Slice& slice)
   const std::set<std::string, std::less<>> no_policy;
   std::vector<std::string> names;
   for (const auto& c : slice.caches) {
-    if (!bundle::check_allowed_variable(c.variable, "", bundle::VariableRole::cache_location, no_policy)) {
+    const auto allowed =
+      c.flag ? bundle::check_allowed_variable(c.variable, c.flag->key, bundle::VariableRole::cache_flag, no_policy)
+             : bundle::check_allowed_variable(c.variable, "", bundle::VariableRole::cache_location, no_policy);
+    if (!allowed) {
       names.push_back(c.variable);
     }
   }
@@ -159,7 +162,9 @@ format_text(const BundleDescription& d)
                          k.link_count == 0 ? "" : fmt::format(", {} link{}", k.link_count, k.link_count == 1 ? "" : "s"));
     }
     for (const auto& c : s.caches) {
-      out += fmt::format("  cache    custom/{} located by ${}\n", c.name, c.variable);
+      out += c.flag ? fmt::format("  cache    custom/{} located by the flag {} in ${} ({}-separated)\n", c.name,
+                                  bundle::flag_template(*c.flag), c.variable, bundle::separator_word(c.flag->separator))
+                    : fmt::format("  cache    custom/{} located by ${}\n", c.name, c.variable);
     }
     for (const auto& e : s.environment) {
       out += fmt::format("  env      {}={}\n", e.name, e.value);
@@ -217,7 +222,12 @@ format_json(const BundleDescription& d)
     if (!s.caches.empty()) { // only when present: older readers' output is unchanged
       slice["caches"] = ordered_json::array();
       for (const auto& c : s.caches) {
-        slice["caches"].push_back({{"name", c.name}, {"variable", c.variable}});
+        auto cache = ordered_json{{"name", c.name}, {"variable", c.variable}};
+        if (c.flag) { // only when present, as above
+          cache["flag"] = bundle::flag_template(*c.flag);
+          cache["separator"] = bundle::separator_word(c.flag->separator);
+        }
+        slice["caches"].push_back(std::move(cache));
       }
     }
     if (!s.environment.empty()) {

@@ -96,7 +96,7 @@ slices_of(const FilledCaches& filled, const manifest::ModelSpec& model, const Vi
     jobs::JobOutput custom{filled.custom_root, {}};
     std::vector<command::CustomCacheRequest> requests;
     for (const auto& c : filled.custom) {
-      custom.caches.push_back(bundle::CustomCache{c.request.name, c.request.variable});
+      custom.caches.push_back(bundle::CustomCache{c.request.name, c.request.variable, c.request.flag});
       requests.push_back(c.request);
     }
     if (command::custom_caches_need_opencl_device(requests)) {

@@ -238,19 +238,23 @@ custom_requests(const manifest::CommandWorkload& workload)
 {
   std::vector<command::CustomCacheRequest> out;
   for (const auto& cache : workload.caches) {
-    out.push_back({cache.name, cache.variable, cache.subdir});
+    out.push_back({cache.name, cache.variable, cache.subdir, cache.flag});
   }
   return out;
 }
 
-// Each custom cache's variable pointed at its directory under `root`.
+// Each custom cache's variable pointed at its directory under `root`
+// (command::point_custom_variables(): a flag merged into the value).
 void
 point_custom_caches(std::map<std::string, std::string>& environment, const fs::path& root,
                     const std::vector<command::CustomCacheRequest>& caches)
 {
-  for (const auto& cache : caches) {
-    environment.insert_or_assign(cache.variable, command::custom_staging_dir(root, cache.name).string());
+  process::Environment pointed(environment.begin(), environment.end());
+  for (const auto& problem : command::point_custom_variables(pointed, root, caches)) {
+    log::warn("{}", problem);
   }
+  environment.clear();
+  environment.insert(pointed.begin(), pointed.end());
 }
 
 // A warm-up the deadline stopped is a verdict, not a success: NEO hits on

@@ -148,9 +148,7 @@ is_bookkeeping_path(std::string_view kind, std::string_view relative_path)
 {
   if (!bundle::custom_cache_of(kind).empty()) {
     // an application's own (app_hint.hpp: tinygrad's cache.db-shm)
-    const auto slash = relative_path.rfind('/');
-    return bundle::rewritten_on_every_use(slash == std::string_view::npos ? relative_path
-                                                                          : relative_path.substr(slash + 1));
+    return bundle::rewritten_on_every_use(relative_path);
   }
   const auto* rules = bundle::find_kind_rules(kind);
   return rules != nullptr && rules->audit_bookkeeping != nullptr && rules->audit_bookkeeping(relative_path);

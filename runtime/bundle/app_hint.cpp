@@ -25,14 +25,31 @@ constexpr std::array k_app_hints = {
     // jax/_src/compiler.py: with the persistent cache on, the compile options
     // that jax/_src/cache_key.py hashes carry
     // xla_gpu_per_fusion_autotune_cache_dir = <cache dir>/...
-    .miss_hint = "a known case: JAX releases that hash <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into their "
-                 "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root "
-                 "ROOT, install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none "
-                 "in the model's env and runtime_env",
+    .miss_hint =
+      "a known case: JAX releases that hash <cache dir>/xla_gpu_per_fusion_autotune_cache_dir into their "
+      "cache keys (0.10.2 does) hit only at the path the entries were made at: build with --capture-root "
+      "ROOT, install at ROOT and export with --paths root, or set JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES=none "
+      "in the model's env and runtime_env",
     // XLA's CPU executables are machine code for the build CPU's features;
     // jax and jaxlib hash their own versions into the key.
     .frameworks = "jax,jaxlib",
     .source = "JAX 0.10.2 here missed every entry at another path; 0.11.2 on the GPU machine hit",
+  },
+  AppHint{
+    .app = "PyTensor",
+    .variable = "PYTENSOR_FLAGS", // the flag base_compiledir={dir} (custom_cache.hpp)
+    .subdir = "",
+    .kind = "",
+    // Its C modules are built by the host compiler for this CPU, keyed by
+    // PyTensor's version, and kept under compiledir_<platform.platform()>,
+    // which names the kernel release: on another kernel the entries sit
+    // beside a directory PyTensor never opens.
+    // Every import touches compiledir/cutils_ext/__init__.py (an empty file,
+    // pathlib's touch(exist_ok=True)): its mtime moves on a hit.
+    .rewritten_suffix = "/cutils_ext/__init__.py",
+    .frameworks = "pytensor",
+    .keys_on_kernel_release = true,
+    .source = "PyTensor 3.0.7, C linker (cvm), CPU",
   },
   AppHint{
     .app = "hashcat",
@@ -206,11 +223,10 @@ app_hint_for_kind(std::string_view kind, std::span<const std::string> selected)
 }
 
 bool
-rewritten_on_every_use(std::string_view file_name)
+rewritten_on_every_use(std::string_view path)
 {
   return std::ranges::any_of(k_app_hints, [&](const AppHint& h) {
-    return !h.rewritten_suffix.empty() && file_name.size() > h.rewritten_suffix.size() &&
-           file_name.ends_with(h.rewritten_suffix);
+    return !h.rewritten_suffix.empty() && path.size() > h.rewritten_suffix.size() && path.ends_with(h.rewritten_suffix);
   });
 }
 

@@ -51,7 +51,8 @@ struct AppHint
   std::string_view alongside = {};
   // Said beside the evidence of a miss: "a known case: ...".
   std::string_view miss_hint = {};
-  // A file name suffix it rewrites on every use (SQLite's "-shm").
+  // The end of a path it rewrites (or touches) on every use: SQLite's
+  // "-shm", PyTensor's "/cutils_ext/__init__.py".
   std::string_view rewritten_suffix = {};
   // A variable of the application that names a FILE (its cache database),
   // and the declaration to use instead.
@@ -82,9 +83,9 @@ std::string_view names_a_file(std::string_view variable);
 // The row of an application that fills the built-in `kind` when the job
 // selected `selected` (kind names); null: none.
 const AppHint* app_hint_for_kind(std::string_view kind, std::span<const std::string> selected);
-// Whether a file of a custom cache named `file_name` is rewritten on every
-// use by some application (bookkeeping).
-bool rewritten_on_every_use(std::string_view file_name);
+// Whether the file `path` of a custom cache (relative to it) is rewritten
+// on every use by some application (bookkeeping).
+bool rewritten_on_every_use(std::string_view path);
 // Whether HOME/<name> is a directory an application fills that is no cache.
 bool home_dir_not_a_cache(std::string_view name);
 // What a custom cache located by `variable` (kept to `subdir`) depends on;

@@ -55,7 +55,12 @@ serialize(const BundleManifest& manifest)
       line(fmt::format("job {}", job));
     }
     for (const auto& cache : slice.caches) {
-      line(fmt::format("cache {} {}", cache.name, cache.variable));
+      if (cache.flag) {
+        line(fmt::format("cache {} {} {} {}", cache.name, cache.variable, separator_word(cache.flag->separator),
+                         flag_template(*cache.flag)));
+      } else {
+        line(fmt::format("cache {} {}", cache.name, cache.variable));
+      }
     }
     for (const auto& setting : slice.environment) {
       line(fmt::format("env {} {}", setting.name, setting.value));
@@ -235,18 +240,29 @@ parse_job(std::size_t line_no, std::string_view rest, Slice& slice)
   return {};
 }
 
-// "cache NAME VARIABLE"
+// "cache NAME VARIABLE" or "cache NAME VARIABLE SEP KEY={dir}"
 Status
 parse_cache(std::size_t line_no, std::string_view rest, Slice& slice)
 {
-  const auto fields = two_fields(rest);
-  if (!fields) {
-    return line_error(line_no, "cache line needs: NAME VARIABLE");
+  const auto fields = split_fields(rest, 5);
+  if ((fields.size() != 2 && fields.size() != 4) || fields.back().find(' ') != std::string_view::npos) {
+    return line_error(line_no, "cache line needs: NAME VARIABLE [comma|space KEY={dir}]");
   }
   if (slice.caches.size() >= k_max_caches_per_slice) {
     return line_error(line_no, fmt::format("more than {} custom caches", k_max_caches_per_slice));
   }
-  CustomCache cache{std::string(fields->first), std::string(fields->second)};
+  CustomCache cache{std::string(fields[0]), std::string(fields[1]), std::nullopt};
+  if (fields.size() == 4) {
+    const auto separator = parse_separator_word(fields[2]);
+    if (!separator) {
+      return line_error(line_no, fmt::format("cache flag separator {} is not comma or space", in_quotes(fields[2])));
+    }
+    auto flag = parse_flag_template(fields[3], *separator);
+    if (!flag) {
+      return at_line(line_no, fail(flag.error()));
+    }
+    cache.flag = std::move(*flag);
+  }
   PW_TRY(at_line(line_no, check_custom_cache(cache)));
   slice.caches.push_back(std::move(cache));
   return {};

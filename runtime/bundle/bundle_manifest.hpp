@@ -31,8 +31,11 @@
 //                                                      installer reads their versions there
 //                                                      (host/framework_probe.hpp)
 //                   ("job " TEXT LF)*                  jobs that filled it, sorted
-//                   ("cache " CNAME " " VAR LF)*       custom caches, sorted by CNAME;
-//                                                      each has "dir custom/CNAME"
+//                   ("cache " CNAME " " VAR [" " SEP " " FLAG] LF)*   custom caches, sorted
+//                                                      by CNAME; each has "dir custom/CNAME";
+//                                                      with SEP and FLAG, the directory is
+//                                                      the flag KEY=DIR among VAR's flags
+//                                                      (custom_cache.hpp)
 //                   ("env " VAR " " VALUE LF)*         runtime environment, sorted by VAR
 //                   ("dir " PATH LF)*                  sorted
 //                   ("file " SHA256 " " U64 " " MODE " " PATH LF)*   sorted by path
@@ -47,6 +50,8 @@
 //                 | "custom/" CNAME "/" REL            a declared custom cache
 //   CNAME        := [a-z0-9][a-z0-9._-]{0,63}          no built-in kind name (custom_cache.hpp)
 //   VAR          := [A-Za-z_][A-Za-z0-9_]{0,127}       not denied (runtime_variable.hpp)
+//   SEP          := "comma" | "space"                 what separates VAR's flags
+//   FLAG         := KEY "={dir}"                       KEY: one or two '-', then [A-Za-z0-9_.-]
 //   REL          := COMPONENT ("/" COMPONENT)*         depth <= 32, length <= 1024
 //   COMPONENT    := 1..255 bytes of printable UTF-8 (no control character,
 //                   no "/"), except "." and ".."

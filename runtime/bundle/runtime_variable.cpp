@@ -75,6 +75,17 @@ constexpr std::array k_locations = {
   VettedVariable{"VLLM_CACHE_ROOT", "vLLM's cache root (its torch.compile cache)"},
 };
 
+// Flags that only locate a cache directory, inside a variable that carries
+// many flags (some of which name compilers or load code: the pair is vetted,
+// never the variable).
+constexpr std::array k_flags = {
+  VettedFlag{"PYTENSOR_FLAGS", "base_compiledir", "PyTensor's compiled C modules (compiledir_<platform>/ below it)"},
+  VettedFlag{"THEANO_FLAGS", "base_compiledir", "Theano's compiled C modules"},
+  VettedFlag{"XLA_FLAGS", "--xla_gpu_per_fusion_autotune_cache_dir", "XLA's per-fusion GPU autotuning results"},
+  VettedFlag{"TF_XLA_FLAGS", "--tf_xla_persistent_cache_directory", "TensorFlow's persistent XLA executable cache"},
+  VettedFlag{"NEURON_CC_FLAGS", "--cache_dir", "the AWS Neuron compiler's cache"},
+};
+
 // Switches that turn a cache on or off or size it; their values are words.
 constexpr std::array k_switches = {
   VettedVariable{"PYOPENCL_NO_CACHE", "PyOpenCL's own cache off (PoCL's cache then serves)"},
@@ -182,12 +193,30 @@ cache_switches()
   return k_switches;
 }
 
+std::span<const VettedFlag>
+cache_flags()
+{
+  return k_flags;
+}
+
 Status
 check_allowed_variable(std::string_view name, std::string_view value, VariableRole role,
                        const std::set<std::string, std::less<>>& policy_allowed)
 {
   if (policy_allowed.contains(name)) {
     return {};
+  }
+  if (role == VariableRole::cache_flag) {
+    if (std::ranges::any_of(k_flags, [&](const VettedFlag& f) { return f.variable == name && f.key == value; })) {
+      return {};
+    }
+    return fail(Errc::verify,
+                fmt::format("variable {} with the flag {} is not allowed: not a vetted cache-locating flag (allow "
+                            "list: a bundle alone may add only a vetted flag, such as PYTENSOR_FLAGS's "
+                            "base_compiledir, to a flags variable; add {} to the trust policy's install.environment "
+                            "to allow it)",
+                            name, in_quotes(value), name),
+                "E_VARIABLE_NOT_ALLOWED");
   }
   const auto vetted = role == VariableRole::cache_location ? cache_locations() : cache_switches();
   const auto it = std::find_if(vetted.begin(), vetted.end(), [&](const VettedVariable& v) { return v.name == name; });

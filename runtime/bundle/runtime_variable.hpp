@@ -74,6 +74,7 @@ Status check_exported_variable(std::string_view name);
 enum class VariableRole {
   cache_location, // a custom cache's VARIABLE: exported as the installed directory
   runtime_env,    // a runtime_env line: exported with the bundle's value
+  cache_flag,     // a custom cache's VARIABLE carrying the directory as the flag KEY=DIR (value: KEY)
 };
 
 struct VettedVariable
@@ -82,14 +83,25 @@ struct VettedVariable
   std::string_view what; // why it is safe: what it moves or switches
 };
 
+// A flag that only locates a cache directory inside a flags variable
+// (custom_cache.hpp): the bundle adds KEY=DIR and nothing else to it.
+struct VettedFlag
+{
+  std::string_view variable; // "PYTENSOR_FLAGS"
+  std::string_view key;      // "base_compiledir"
+  std::string_view what;
+};
+
 // The vetted names of rule 1.
 std::span<const VettedVariable> cache_locations();
 std::span<const VettedVariable> cache_switches();
+std::span<const VettedFlag> cache_flags();
 
 // Rule 1 (after check_exported_variable()): Errc::verify
 // E_VARIABLE_NOT_ALLOWED naming the variable and the rule, unless `name` is
 // vetted for `role` or `policy_allowed` names it. A vetted switch whose value
-// is not a short word is refused the same way.
+// is not a short word is refused the same way. For VariableRole::cache_flag,
+// `value` is the flag's KEY: vetted is the pair (name, KEY).
 Status check_allowed_variable(std::string_view name,
                               std::string_view value,
                               VariableRole role,

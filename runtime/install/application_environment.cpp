@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -62,17 +63,17 @@ installed_extras(const InstalledVersion& version, std::vector<std::string>& warn
                                    root.string(), manifest.error().describe()));
     return extras;
   }
-  std::map<std::string, std::string> cache_variable; // name -> variable
+  std::map<std::string, bundle::CustomCache> cache_by_name;
   std::set<std::string> conflicting;
   for (const auto& slice : manifest->slices) {
     if (std::find(marker.slice_ids.begin(), marker.slice_ids.end(), slice.id) == marker.slice_ids.end()) {
       continue;
     }
     for (const auto& cache : slice.caches) {
-      const auto [it, inserted] = cache_variable.emplace(cache.name, cache.variable);
+      const auto [it, inserted] = cache_by_name.emplace(cache.name, cache);
       if (inserted) {
         extras.caches.push_back(cache);
-      } else if (it->second != cache.variable) {
+      } else if (it->second != cache) {
         conflicting.insert(cache.name);
       }
     }
@@ -88,7 +89,7 @@ installed_extras(const InstalledVersion& version, std::vector<std::string>& warn
   std::erase_if(extras.caches, [&](const bundle::CustomCache& c) {
     if (conflicting.contains(c.name)) {
       warnings.push_back(fmt::format("custom cache {} not exported: installed slices locate it with different "
-                                     "variables",
+                                     "variables or flags",
                                      c.name));
       return true;
     }
@@ -193,6 +194,18 @@ check_no_interrupted_install(const fs::path& root)
   return {};
 }
 
+// The allow list's rule for a custom cache: its variable, or its
+// variable's flag (bundle/runtime_variable.hpp).
+Status
+check_cache_variable(const bundle::CustomCache& cache, const std::set<std::string, std::less<>>& policy_allowed)
+{
+  if (cache.flag) {
+    return bundle::check_allowed_variable(cache.variable, cache.flag->key, bundle::VariableRole::cache_flag,
+                                          policy_allowed);
+  }
+  return bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location, policy_allowed);
+}
+
 std::string
 names_of(const std::vector<bundle::EnvSetting>& settings)
 {
@@ -284,6 +297,29 @@ struct VersionExport
     return has_custom;
   }
 
+  // A cache whose directory is a flag: KEY=DIR merged into the value this
+  // process (the application's environment) has, its own KEY=... replaced.
+  void export_cache_flag(const bundle::CustomCache& cache, const fs::path& dir)
+  {
+    out.merges_caller_values = true;
+    const char* own = std::getenv(cache.variable.c_str());
+    auto merged = bundle::merge_cache_flag(own != nullptr ? own : "", *cache.flag, dir.string());
+    if (!merged) {
+      out.warnings.push_back(fmt::format("custom cache {}: {} left as it is, the application compiles as without "
+                                         "prewarm: {}",
+                                         cache.name, cache.variable, merged.error().message()));
+      return;
+    }
+    for (const auto& replaced : merged->replaced) {
+      out.warnings.push_back(fmt::format("custom cache {}: the application's {} held {}, replaced by the installed "
+                                         "cache's {}={} (prewarm's directory wins; leave {} out of {} to keep this "
+                                         "quiet)",
+                                         cache.name, cache.variable, replaced, cache.flag->key, dir.string(),
+                                         cache.flag->key, cache.variable));
+    }
+    out.settings.push_back({cache.variable, std::move(merged->value)});
+  }
+
   // Each custom cache's variable, where this runtime's rules and the
   // version's policy allow it.
   void export_custom_caches(const std::vector<bundle::CustomCache>& custom_caches,
@@ -294,9 +330,7 @@ struct VersionExport
         out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, checked.error().describe()));
         continue;
       }
-      if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
-                                                        policy_allowed);
-          !allowed) {
+      if (auto allowed = check_cache_variable(cache, policy_allowed); !allowed) {
         out.warnings.push_back(fmt::format("custom cache {} refused: {}", cache.name, allowed.error().describe()));
         continue;
       }
@@ -306,7 +340,9 @@ struct VersionExport
         continue;
       }
       const auto dir = usable_dir(fmt::format("{}/{}", bundle::k_custom_kind, cache.name), cache.variable);
-      if (dir) {
+      if (dir && cache.flag) {
+        export_cache_flag(cache, *dir);
+      } else if (dir) {
         out.settings.push_back({cache.variable, dir->string()});
       }
     }
@@ -412,9 +448,7 @@ refused_variables(const bundle::Slice& slice, const std::set<std::string, std::l
 {
   std::vector<std::string> refused;
   for (const auto& cache : slice.caches) {
-    if (auto allowed = bundle::check_allowed_variable(cache.variable, "", bundle::VariableRole::cache_location,
-                                                      policy_allowed);
-        !allowed) {
+    if (auto allowed = check_cache_variable(cache, policy_allowed); !allowed) {
       refused.push_back(fmt::format("slice {}: custom cache {} will not be exported: {}", slice.id, cache.name,
                                     allowed.error().describe()));
     }

@@ -2,7 +2,10 @@
 // The environment that points an application at the caches installed under
 // ROOT: for each installed kind, bundle::cache_environment(kind, DIR,
 // installed size); for each custom cache of an installed slice, its VARIABLE
-// = DIR; each installed slice's runtime env lines; plus PREWARM_ROOT=ROOT;
+// = DIR, or for a cache carried as a flag (bundle/custom_cache.hpp) the
+// flag KEY=DIR merged into this process's value of VARIABLE (env and exec
+// run in the application's environment; its own KEY=... is replaced, with
+// a warning); each installed slice's runtime env lines; plus PREWARM_ROOT=ROOT;
 // plus the OpenCL layer when the programs kind holds its records
 // (opencl_layer_environment.hpp).
 // DIR is VERSION/<kind> of the version the marker names when this runs
@@ -70,6 +73,10 @@ struct ApplicationEnvironment
   std::string version;                      // its id ("" for a legacy root)
   std::optional<InstalledMarker> marker;    // the marker that named it
   std::vector<UniqueFd> held;               // VersionHold::shared: the version and private copies, locked
+  // A custom cache's flag was merged into this process's own value of its
+  // variable: the settings depend on the caller's environment, so no start
+  // record may stand for them.
+  bool merges_caller_values = false;
 };
 
 // Intel's compute runtime does not create NEO_CACHE_DIR and silently caches

@@ -39,7 +39,8 @@
 //   "environment " ("recorded" | "at-exec") LF   at-exec: the paths below are
 //                                        empty, exec works the environment out
 //                                        (prewarm's OpenCL layer is found where
-//                                        exec runs)
+//                                        exec runs; a custom cache's flag is
+//                                        merged into the application's value)
 //   ("paths " ("version" | "root") LF    per --paths:
 //    ("dir " ("r" | "rw") " " TEXT LF)*    cache directories used in place,
 //                                          VERSION-relative, and the access

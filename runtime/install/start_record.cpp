@@ -26,8 +26,8 @@ std::optional<StartPaths>
 start_paths(const fs::path& root, const fs::path& version_dir, ExportedPaths paths)
 {
   auto env = application_environment(root, {}, VersionHold::none, paths);
-  if (!env || !env->notes.empty() || env->version_dir != version_dir) {
-    return std::nullopt;
+  if (!env || !env->notes.empty() || env->version_dir != version_dir || env->merges_caller_values) {
+    return std::nullopt; // merges_caller_values: worked out at every exec, in the application's environment
   }
   StartPaths out;
   for (const auto& [relative, dir] : env->directories) {

@@ -29,9 +29,12 @@ TEST(AppHint, EveryRowSaysWhatItIsAndWhereItWasSeen)
                                 hint.device != CacheDevice::job_device || !hint.frameworks.empty() ||
                                 hint.keys_on_kernel_release;
     EXPECT_TRUE(says_something) << "a row that changes nothing is not a row";
-    // The cache variable of a row is one a bundle may export (runtime_variable.hpp).
+    // The cache variable of a row is one a bundle may export (runtime_variable.hpp),
+    // as the directory or as a vetted flag inside it (PYTENSOR_FLAGS).
     if (!hint.variable.empty()) {
-      EXPECT_TRUE(std::ranges::any_of(cache_locations(), [&](const VettedVariable& v) { return v.name == hint.variable; }))
+      EXPECT_TRUE(
+        std::ranges::any_of(cache_locations(), [&](const VettedVariable& v) { return v.name == hint.variable; }) ||
+        std::ranges::any_of(cache_flags(), [&](const VettedFlag& f) { return f.variable == hint.variable; }))
         << hint.variable << " is not a vetted cache location";
     }
   }
@@ -44,6 +47,10 @@ TEST(AppHint, TinygradsSqliteIndexIsRewrittenOnEveryUse)
   EXPECT_FALSE(rewritten_on_every_use("cache.db")) << "the database is the cache";
   EXPECT_FALSE(rewritten_on_every_use("cache.db-wal")) << "the write-ahead log holds entries not yet checkpointed";
   EXPECT_FALSE(rewritten_on_every_use("-shm"));
+  // PyTensor touches cutils_ext/__init__.py at every import; a module's own
+  // __init__.py is an entry.
+  EXPECT_TRUE(rewritten_on_every_use("compiledir_Linux-6.1-x86_64--3.11.7-64/cutils_ext/__init__.py"));
+  EXPECT_FALSE(rewritten_on_every_use("compiledir_Linux-6.1-x86_64--3.11.7-64/tmpa1b2c3/__init__.py"));
 }
 
 TEST(AppHint, AFileVariableGetsTheDeclarationThatWorks)

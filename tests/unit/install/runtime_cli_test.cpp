@@ -408,3 +408,43 @@ TEST(RuntimeBinary, FrontNeedsNoArchiveRegistryOrTlsLibrary)
     EXPECT_EQ(text.find(heavy), std::string::npos) << heavy << " in\n" << text;
   }
 }
+
+// A cache carried as a flag inside the application's own variable
+// (PYTENSOR_FLAGS "...,base_compiledir=DIR"): env and exec merge it into the
+// value the caller has, keeping its other flags and replacing its own
+// base_compiledir with a warning. The install records no environment for
+// the front (it depends on the caller's), so both go the full way.
+TEST_F(RuntimeCli, EnvAndExecMergeACacheFlagIntoTheCallersValue)
+{
+  const auto root = dir.path() / "root";
+  BundleFactory::SliceSpec slice{"cpu", {{"custom/pytensor/compiledir_x/mod.so", "module"}}, requires_cpu()};
+  slice.caches = {{"pytensor", "PYTENSOR_FLAGS", bundle::CacheFlag{"base_compiledir", bundle::FlagSeparator::comma}}};
+  const auto bundle = factory.write("flags", 1, {slice});
+  const auto installed = runtime(
+    dir.path(), "install " + bundle.string() + " --trust " + pub.string() + " --root " + root.string(), host_env);
+  ASSERT_EQ(installed.exit_code, 0) << installed.err;
+  EXPECT_NE(slurp(test::current_version(root) / ".start").find("environment at-exec\n"), std::string::npos);
+  const auto dir_of_cache = (test::current_version(root) / "custom/pytensor").string();
+
+  auto unset = runtime(dir.path(), "env --root " + root.string(), "env -u PYTENSOR_FLAGS");
+  ASSERT_EQ(unset.exit_code, 0) << unset.err;
+  EXPECT_NE(unset.out.find("export PYTENSOR_FLAGS='base_compiledir=" + dir_of_cache + "'\n"), std::string::npos)
+    << unset.out;
+
+  auto merged = runtime(dir.path(), "env --root " + root.string(), "PYTENSOR_FLAGS=floatX=float32,mode=FAST_RUN");
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(
+    merged.out.find("export PYTENSOR_FLAGS='floatX=float32,mode=FAST_RUN,base_compiledir=" + dir_of_cache + "'\n"),
+    std::string::npos)
+    << merged.out;
+  EXPECT_EQ(merged.err.find("replaced"), std::string::npos) << merged.err;
+
+  auto own = runtime(dir.path(), "exec --root " + root.string() + " -- sh -c 'echo \"$PYTENSOR_FLAGS\"'",
+                     "PYTENSOR_FLAGS=base_compiledir=/home/me/pt,floatX=float32");
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_EQ(own.out, "floatX=float32,base_compiledir=" + dir_of_cache + "\n");
+  EXPECT_NE(own.err.find("the application's PYTENSOR_FLAGS held base_compiledir=/home/me/pt, replaced by the "
+                         "installed cache's base_compiledir="),
+            std::string::npos)
+    << own.err;
+}

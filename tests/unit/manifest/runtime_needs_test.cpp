@@ -7,6 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace prewarm::manifest {
 namespace {
 
@@ -128,6 +132,76 @@ TEST(RuntimeNeeds, ValuesAreOneSignedLine)
 {
   EXPECT_THAT(error_of(command_manifest("      runtime_env: {NOTE: \"two\\nlines\"}\n")),
               HasSubstr("printable ASCII"));
+}
+
+// A cache whose directory is a flag inside another variable's value
+// (PYTENSOR_FLAGS="...,base_compiledir=DIR"): declared without a shim, and
+// each mistake named by line, column and field.
+std::string
+flag_cache(const std::string& flag_lines)
+{
+  return "      caches:\n"
+         "        - name: pytensor\n"
+         "          variable: PYTENSOR_FLAGS\n" +
+         flag_lines;
+}
+
+TEST(RuntimeNeeds, ACacheCarriedInAFlagsVariableIsRead)
+{
+  auto m = parse(command_manifest(flag_cache("          flag: \"base_compiledir={dir}\"\n"
+                                             "          separator: \",\"\n")));
+  ASSERT_TRUE(m) << m.error().message();
+  const auto& cache = m->models[0].command->caches.at(0);
+  ASSERT_TRUE(cache.flag);
+  EXPECT_EQ(cache.flag->key, "base_compiledir");
+  EXPECT_EQ(cache.flag->separator, bundle::FlagSeparator::comma);
+  auto xla = parse(command_manifest("      caches:\n"
+                                    "        - {name: xla, variable: XLA_FLAGS, separator: \" \",\n"
+                                    "           flag: \"--xla_gpu_per_fusion_autotune_cache_dir={dir}\"}\n"));
+  ASSERT_TRUE(xla) << xla.error().message();
+  EXPECT_EQ(xla->models[0].command->caches.at(0).flag->separator, bundle::FlagSeparator::space);
+}
+
+TEST(RuntimeNeeds, EachBadFlagTemplateIsNamedByLineAndField)
+{
+  const std::vector<std::pair<std::string, std::string>> cases = {
+    {"base_compiledir=/var/cache", "no placeholder"},
+    {"base_compiledir={dir},compiledir={dir}", "{dir} appears 2 times"},
+    {"base_compiledir={cache}", "unknown placeholder \"{cache}\""},
+    {"base_compiledir=${CACHE}", "\"${CACHE}\" is not expanded"},
+    {"base_compiledir={dir}/x", "text after {dir}"},
+  };
+  for (const auto& [flag, what] : cases) {
+    const auto message =
+      error_of(command_manifest(flag_cache(fmt::format("          flag: \"{}\"\n          separator: \",\"\n", flag))));
+    EXPECT_THAT(message, StartsWith("test.yaml:9:17: models[0].command.caches[0].flag: flag \"")) << flag;
+    EXPECT_THAT(message, HasSubstr(what)) << flag;
+  }
+}
+
+TEST(RuntimeNeeds, FlagAndSeparatorComeTogether)
+{
+  EXPECT_THAT(error_of(command_manifest(flag_cache("          flag: \"base_compiledir={dir}\"\n"))),
+              StartsWith("test.yaml:9:17: models[0].command.caches[0].flag: flag needs separator"));
+  EXPECT_THAT(error_of(command_manifest(flag_cache("          separator: \",\"\n"))),
+              StartsWith("test.yaml:9:22: models[0].command.caches[0].separator: separator without flag"));
+  EXPECT_THAT(error_of(command_manifest(flag_cache("          flag: \"base_compiledir={dir}\"\n"
+                                                   "          separator: \";\"\n"))),
+              StartsWith("test.yaml:10:22: models[0].command.caches[0].separator: expected \",\" or \" \""));
+}
+
+TEST(RuntimeNeeds, TheCommandsEnvMayNotSetTheCachesFlag)
+{
+  const auto message =
+    error_of(command_manifest("      env: {PYTENSOR_FLAGS: \"floatX=float32,base_compiledir=/x\"}\n" +
+                              flag_cache("          flag: \"base_compiledir={dir}\"\n"
+                                         "          separator: \",\"\n")));
+  EXPECT_THAT(message, StartsWith("test.yaml:6:29: models[0].command.env.PYTENSOR_FLAGS: PYTENSOR_FLAGS sets "
+                                  "base_compiledir=/x, the flag custom cache pytensor (at test.yaml:8:11) carries"));
+  // Its other flags are the application's own: kept.
+  EXPECT_TRUE(parse(command_manifest("      env: {PYTENSOR_FLAGS: \"floatX=float32\"}\n" +
+                                     flag_cache("          flag: \"base_compiledir={dir}\"\n"
+                                                "          separator: \",\"\n"))));
 }
 
 } // namespace
