@@ -10,7 +10,7 @@
 # outside prewarm. Used by tests/integration/intel_synth/ocloc_runs_test.sh
 # and bench/intel/intel_targets_build.sh.
 set -euo pipefail
-root=$(readlink -f "$1") dest=$2 log=$3
+root=$(readlink -f "$1") dest=$2 log=$(realpath -m "$3")
 mkdir -p "$dest/host-bin"
 for entry in "$root"/* "$root"/.[!.]*; do
   name=$(basename "$entry")
