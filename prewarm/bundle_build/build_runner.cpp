@@ -2,10 +2,10 @@
 #include "bundle_build/build_runner.hpp"
 #include "pack/slice_extras.hpp"
 
+#include "aot/shared_ocloc_runs.hpp"
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
-#include "aot/shared_ocloc_runs.hpp"
 #include "bundle_build/job_logs.hpp"
 #include "jobs/interruption.hpp"
 #include "jobs/job_pool.hpp"
