@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "aot/ocloc.hpp"
+#include "aot/shared_ocloc_runs.hpp"
 
 #include "aot/process.hpp"
 #include "base/encoding.hpp"
@@ -249,23 +250,41 @@ run_compile(const fs::path& executable, const OclocCompileRequest& request, bool
   return output;
 }
 
+// Everything a compile's output depends on (shared_ocloc_runs.hpp).
+std::string
+compile_key(const Ocloc& ocloc, const OclocCompileRequest& request, bool spirv_only)
+{
+  return run_key({ocloc.executable().native(), ocloc.driver_version(), spirv_only ? "spirv" : "binary",
+                  std::to_string(static_cast<int>(request.input)), request.device, request.options,
+                  request.internal_options, request.stateful_address_mode, request.source});
+}
+
 } // namespace
 
 Result<OclocOutput>
 Ocloc::compile(const OclocCompileRequest& request) const
 {
-  return run_compile(m_executable, request, false);
+  return shared_output_run(compile_key(*this, request, false),
+                           [&] { return run_compile(m_executable, request, false); });
 }
 
 Result<std::string>
 Ocloc::compile_spirv(const OclocCompileRequest& request) const
 {
-  PW_ASSIGN(auto output, run_compile(m_executable, request, true));
+  PW_ASSIGN(auto output, shared_output_run(compile_key(*this, request, true),
+                                           [&] { return run_compile(m_executable, request, true); }));
   return std::move(output.spirv);
 }
 
 Result<OclocValidation>
 Ocloc::validate(std::string_view zebin, std::string_view device) const
+{
+  return shared_validation_run(run_key({m_executable.native(), m_driver_version, "validate", device, zebin}),
+                               [&] { return run_validate(zebin, device); });
+}
+
+Result<OclocValidation>
+Ocloc::run_validate(std::string_view zebin, std::string_view device) const
 {
   if (!is_single_device_name(device)) {
     return fail(Errc::usage, fmt::format("ocloc validate: {} is not a single device name", in_quotes(device)));

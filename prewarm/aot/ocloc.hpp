@@ -101,6 +101,8 @@ public:
 
   // One source for one device; thread-safe (every call has its own scratch
   // directory). A compile error is Errc::failed carrying ocloc's build log.
+  // In a build, one ocloc run per distinct input (shared_ocloc_runs.hpp),
+  // for compile_spirv and validate too.
   Result<OclocOutput> compile(const OclocCompileRequest& request) const;
 
   // SPIR-V only (`-spv_only`), for Level Zero's IL path. `device` selects the
@@ -112,6 +114,7 @@ public:
   Result<OclocValidation> validate(std::string_view zebin, std::string_view device) const;
 
 private:
+  Result<OclocValidation> run_validate(std::string_view zebin, std::string_view device) const;
   Ocloc(std::filesystem::path executable, std::string driver_version)
     : m_executable(std::move(executable)), m_driver_version(std::move(driver_version))
   {

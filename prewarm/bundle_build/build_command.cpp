@@ -22,6 +22,7 @@
 #include "pack/key_pair.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -109,8 +110,9 @@ load_keys(const std::vector<std::string>& files)
 // recorded aot jobs: it runs the AOT executor itself and adds the target's
 // NEO slice.
 // `intel_targets`: whether the manifest names an Intel target, the only
-// one the virtual device serves (a CPU-only build neither looks for it nor
-// warns that its build tool is missing).
+// one the virtual device serves, and the host has the helper programs it
+// runs (a CPU-only build neither looks for the device nor warns that its
+// helpers are missing; the plan names them for the jobs that need them).
 std::unique_ptr<jobs::Executor>
 make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const std::filesystem::path& self,
               bool intel_targets)
@@ -159,14 +161,18 @@ make_executor(manifest::ExecutorKind kind, const BuildRequest& request, const st
 }
 
 Result<ExecutorTable>
-make_executors(const BuildRequest& request, const BuildInputs& inputs)
+make_executors(const BuildRequest& request, const BuildInputs& inputs, const manifest::HostCapabilities& host)
 {
   PW_ASSIGN(const auto self, builtin::self_executable());
-  const bool intel_targets =
-    std::ranges::any_of(inputs.manifest.targets, [&](const std::string& name) {
-      const auto* target = inputs.registry.find(name);
-      return target != nullptr && target->vendor == manifest::Vendor::intel;
-    });
+  bool intel_targets = std::ranges::any_of(inputs.manifest.targets, [&](const std::string& name) {
+    const auto* target = inputs.registry.find(name);
+    return target != nullptr && target->vendor == manifest::Vendor::intel;
+  });
+  if (intel_targets && !host.virtual_device_missing.empty()) {
+    // Once for the build; the plan's reasons say it per job.
+    log::warn("virtual Intel devices not used: {}", fmt::join(host.virtual_device_missing, "; "));
+    intel_targets = false;
+  }
   ExecutorTable executors;
   for (std::size_t i = 0; i < manifest::k_executor_kinds; ++i) {
     const auto kind = static_cast<manifest::ExecutorKind>(i);
@@ -241,8 +247,8 @@ build_bundle(const BuildRequest& request)
   PW_ASSIGN(const auto keys, load_keys(request.key_files));
   PW_TRY(pack::check_bundle_expiry("the bundle", header.issued_at, header.expires, now,
                                    request.allow_expired ? pack::ExpiryPolicy::warn : pack::ExpiryPolicy::refuse));
-  PW_ASSIGN(auto executors, make_executors(request, inputs));
   const auto host = probe_host_capabilities(inputs.registry);
+  PW_ASSIGN(auto executors, make_executors(request, inputs, host));
 
   log::info("building {} ({} targets, {} models, {} precisions) on this host, shard {}; job logs in {}",
             inputs.manifest.source_name, inputs.manifest.targets.size(), inputs.manifest.models.size(),

@@ -2,6 +2,7 @@
 #include "bundle_build/build_runner.hpp"
 #include "pack/slice_extras.hpp"
 
+#include "aot/shared_ocloc_runs.hpp"
 #include "base/json_schema.hpp"
 #include "base/log.hpp"
 #include "base/time_format.hpp"
@@ -298,6 +299,9 @@ run_jobs(JobRun& run)
   // (jobs/job_pool.hpp): a job's compiles take the slots no job holds.
   const auto budget = static_cast<unsigned>(std::max(1, run.options.parallel_jobs));
   const jobs::SharedSlots slots(budget);
+  // Jobs that ask ocloc for the same input (two models of one architecture,
+  // targets of one device) share one run (aot/shared_ocloc_runs.hpp).
+  const aot::SharedOclocRuns ocloc_runs;
   jobs::for_each_job(
     runnable.size(), budget,
     [&](std::size_t n) {
@@ -306,6 +310,10 @@ run_jobs(JobRun& run)
       record_outcome(run, runnable[n], std::move(outcome), log_file);
     },
     [&] { return run.stop.load() || jobs::interruption_signal() != 0; });
+  if (const auto counts = ocloc_runs.counts(); counts.asked > 0) {
+    log::info("ocloc: {} runs for {} requests of the jobs (the others had the input of an earlier run)", counts.ran,
+              counts.asked);
+  }
 }
 
 // Merges the successful jobs' outputs into slices, in job id order.

@@ -8,6 +8,7 @@
 #include "host/isolated_enumeration.hpp"
 #include "host/probe_host.hpp"
 #include "opencl/device.hpp"
+#include "virtual_device/virtual_device.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -162,6 +163,9 @@ probe_host_capabilities(const manifest::TargetRegistry& registry)
     add_gpu_identity(host);
   }
   probe_ocloc(host, registry);
+  // Looked up by the function the executors use: the plan names what the
+  // build would miss (a user who copied `prewarm` alone).
+  host.virtual_device_missing = virtual_device::missing_build_helpers();
   return host;
 }
 

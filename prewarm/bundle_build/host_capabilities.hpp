@@ -3,7 +3,8 @@
 // its OpenCL devices (runtime/opencl) with the PCI identity the runtime's host
 // probe adds (runtime/host: NVIDIA PCI id and SM), or the PREWARM_HOST_DEVICES
 // test double; and, for Intel targets, which devices
-// the installed ocloc knows (prewarm/aot). Probing never fails: a missing
+// the installed ocloc knows (prewarm/aot), and which helper programs of the
+// virtual Intel device are missing (prewarm/virtual_device). Probing never fails: a missing
 // OpenCL platform or ocloc is recorded, and the plan says "skip" with why.
 #pragma once
 

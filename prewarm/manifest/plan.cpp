@@ -4,6 +4,7 @@
 #include "manifest/shard_partition.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -179,6 +180,53 @@ intel_root_toolchain(const HostCapabilities& host)
   return nullptr;
 }
 
+// A built-in or recorded job compiled ahead of time for an Intel target also
+// gets its NEO slice from the virtual device where there is an Intel root
+// (bundle_build/build_command.cpp); without the helper programs that runs
+// (listed only where there is a root), the build compiles it without one,
+// and the reason says so.
+void
+note_missing_neo_slice(Job& job, const HostCapabilities& host)
+{
+  if (!host.virtual_device_missing.empty()) {
+    job.reason = fmt::format("{}; without its NEO slice: {}", job.reason, fmt::join(host.virtual_device_missing, "; "));
+  }
+}
+
+// A command job for an absent Intel target (strategy aot so far): its
+// recorded programs compiled ahead of time, the command on a virtual device,
+// or a skip that says why.
+void
+plan_absent_intel_command(Job& job, const Target& target, const ModelSpec& model, const HostCapabilities& host)
+{
+  if (records_programs(model)) {
+    // The command runs on this host's device with the OpenCL layer
+    // recording, and ocloc compiles every program it built.
+    job.reason = fmt::format("{} for the programs the command builds", job.reason);
+    job.runner = std::string(k_cpu_runner); // any runner of the builder image can: no GPU
+  } else if (runs_on_virtual_device(model) && intel_root_toolchain(host) != nullptr) {
+    // A runner with the Intel root does it without the GPU, so CI
+    // needs no self-hosted Intel runner for it.
+    job.runner = std::string(k_cpu_runner);
+    // The command itself runs with Intel's driver of the root posing
+    // as the target; its NEO and SYCL caches become the slices.
+    job.reason = fmt::format("{}: the command runs on a virtual {} ({})", target.name, target.ocloc_device,
+                             intel_root_toolchain(host)->origin);
+    if (!host.virtual_device_missing.empty()) {
+      // The build could not run it: said here, not as a failed job.
+      job.strategy = Strategy::skip;
+      job.reason = fmt::format("{}; not run: {}", job.reason, fmt::join(host.virtual_device_missing, "; "));
+    }
+  } else {
+    job.strategy = Strategy::skip;
+    job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
+                             "(built-in models compile ahead of time; a command's OpenCL programs do when "
+                             "its kinds include programs; with an Intel root, a command whose kinds "
+                             "name neo or sycl runs on a virtual device)",
+                             target.name);
+  }
+}
+
 // Called once the strategy is final (make_plan skips an aot command that
 // neither records programs nor runs on a virtual device).
 ExecutorKind
@@ -307,27 +355,10 @@ make_plan(const Manifest& manifest, const TargetRegistry& registry, const HostCa
         job.device = assessment.device;
         job.runner = runner_kind(*target, model, host.oclocs);
         if (assessment.strategy == Strategy::aot && !model.is_builtin()) {
-          if (records_programs(model)) {
-            // The command runs on this host's device with the OpenCL layer
-            // recording, and ocloc compiles every program it built.
-            job.reason = fmt::format("{} for the programs the command builds", assessment.reason);
-            job.runner = std::string(k_cpu_runner); // any runner of the builder image can: no GPU
-          } else if (runs_on_virtual_device(model) && intel_root_toolchain(host) != nullptr) {
-            // A runner with the Intel root does it without the GPU, so CI
-            // needs no self-hosted Intel runner for it.
-            job.runner = std::string(k_cpu_runner);
-            // The command itself runs with Intel's driver of the root posing
-            // as the target; its NEO and SYCL caches become the slices.
-            job.reason = fmt::format("{}: the command runs on a virtual {} ({})", target->name,
-                                     target->ocloc_device, intel_root_toolchain(host)->origin);
-          } else {
-            job.strategy = Strategy::skip;
-            job.reason = fmt::format("{}: not present on this host, and a command workload runs only on the device "
-                                     "(built-in models compile ahead of time; a command's OpenCL programs do when "
-                                     "its kinds include programs; with an Intel root, a command whose kinds "
-                                     "name neo or sycl runs on a virtual device)",
-                                     target->name);
-          }
+          plan_absent_intel_command(job, *target, model, host);
+        }
+        if (job.strategy == Strategy::aot && !runs_on_virtual_device(model)) {
+          note_missing_neo_slice(job, host);
         }
         job.executor = executor_for(job.strategy, model);
         jobs.push_back(std::move(job));

@@ -8,6 +8,12 @@
 //         PREWARM_OCLOC alone, else the host's ocloc, then the Intel root's),
 //         the first that knows the device serves it, and the reason says which
 //   skip  neither; the reason says why and what would help
+// A job on the virtual Intel device (an absent target, with an Intel root)
+// also needs the helper programs it runs (HostCapabilities::
+// virtual_device_missing): without them a command job is skipped and a
+// built-in or recorded one is compiled ahead of time without its NEO slice,
+// as the build does; the reason names what is missing and where it was
+// looked for.
 // Job ids are "<target>/<model>/<precision>"; jobs are sorted by id, so the
 // order (and therefore sharding) does not depend on the host or the order of
 // the manifest. Shard I/N (1-based) takes the jobs shard_partition.hpp gives
@@ -78,6 +84,12 @@ struct HostCapabilities
   std::vector<HostDevice> devices;
   std::string devices_error; // why enumeration failed ("no OpenCL platform ..."), empty if it worked
   std::vector<OclocInfo> oclocs; // in precedence order (prewarm/aot/toolchains.hpp)
+  // The helper programs a job on the virtual Intel device runs that this
+  // host lacks, each saying where it was looked for (prewarm/virtual_device:
+  // missing_build_helpers, through the function the build's executors locate
+  // them with); empty: all there, or no Intel root. A job that needs one
+  // names it.
+  std::vector<std::string> virtual_device_missing;
   // The first toolchain that knows `device`; null when none does.
   const OclocInfo* ocloc_for(std::string_view device) const;
 };

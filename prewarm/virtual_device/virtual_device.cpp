@@ -357,6 +357,7 @@ locate_tool(std::string_view name, const std::string& variable)
   }
   std::error_code ec;
   const auto self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<std::string> looked;
   if (!ec) {
     // Installed: beside prewarm. Build tree: prewarm/cli/prewarm and
     // prewarm/virtual_device/prewarm-cl-replay.
@@ -364,11 +365,14 @@ locate_tool(std::string_view name, const std::string& variable)
       if (::access(candidate.c_str(), X_OK) == 0) {
         return candidate;
       }
+      looked.push_back(candidate.string());
     }
   }
   return fail(Errc::failed,
-              fmt::format("{} not found beside {} (install it with prewarm, or set {})", name, self.string(),
-                          variable),
+              fmt::format("{} not found (looked for {}, {} unset; install it beside prewarm, or set {})", name,
+                          looked.empty() ? std::string("nothing: /proc/self/exe unreadable")
+                                         : fmt::format("{}", fmt::join(looked, " and ")),
+                          variable, variable),
               "E_VIRTUAL_DEVICE");
 }
 
@@ -384,6 +388,19 @@ Result<fs::path>
 locate_ze_probe_tool()
 {
   return locate_tool("prewarm-ze-probe-build", "PREWARM_ZE_PROBE_BUILD");
+}
+
+std::vector<std::string>
+missing_build_helpers()
+{
+  std::vector<std::string> missing;
+  if (!IntelRoot::locate()) {
+    return missing; // no virtual device, so no job runs them
+  }
+  if (auto replay = locate_replay_tool(); !replay) {
+    missing.push_back(replay.error().message());
+  }
+  return missing;
 }
 
 

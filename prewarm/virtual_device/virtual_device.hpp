@@ -157,4 +157,14 @@ Result<std::filesystem::path> locate_replay_tool();
 // PREWARM_ZE_PROBE_BUILD.
 Result<std::filesystem::path> locate_ze_probe_tool();
 
+// The helper programs a build job on the virtual device runs that this
+// process cannot find, each as the locating function says it (what it is,
+// where it was looked for, how to provide it); empty: all there, or no
+// Intel root (IntelRoot::locate), so no virtual device to run them. Today
+// prewarm-cl-replay (the NEO slices of built-in and recorded programs, the
+// device probe of a command job); the Level Zero probe serves only
+// `prewarm intel-profile`. `prewarm plan` names these per job, so that the
+// plan says what the build will do.
+std::vector<std::string> missing_build_helpers();
+
 } // namespace prewarm::virtual_device

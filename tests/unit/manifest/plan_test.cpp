@@ -15,6 +15,7 @@ namespace prewarm::manifest {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 HostDevice
 pocl_device()
@@ -341,6 +342,59 @@ TEST(Plan, ACommandNamingNeoOrSyclRunsOnAVirtualDeviceOnlyWithAnIntelRoot)
   auto other = testing::parse(text("[pocl]"));
   ASSERT_TRUE(other) << other.error().message();
   EXPECT_FALSE(runs_on_virtual_device(other->models.front()));
+}
+
+TEST(Plan, AVirtualDeviceJobNamesTheMissingHelperAndKeepsItsRunner)
+{
+  HostCapabilities host;
+  host.devices.push_back(pocl_device());
+  auto root = ocloc_22_43();
+  root.origin = "Intel root /var/cache/prewarm/intel-sid";
+  root.source = OclocSource::intel_root;
+  host.oclocs = {root};
+  const std::string missing = "prewarm-cl-replay not found (looked for /opt/x/prewarm-cl-replay and "
+                              "/opt/virtual_device/prewarm-cl-replay, PREWARM_CL_REPLAY unset; ...)";
+  host.virtual_device_missing = {missing};
+  auto manifest = testing::parse("version: 1\nmodels:\n  - name: app\n    command: {argv: [./app], kinds: [neo]}\n"
+                                 "  - name: gptq-linear\n    preset: gptq-linear\nprecisions: [fp32]\n"
+                                 "targets: [arc-a380, cpu]\n");
+  ASSERT_TRUE(manifest) << manifest.error().message();
+  auto plan = make_plan(*manifest, testing::registry(), host);
+  ASSERT_TRUE(plan) << plan.error().message();
+  const auto job = [&](std::string_view id) {
+    return *std::ranges::find_if(plan->jobs, [&](const Job& j) { return j.id == id; });
+  };
+  // The build could not run the command: skipped, saying what and where.
+  EXPECT_EQ(job("arc-a380/app").strategy, Strategy::skip);
+  EXPECT_EQ(job("arc-a380/app").executor, ExecutorKind::none);
+  EXPECT_THAT(job("arc-a380/app").reason, HasSubstr("runs on a virtual acm-g11"));
+  EXPECT_THAT(job("arc-a380/app").reason, HasSubstr(missing));
+  // The shard partition does not depend on where prewarm was copied to.
+  EXPECT_EQ(job("arc-a380/app").runner, "cpu");
+  // The built-in job still compiles ahead of time, without its NEO slice.
+  EXPECT_EQ(job("arc-a380/gptq-linear/fp32").strategy, Strategy::aot);
+  EXPECT_THAT(job("arc-a380/gptq-linear/fp32").reason, HasSubstr("without its NEO slice: " + missing));
+  // No virtual device on a CPU target: nothing named.
+  EXPECT_THAT(job("cpu/gptq-linear/fp32").reason, Not(HasSubstr("prewarm-cl-replay")));
+
+  host.virtual_device_missing.clear();
+  auto found = make_plan(*manifest, testing::registry(), host);
+  ASSERT_TRUE(found) << found.error().message();
+  for (const auto& j : found->jobs) {
+    EXPECT_THAT(j.reason, Not(HasSubstr("prewarm-cl-replay"))) << j.id;
+  }
+  EXPECT_EQ(found->jobs[0].executor, ExecutorKind::virtual_command);
+
+  // Without the root's toolchain (PREWARM_OCLOC) the command is skipped for
+  // that reason; the built-in job, whose NEO slice the root still makes,
+  // names the helper.
+  host.virtual_device_missing = {missing};
+  host.oclocs = {ocloc_22_43()};
+  auto no_root = make_plan(*manifest, testing::registry(), host);
+  ASSERT_TRUE(no_root) << no_root.error().message();
+  EXPECT_THAT(no_root->jobs[0].reason, HasSubstr("name neo or sycl runs on a virtual device"));
+  EXPECT_THAT(no_root->jobs[0].reason, Not(HasSubstr("prewarm-cl-replay")));
+  EXPECT_THAT(no_root->jobs[1].reason, HasSubstr("without its NEO slice: " + missing));
 }
 
 TEST(Shard, ParseAcceptsOnlyIOverN)
