@@ -116,7 +116,7 @@ constexpr std::array k_app_hints = {
   // torch.compile with the dynamo kind: Triton kernels compiled again and
   // .best_config rewritten, where Inductor tuned again by coordinate descent
   // (mode max-autotune*). Seen warm in place and at another path until the
-  // installed kinds loaded kernels in-process (installed_environment.hpp).
+  // installed kinds loaded kernels in-process (the installed_environment column, cache_kind.hpp).
   AppHint{
     .app = "torch.compile",
     .variable = "",

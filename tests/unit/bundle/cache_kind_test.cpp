@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bundle/cache_kind.hpp"
-#include "bundle/installed_environment.hpp"
 
 #include <gtest/gtest.h>
 
