@@ -67,8 +67,8 @@ read_matching(const yaml::Map& map, std::string_view key, const std::regex& patt
   }
   PW_ASSIGN(auto text, yaml::read_string(map.source(), *node, map.path_of(key)));
   if (!std::regex_match(text, pattern)) {
-    return fail(yaml::error_at(map.source(), node->Mark(), map.path_of(key),
-                               fmt::format("{}, got '{}'", expected, text)));
+    return fail(
+      yaml::error_at(map.source(), node->Mark(), map.path_of(key), fmt::format("{}, got '{}'", expected, text)));
   }
   return text;
 }
@@ -84,7 +84,8 @@ read_pci_ids(const yaml::Map& map)
   static const std::regex pci("0x[0-9a-f]{4}");
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (!std::regex_match(ids[i], pci)) {
-      return fail(yaml::error_at(map.source(), std::as_const(*node)[i].Mark(), yaml::index_path(map.path_of("pci_ids"), i),
+      return fail(yaml::error_at(map.source(), std::as_const(*node)[i].Mark(),
+                                 yaml::index_path(map.path_of("pci_ids"), i),
                                  fmt::format("a PCI id is \"0x\" and 4 lowercase hex digits, got '{}'", ids[i])));
     }
   }
@@ -104,9 +105,9 @@ read_device_names(const yaml::Map& map, const std::vector<std::string>& pci_ids)
   PW_ASSIGN(auto by_id, yaml::Map::read_any_keys(map.source(), *node, map.path_of("device_names")));
   for (const auto& entry : by_id.entries()) {
     if (std::ranges::find(pci_ids, entry.key) == pci_ids.end()) {
-      return fail(yaml::error_at(map.source(), entry.key_node.Mark(), by_id.path_of(entry.key),
-                                 fmt::format("'{}' is not one of this target's pci_ids ({})", entry.key,
-                                             fmt::join(pci_ids, ", "))));
+      return fail(yaml::error_at(
+        map.source(), entry.key_node.Mark(), by_id.path_of(entry.key),
+        fmt::format("'{}' is not one of this target's pci_ids ({})", entry.key, fmt::join(pci_ids, ", "))));
     }
     PW_ASSIGN(names[entry.key], yaml::read_string(map.source(), entry.value, by_id.path_of(entry.key)));
   }

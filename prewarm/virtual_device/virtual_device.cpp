@@ -47,7 +47,7 @@ virtual_device_for(const manifest::Target& target, const manifest::IntelProfile*
   } else {
     PW_ASSIGN(const auto carried, manifest::embedded_intel_profile(target.name));
     const auto named_by_driver = target.device_names.find(device.pci_id);
-    device.device_name = carried                                    ? carried->device_name.value
+    device.device_name = carried                                        ? carried->device_name.value
                          : named_by_driver != target.device_names.end() ? named_by_driver->second
                                                                         : std::string();
   }
@@ -402,6 +402,5 @@ missing_build_helpers()
   }
   return missing;
 }
-
 
 } // namespace prewarm::virtual_device

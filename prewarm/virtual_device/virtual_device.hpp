@@ -61,7 +61,6 @@ struct VirtualDevice
 Result<VirtualDevice> virtual_device_for(const manifest::Target& target,
                                          const manifest::IntelProfile* named = nullptr);
 
-
 // The debug keys above (NEO_CACHE_DIR and the trace are the caller's).
 process::Environment virtual_device_variables(const VirtualDevice& device);
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "install/application_environment.hpp"
 
-#include "base/encoding.hpp"
 #include "base/digest.hpp"
+#include "base/encoding.hpp"
 #include "base/files.hpp"
 #include "base/log.hpp"
 #include "bundle/bundle_manifest.hpp"
-#include "bundle/custom_cache.hpp"
 #include "bundle/cache_kind.hpp"
+#include "bundle/custom_cache.hpp"
 #include "bundle/runtime_variable.hpp"
 #include "install/install_layout.hpp"
 #include "install/install_records.hpp"

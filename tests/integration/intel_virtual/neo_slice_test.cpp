@@ -5,13 +5,13 @@
 // workload's programs; the slice holds NEO entries only, its requirements are
 // NEO's traced key inputs, and a second virtual run (a new process, a copy of
 // the slice) reuses every entry and writes none. Skips without the root.
-#include "jobs/slice_identity.hpp"
 #include "aot/kernel_variants.hpp"
 #include "base/files.hpp"
 #include "host/intel_compiler_identity.hpp"
+#include "jobs/slice_identity.hpp"
+#include "manifest/intel_profile.hpp"
 #include "manifest/manifest.hpp"
 #include "manifest/presets.hpp"
-#include "manifest/intel_profile.hpp"
 #include "manifest/target_registry.hpp"
 #include "virtual_device/intel_root.hpp"
 #include "virtual_device/virtual_command.hpp"

@@ -140,7 +140,8 @@ TEST(TargetRegistry, StrictAboutVendorFieldsAndIds)
   EXPECT_THAT(vendor.error().message(), HasSubstr("did you mean 'intel'"));
 
   // A driver's name is recorded for one of the target's ids, on Intel only.
-  const std::string intel = "  i:\n    vendor: intel\n    description: x\n    ocloc_device: bmg\n    pci_ids: [\"0xe20b\"]\n";
+  const std::string intel =
+    "  i:\n    vendor: intel\n    description: x\n    ocloc_device: bmg\n    pci_ids: [\"0xe20b\"]\n";
   auto named = parse_registry(intel + "    device_names: {\"0xe20b\": \"Intel(R) Arc(TM) B580 Graphics\"}\n");
   ASSERT_TRUE(named) << named.error().message();
   EXPECT_EQ(named->find("i")->device_names.at("0xe20b"), "Intel(R) Arc(TM) B580 Graphics");
