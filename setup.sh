@@ -108,28 +108,38 @@ python_test_env() {
     echo "+ torch test environment: python3 -m venv $PYTHON_ENV_ROOT/venv-KEY; pip install -r $requirements"
     return
   fi
-  local key venv
+  pinned_venv "torch test environment" "venv-" "$requirements" "torch, transformers" "torch tests"
+  TORCH_PYTHON=$PINNED_PYTHON
+}
+
+# pinned_venv WHAT PREFIX REQUIREMENTS MODULES TESTS: the virtual environment
+# PYTHON_ENV_ROOT/PREFIX<key> of the pinned REQUIREMENTS (keyed by the Python version and the
+# requirements), reused where complete, else made from the shared wheel directory (downloading
+# only what it lacks) and checked by importing MODULES. Sets PINNED_PYTHON (empty: it could not be
+# made, and TESTS skip).
+PINNED_PYTHON=""
+pinned_venv() {
+  local what=$1 prefix=$2 requirements=$3 modules=$4 tests=$5 key venv started=$SECONDS
+  PINNED_PYTHON=""
   key=$({ python3 -VV; cat "$requirements"; } | sha256sum | cut -c1-16)
-  venv="$PYTHON_ENV_ROOT/venv-$key"
+  venv="$PYTHON_ENV_ROOT/$prefix$key"
   if [ -f "$venv/.complete" ] && [ -x "$venv/bin/python" ]; then
-    echo "setup: torch test environment $venv (reused)"
-    TORCH_PYTHON="$venv/bin/python"
+    echo "setup: $what $venv (reused)"
+    PINNED_PYTHON="$venv/bin/python"
     return
   fi
-  echo "setup: creating the torch test environment $venv (pinned: $requirements)"
-  local started=$SECONDS
+  echo "setup: creating the $what $venv (pinned: $requirements)"
   if rm -rf "$venv" && mkdir -p "$PYTHON_ENV_ROOT/wheels" && python3 -m venv "$venv" &&
      "$venv/bin/python" -m pip download --no-input --quiet --no-deps --only-binary=:all: \
            -d "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
      "$venv/bin/python" -m pip install --no-input --quiet --no-index --no-deps \
            --find-links "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
-     "$venv/bin/python" -c 'import torch, transformers'; then
+     "$venv/bin/python" -c "import $modules"; then
     touch "$venv/.complete"
-    TORCH_PYTHON="$venv/bin/python"
-    echo "setup: torch test environment ready in $((SECONDS - started)) s"
+    PINNED_PYTHON="$venv/bin/python"
+    echo "setup: $what ready in $((SECONDS - started)) s"
   else
-    echo "setup: warning: the torch test environment could not be made (PyPI unreachable?): the" \
-         "torch tests skip" >&2
+    echo "setup: warning: the $what could not be made (PyPI unreachable?): the $tests skip" >&2
     rm -rf "$venv"
   fi
 }
@@ -139,32 +149,13 @@ python_test_env() {
 # wheel directory. Without PyPI those tests skip and say why. Sets CPU_APPS_PYTHON (empty: none).
 CPU_APPS_PYTHON=""
 cpu_apps_test_env() {
-  local requirements=tests/python/cpu-apps-requirements.txt key venv
+  local requirements=tests/python/cpu-apps-requirements.txt
   if [ "${SETUP_DRY_RUN:-}" = 1 ]; then
     echo "+ CPU application test environment: python3 -m venv $PYTHON_ENV_ROOT/venv-cpu-apps-KEY; pip install -r $requirements"
     return
   fi
-  key=$({ python3 -VV; cat "$requirements"; } | sha256sum | cut -c1-16)
-  venv="$PYTHON_ENV_ROOT/venv-cpu-apps-$key"
-  if [ -f "$venv/.complete" ] && [ -x "$venv/bin/python" ]; then
-    echo "setup: CPU application test environment $venv (reused)"
-    CPU_APPS_PYTHON="$venv/bin/python"
-    return
-  fi
-  echo "setup: creating the CPU application test environment $venv (pinned: $requirements)"
-  if rm -rf "$venv" && mkdir -p "$PYTHON_ENV_ROOT/wheels" && python3 -m venv "$venv" &&
-     "$venv/bin/python" -m pip download --no-input --quiet --no-deps --only-binary=:all: \
-           -d "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
-     "$venv/bin/python" -m pip install --no-input --quiet --no-index --no-deps \
-           --find-links "$PYTHON_ENV_ROOT/wheels" -r "$requirements" &&
-     "$venv/bin/python" -c 'import pytensor'; then
-    touch "$venv/.complete"
-    CPU_APPS_PYTHON="$venv/bin/python"
-  else
-    echo "setup: warning: the CPU application test environment could not be made (PyPI unreachable?): the" \
-         "PyTensor tests skip" >&2
-    rm -rf "$venv"
-  fi
+  pinned_venv "CPU application test environment" "venv-cpu-apps-" "$requirements" pytensor "PyTensor tests"
+  CPU_APPS_PYTHON=$PINNED_PYTHON
 }
 
 # What the main job runs: the two programs and their libraries (tests and benchmarks are about
