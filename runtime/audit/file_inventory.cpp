@@ -128,15 +128,32 @@ file_changed(const fs::path& dir, const std::string& relative, const FileState& 
 {
   // Reused means the same file: another inode (unlinked and created again)
   // or another mtime (truncated or rewritten in place) is a rebuilt entry,
-  // even with the same bytes. A stat per file decides; only a state taken at
-  // a run's start, where a rewrite may fall in the same mtime tick, also
-  // compares the digest it has.
+  // even with the same bytes. A stat per file decides; a state taken at a
+  // run's start, where a rewrite may fall in the same mtime tick, also
+  // compares the digest it has, and so does an install's state where only
+  // the inode differs.
   const auto now = state_of(dir / relative, 0);
-  if (!now || now->size != before.size || now->mtime_ns != before.mtime_ns ||
-      (before.inode != 0 && now->inode != before.inode)) {
+  if (!now || now->size != before.size) {
     return true;
   }
-  if (settled || before.sha256.empty()) {
+  const bool other_inode = before.inode != 0 && now->inode != before.inode;
+  // Against an install's state another inode alone is the root copied with
+  // its times (cp -a, an image layer, a volume filled from another): a file
+  // written after the install has a later mtime, and the install's digest
+  // tells a copy from other bytes. A copy through tar may keep whole seconds
+  // only (Go's archive/tar, which writes image layers, rounds unless told
+  // to write PAX times; GNU tar's default format). A state from a run's start could share the
+  // mtime tick of a rewrite: there another inode is a change.
+  const bool copied = settled && other_inode && !before.sha256.empty();
+  constexpr std::int64_t k_ns_per_second = 1'000'000'000;
+  if (now->mtime_ns != before.mtime_ns &&
+      !(copied && now->mtime_ns == before.mtime_ns - before.mtime_ns % k_ns_per_second)) {
+    return true;
+  }
+  if (other_inode && !copied) {
+    return true;
+  }
+  if ((settled && !other_inode) || before.sha256.empty()) {
     return false;
   }
   const auto hashed = state_of(dir / relative, std::numeric_limits<std::uint64_t>::max());

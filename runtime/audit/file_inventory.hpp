@@ -66,7 +66,9 @@ Result<FileState> snapshot_one(const std::filesystem::path& dir, const std::stri
 // size, mtime or inode (where known), or, without `settled` (a state taken
 // at a run's start, when a rewrite may fall in the same mtime tick), another
 // digest where `before` has one. With `settled` (a state recorded at
-// install) a stat decides. A file that cannot be read counts as changed.
+// install) a stat decides, but for another inode alone: then the digest
+// (a copied root keeps bytes and mtimes, not inodes). A file that cannot be
+// read counts as changed.
 bool file_changed(const std::filesystem::path& dir,
                   const std::string& relative,
                   const FileState& before,

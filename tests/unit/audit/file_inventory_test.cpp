@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -111,7 +112,12 @@ TEST(FileInventory, SettledStateIsTheSameFileOrAChange)
   EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
 }
 
-TEST(FileInventory, AnotherInodeWithTheSameBytesAndMtimeIsAChange)
+// Another inode with the same size and mtime: against a run's start state a
+// change (a rewrite can share the mtime tick); against an install's state
+// (settled, with the digest the install recorded) the digest tells a root
+// copied with its times from other bytes, also where the copy kept whole
+// seconds only.
+TEST(FileInventory, AnotherInodeIsAChangeUnlessTheInstallsDigestSaysCopied)
 {
   Scratch s;
   write_file(s.dir / "a/k.bin", "kernel");
@@ -121,11 +127,26 @@ TEST(FileInventory, AnotherInodeWithTheSameBytesAndMtimeIsAChange)
   fs::rename(s.dir / "a/k.bin", s.dir / "a/old.bin"); // keeps the old inode in use
   write_file(s.dir / "a/k.bin", "kernel");
   fs::last_write_time(s.dir / "a/k.bin", mtime);
-  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true));
+  EXPECT_FALSE(file_changed(s.dir, "a/k.bin", *installed, true)) << "copied with its times";
   EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, false));
+  auto undigested = *installed;
+  undigested.sha256.clear();
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", undigested, true)) << "no digest: only the inode tells";
   auto without_inode = *installed; // a format 2 list
   without_inode.inode = 0;
   EXPECT_FALSE(file_changed(s.dir, "a/k.bin", without_inode, true));
+
+  // The install's mtime had a fraction; the copy kept whole seconds.
+  const auto fraction = std::chrono::nanoseconds(installed->mtime_ns % 1'000'000'000);
+  auto fractional = *installed;
+  fractional.mtime_ns += fraction.count() == 0 ? 250'000'000 : 0;
+  fs::last_write_time(s.dir / "a/k.bin", mtime - fraction);
+  EXPECT_FALSE(file_changed(s.dir, "a/k.bin", fractional, true)) << "whole seconds kept";
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", fractional, false));
+
+  write_file(s.dir / "a/k.bin", "KERNEL"); // same size, other bytes
+  fs::last_write_time(s.dir / "a/k.bin", mtime);
+  EXPECT_TRUE(file_changed(s.dir, "a/k.bin", *installed, true)) << "other bytes";
 }
 
 TEST(FileInventory, Format3RecordsInodesAndFormat2StillReads)

@@ -15,7 +15,11 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace prewarm;
 using namespace prewarm::test;
@@ -49,9 +53,11 @@ protected:
     fs::last_write_time(path, fs::last_write_time(path) + std::chrono::seconds(3));
   }
 
-  const audit::KindUsage& pocl_since_install(install::InstallAudit& holder)
+  const audit::KindUsage& pocl_since_install(install::InstallAudit& holder) { return pocl_since_install(holder, root); }
+
+  const audit::KindUsage& pocl_since_install(install::InstallAudit& holder, const fs::path& at)
   {
-    auto baseline = install::read_audit_baseline(root);
+    auto baseline = install::read_audit_baseline(at);
     EXPECT_TRUE(baseline) << baseline.error().message();
     auto made = install::audit_install(*baseline, nullptr, "");
     EXPECT_TRUE(made) << made.error().message();
@@ -100,13 +106,43 @@ TEST_F(InstallAuditTest, FileRewrittenWithTheSameBytesIsNewSinceInstall)
 {
   rewrite("ab/kernel.bin", "pocl kernel");
   const auto other = version / "pocl/cd/other.bin";
-  const auto mtime = fs::last_write_time(other);
-  fs::rename(other, version / "pocl/cd/old-inode"); // keeps its inode from being reused
+  fs::remove(other);
   std::ofstream(other) << "x";
-  fs::last_write_time(other, mtime); // only the inode tells
+  fs::last_write_time(other, fs::last_write_time(other) + std::chrono::seconds(3)); // a later run
   install::InstallAudit holder;
   const auto& usage = pocl_since_install(holder);
   EXPECT_EQ(usage.rewritten_files, 2u) << usage.summary();
+}
+
+// The root copied with its times, as an image layer or a volume filled from
+// another is (cp -a; tar, whose default format keeps whole seconds): every
+// file has another inode and the same bytes, and nothing was compiled since
+// install. A file of the copy written again is still new.
+TEST_F(InstallAuditTest, RootCopiedWithItsTimesIsTheInstalledFiles)
+{
+  const std::vector<std::pair<std::string, std::string>> copies = {
+    {"cp-a", "cp -a '" + root.string() + "' '" + (dir.path() / "cp-a").string() + "'"},
+    {"tar", "mkdir '" + (dir.path() / "tar").string() + "' && tar -C '" + root.string() + "' -cf - . | tar -C '" +
+              (dir.path() / "tar").string() + "' -xf -"}};
+  for (const auto& [name, command] : copies) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const auto copy = dir.path() / name;
+    const auto copied_kernel = copy / fs::relative(version, root) / "pocl/ab/kernel.bin";
+    struct stat original{};
+    struct stat copied{};
+    ASSERT_EQ(::stat((version / "pocl/ab/kernel.bin").c_str(), &original), 0);
+    ASSERT_EQ(::stat(copied_kernel.c_str(), &copied), 0);
+    ASSERT_NE(original.st_ino, copied.st_ino);
+    install::InstallAudit holder;
+    const auto& usage = pocl_since_install(holder, copy);
+    EXPECT_EQ(usage.new_files, 0u) << usage.summary();
+
+    std::ofstream(copied_kernel, std::ios::trunc) << "pocl kernel";
+    fs::last_write_time(copied_kernel, fs::last_write_time(copied_kernel) + std::chrono::seconds(3));
+    install::InstallAudit after_rewrite;
+    EXPECT_EQ(pocl_since_install(after_rewrite, copy).rewritten_files, 1u);
+  }
 }
 
 // exec --audit's since-install part: a file an earlier run rewrote counts as
