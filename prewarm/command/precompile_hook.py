@@ -8,8 +8,9 @@
 # saves, and it runs the sitecustomize it shadows, as coverage and tracers do.
 # It also numbers the capture's Dynamo globals apart from any other process's
 # (UniqueIdOffset), so that a loaded frame whose guards fail compiles again,
-# and has the program's own Triton compiles use the ptxas PyTorch's do
-# (TritonPtxasPin).
+# has the program's own Triton compiles use the ptxas PyTorch's do
+# (TritonPtxasPin), and keeps the marks mark_dynamic leaves on an input in the
+# frame's saved guard state, which PyTorch drops (KeepDynamoMarks).
 import atexit
 import importlib.abc
 import importlib.util
@@ -165,6 +166,92 @@ def pin_triton_ptxas(torch_spec, environ):
     return None
 
 
+class _Rebuilt:
+    """Pickles as the reduction it holds: the tensor PyTorch's pickler would
+    rebuild. Pickled once; a second reference is a memo lookup."""
+
+    def __init__(self, reduction):
+        self.reduction = reduction
+
+    def __reduce__(self):
+        return self.reduction
+
+
+class _SetAttr:
+    """Pickles as setattr(target, name, value), run when loaded."""
+
+    def __init__(self, target, name, value):
+        self.target, self.name, self.value = target, name, value
+
+    def __reduce__(self):
+        return setattr, (self.target, self.name, self.value)
+
+
+def dynamo_marks(tensor):
+    """The markings torch._dynamo.mark_dynamic and its kin leave on a tensor
+    (_dynamo_dynamic_indices, ...) that pickle as plain data."""
+    plain = (set, frozenset, dict, tuple, list, int, str, bool, type(None))
+    return {name: value for name, value in getattr(tensor, "__dict__", {}).items()
+            if name.startswith("_dynamo_") and isinstance(value, plain)}
+
+
+def keep_dynamo_marks(guards_module):
+    """Has GuardsStatePickler keep a tensor's Dynamo markings.
+
+    A precompiled frame's guards are built again when it loads, from the
+    frame's inputs as pickled at the capture. torch 2.11 pickles a tensor as
+    its meta copy (_unpickle_tensor): the _dynamo_dynamic_indices that
+    mark_dynamic set are lost, so the rebuilt TENSOR_MATCH adds
+    hasattr(x, '_dynamo_dynamic_indices') == False where the traced frame had
+    x._dynamo_dynamic_indices.issubset({...}), and every input the program
+    marks dynamic fails the loaded frame: Dynamo traces it again. Pickled as
+    getitem((tensor, setattr(tensor, name, value), ...), 0), the rebuilt
+    tensor has them again, and the load needs nothing but torch."""
+    import operator
+
+    pickler = getattr(guards_module, "GuardsStatePickler", None)
+    original = getattr(pickler, "reducer_override", None)
+    if original is None or getattr(original, "_prewarm_keeps_marks", False):
+        return False
+
+    def reducer_override(self, obj):
+        reduction = original(self, obj)
+        if not (isinstance(reduction, tuple) and reduction and reduction[0] == type(self)._unpickle_tensor):
+            return reduction
+        marks = dynamo_marks(obj)
+        if not marks:
+            return reduction
+        rebuilt = _Rebuilt(reduction)
+        return operator.getitem, ((rebuilt,) + tuple(_SetAttr(rebuilt, n, v) for n, v in sorted(marks.items())), 0)
+
+    reducer_override._prewarm_keeps_marks = True
+    pickler.reducer_override = reducer_override
+    return True
+
+
+class KeepDynamoMarks(importlib.abc.MetaPathFinder):
+    """Applies keep_dynamo_marks when torch._dynamo.guards is imported."""
+
+    MODULE = "torch._dynamo.guards"
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.MODULE:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        original = spec.loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            keep_dynamo_marks(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def chain(here, path):
     """Runs the sitecustomize this one shadows (the first on `path` outside
     `here`), as if it were first; returns it or None."""
@@ -188,6 +275,7 @@ def chain(here, path):
 if __name__ == "sitecustomize":
     if os.environ.get("TORCH_CACHING_PRECOMPILE") == "1":
         sys.meta_path.insert(0, UniqueIdOffset())
+        sys.meta_path.insert(0, KeepDynamoMarks())
     if os.environ.get("TRITON_PTXAS_PATH") is None:
         sys.meta_path.insert(0, TritonPtxasPin())
     atexit.register(save_dynamo_entries)

@@ -152,6 +152,78 @@ class TritonPtxasPin(unittest.TestCase):
         self.assertEqual(self.child("import json"), "None")
 
 
+class MarkedTensor:  # stands in for torch.Tensor: instances carry a __dict__
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def fake_guards_module():
+    """torch._dynamo.guards' GuardsStatePickler as torch 2.11 has it: a tensor
+    pickles as a rebuild from its shape alone (its meta copy)."""
+    import pickle
+
+    class GuardsStatePickler(pickle.Pickler):
+        @classmethod
+        def _unpickle_tensor(cls, shape):
+            return MarkedTensor(shape)
+
+        def reducer_override(self, obj):
+            if isinstance(obj, MarkedTensor):
+                return type(self)._unpickle_tensor, (obj.shape,)
+            return NotImplemented
+
+    module = types.ModuleType("fake_guards")
+    module.GuardsStatePickler = GuardsStatePickler
+    GuardsStatePickler.__module__ = "fake_guards"
+    GuardsStatePickler.__qualname__ = "GuardsStatePickler"
+    sys.modules["fake_guards"] = module
+    return module
+
+
+def round_trip(module, obj):
+    import io
+    import pickle
+
+    buf = io.BytesIO()
+    module.GuardsStatePickler(buf).dump(obj)
+    return pickle.loads(buf.getvalue())  # the application's load: no hook
+
+
+class KeepDynamoMarks(unittest.TestCase):
+    def setUp(self):
+        self.hook = load_hook()
+        self.guards = fake_guards_module()
+
+    def marked(self):
+        t = MarkedTensor((1, 16))
+        t._dynamo_dynamic_indices = {0, 1}
+        return t
+
+    def test_marks_are_lost_without_the_hook(self):
+        self.assertFalse(hasattr(round_trip(self.guards, self.marked()), "_dynamo_dynamic_indices"))
+
+    def test_marks_survive_once_patched_and_a_shared_tensor_stays_one_object(self):
+        self.assertTrue(self.hook.keep_dynamo_marks(self.guards))
+        self.assertFalse(self.hook.keep_dynamo_marks(self.guards))  # patched once
+        t = self.marked()
+        t._dynamo_hint_overrides = {}
+        t._specialize_on = {0: []}  # not a _dynamo_ mark: left out
+        a, b = round_trip(self.guards, {"x": t, "y": t}).values()
+        self.assertIs(a, b)
+        self.assertEqual(a.shape, (1, 16))
+        self.assertEqual(a._dynamo_dynamic_indices, {0, 1})
+        self.assertEqual(a._dynamo_hint_overrides, {})
+        self.assertFalse(hasattr(a, "_specialize_on"))
+
+    def test_unmarked_tensors_pickle_as_before(self):
+        self.hook.keep_dynamo_marks(self.guards)
+        self.assertEqual(round_trip(self.guards, MarkedTensor((3,))).__dict__, {"shape": (3,)})
+
+    def test_a_pickler_of_another_shape_is_left_alone(self):
+        module = types.ModuleType("other_guards")
+        self.assertFalse(self.hook.keep_dynamo_marks(module))
+
+
 class AsSitecustomize(unittest.TestCase):
     """The hook as the child's sitecustomize: it chains to the one it shadows
     and does nothing at exit for a program that never imported torch."""
