@@ -339,8 +339,8 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
         "cache\" names a rejection)",
         k.kind, *k.traced_graphs, *k.traced_graphs == 1 ? "" : "s", *k.traced_graphs == 1 ? "it" : "them"));
     }
-    if (k.hit()) {
-      continue;
+    if (k.new_files == 0 && k.layer_misses.value_or(0) == 0) {
+      continue; // a hit, or a trace alone (said above)
     }
     const auto before = causes.size();
     // Same kernel names under new keys: the key moved, not the work. The

@@ -38,10 +38,9 @@ optional_number(const std::optional<std::uint64_t>& value)
 bool
 KindUsage::hit() const
 {
-  if (new_files > 0 || layer_misses.value_or(0) > 0) {
-    return false;
-  }
-  return true;
+  // A trace is a miss of the dynamo kind, whose precompiled frames exist to
+  // spare it, even where every graph it traced hit Inductor's cache.
+  return new_files == 0 && layer_misses.value_or(0) == 0 && traced_graphs.value_or(0) == 0;
 }
 
 bool

@@ -21,7 +21,8 @@
 //   traced    (kind dynamo) AOTAutograd entries looked up or written: graphs
 //             Dynamo traced in the run instead of loading a precompiled frame
 //             (cache_kind.hpp traced_graph_entries); a lower bound where
-//             the run was not watched
+//             the run was not watched. A kind hits when nothing of it is new
+//             and (dynamo) Dynamo traced nothing.
 // Bookkeeping (cache_entries.hpp) counts as none of these. Entries (programs,
 // kernels, graphs) are named as cache_entries.hpp describes; an entry is
 // "new" when any of its files is new (a PoCL program that gained a kernel

@@ -103,6 +103,8 @@ TEST(DynamoTraced, ATraceThatHitsInductorsCacheIsStillATrace)
   EXPECT_EQ(usage.new_files, 0u);
   EXPECT_EQ(usage.traced_graphs, 1u);
   EXPECT_EQ(usage.summary(), "dynamo: 2 reused, 0 new, Dynamo traced 1 graph");
+  EXPECT_FALSE(usage.hit()) << "the kind did not spare the trace";
+  EXPECT_FALSE(to_json(usage)["hit"].get<bool>());
 }
 
 TEST(DynamoTraced, OnlyTheDynamoKindCountsTraces)

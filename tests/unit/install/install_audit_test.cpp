@@ -129,8 +129,8 @@ TEST_F(InstallAuditTest, RootCopiedWithItsTimesIsTheInstalledFiles)
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
     const auto copy = dir.path() / name;
     const auto copied_kernel = copy / fs::relative(version, root) / "pocl/ab/kernel.bin";
-    struct stat original{};
-    struct stat copied{};
+    struct stat original = {};
+    struct stat copied = {};
     ASSERT_EQ(::stat((version / "pocl/ab/kernel.bin").c_str(), &original), 0);
     ASSERT_EQ(::stat(copied_kernel.c_str(), &copied), 0);
     ASSERT_NE(original.st_ino, copied.st_ino);
