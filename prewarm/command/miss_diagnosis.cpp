@@ -339,7 +339,7 @@ diagnose_misses(const audit::UsageReport& usage, const CapturedKernels& captured
         "cache\" names a rejection)",
         k.kind, *k.traced_graphs, *k.traced_graphs == 1 ? "" : "s", *k.traced_graphs == 1 ? "it" : "them"));
     }
-    if (k.new_files == 0 && k.layer_misses.value_or(0) == 0) {
+    if (!k.compiled_anew()) {
       continue; // a hit, or a trace alone (said above)
     }
     const auto before = causes.size();

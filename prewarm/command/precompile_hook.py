@@ -86,7 +86,34 @@ def save_dynamo_entries():
         print("prewarm: Dynamo's precompiled entries were not saved: %s" % error, file=sys.stderr)
 
 
-class UniqueIdOffset(importlib.abc.MetaPathFinder):
+class AfterImport(importlib.abc.MetaPathFinder):
+    """Runs self.patch(module) once the module named self.MODULE has been
+    executed, the first time the program imports it; then steps aside."""
+
+    MODULE = None
+
+    def patch(self, module):
+        raise NotImplementedError
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.MODULE:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # once; and the lookup below must not find this finder
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        original = spec.loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            self.patch(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+class UniqueIdOffset(AfterImport):
     """Starts Dynamo's unique_id counter at UNIQUE_ID_START in this process.
 
     A loaded frame puts the globals its guards need into the frame's module
@@ -102,23 +129,9 @@ class UniqueIdOffset(importlib.abc.MetaPathFinder):
     def __init__(self, start=UNIQUE_ID_START):
         self.start = start
 
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.MODULE:
-            return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)  # once; and the lookup below must not find this finder
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        original, start = spec.loader.exec_module, self.start
-
-        def exec_module(module):
-            original(module)
-            if hasattr(module, "_unique_id_counter"):
-                module._unique_id_counter = itertools.count(start)
-
-        spec.loader.exec_module = exec_module
-        return spec
+    def patch(self, module):
+        if hasattr(module, "_unique_id_counter"):
+            module._unique_id_counter = itertools.count(self.start)
 
 
 class TritonPtxasPin(importlib.abc.MetaPathFinder):
@@ -229,27 +242,13 @@ def keep_dynamo_marks(guards_module):
     return True
 
 
-class KeepDynamoMarks(importlib.abc.MetaPathFinder):
+class KeepDynamoMarks(AfterImport):
     """Applies keep_dynamo_marks when torch._dynamo.guards is imported."""
 
     MODULE = "torch._dynamo.guards"
 
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != self.MODULE:
-            return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        original = spec.loader.exec_module
-
-        def exec_module(module):
-            original(module)
-            keep_dynamo_marks(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
+    def patch(self, module):
+        keep_dynamo_marks(module)
 
 
 def chain(here, path):

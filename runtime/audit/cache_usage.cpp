@@ -40,7 +40,13 @@ KindUsage::hit() const
 {
   // A trace is a miss of the dynamo kind, whose precompiled frames exist to
   // spare it, even where every graph it traced hit Inductor's cache.
-  return new_files == 0 && layer_misses.value_or(0) == 0 && traced_graphs.value_or(0) == 0;
+  return !compiled_anew() && traced_graphs.value_or(0) == 0;
+}
+
+bool
+KindUsage::compiled_anew() const
+{
+  return new_files > 0 || layer_misses.value_or(0) > 0;
 }
 
 bool

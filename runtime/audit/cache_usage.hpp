@@ -76,8 +76,10 @@ struct KindUsage
   std::optional<std::uint64_t> layer_hits;
   std::optional<std::uint64_t> layer_misses;
 
-  // Nothing compiled anew (an untouched kind included).
+  // Nothing compiled anew and (dynamo) nothing traced; an untouched kind included.
   bool hit() const;
+  // A file new since the baseline, or a program the OpenCL layer missed.
+  bool compiled_anew() const;
   // Watched, files were there, and none was read or changed, no layer event.
   bool untouched() const;
   // "pocl: 96 reused, 0 new" (+ " (program ab12 [k1, k2], ...)" when new;
